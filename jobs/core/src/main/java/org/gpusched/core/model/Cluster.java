@@ -1,0 +1,80 @@
+package org.gpusched.core.model;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Node types and node slots, indexed for the optimizers. Validated on construction. */
+public final class Cluster {
+    private final List<NodeType> types;
+    private final List<Node> nodes;
+    private final Map<String, Integer> typeIndex = new HashMap<>();
+    private final Map<String, Integer> nodeIndex = new HashMap<>();
+    /** candidateTypes[n] = type indices node n may take (one for a fixed node). */
+    private final int[][] candidateTypes;
+    private final int maxGpus;
+
+    public Cluster(List<NodeType> types, List<Node> nodes) {
+        if (types == null || types.isEmpty()) throw new InvalidInstanceException("cluster: no node types");
+        if (nodes == null || nodes.isEmpty()) throw new InvalidInstanceException("cluster: no nodes");
+        this.types = List.copyOf(types);
+        this.nodes = List.copyOf(nodes);
+        int max = 0;
+        for (int t = 0; t < this.types.size(); t++) {
+            NodeType type = this.types.get(t);
+            if (typeIndex.putIfAbsent(type.name(), t) != null) throw new InvalidInstanceException("node type " + type.name() + ": defined twice");
+            max = Math.max(max, type.gpus());
+        }
+        this.maxGpus = max;
+        candidateTypes = new int[this.nodes.size()][];
+        for (int n = 0; n < this.nodes.size(); n++) {
+            Node node = this.nodes.get(n);
+            if (nodeIndex.putIfAbsent(node.id(), n) != null) throw new InvalidInstanceException("node " + node.id() + ": defined twice");
+            if (!node.isRightsizable()) {
+                candidateTypes[n] = new int[] {resolveType(node, node.fixedType())};
+            } else if (node.allowedTypes().isEmpty()) {
+                candidateTypes[n] = new int[this.types.size()];
+                for (int t = 0; t < candidateTypes[n].length; t++) candidateTypes[n][t] = t;
+            } else {
+                candidateTypes[n] = node.allowedTypes().stream().mapToInt(name -> resolveType(node, name)).toArray();
+            }
+        }
+    }
+
+    private int resolveType(Node node, String name) {
+        Integer t = typeIndex.get(name);
+        if (t == null) throw new InvalidInstanceException("node " + node.id() + ": unknown node type '" + name + "' (known: " + typeIndex.keySet() + ")");
+        return t;
+    }
+
+    public List<NodeType> types() { return types; }
+    public List<Node> nodes() { return nodes; }
+    public int typeCount() { return types.size(); }
+    public int nodeCount() { return nodes.size(); }
+    public NodeType type(int t) { return types.get(t); }
+    public Node node(int n) { return nodes.get(n); }
+    public int maxGpus() { return maxGpus; }
+    /** Type indices node n may run as; do not modify. */
+    public int[] candidateTypes(int n) { return candidateTypes[n]; }
+
+    public int typeIndex(String name) {
+        Integer t = typeIndex.get(name);
+        if (t == null) throw new InvalidInstanceException("unknown node type '" + name + "'");
+        return t;
+    }
+    public boolean hasType(String name) { return typeIndex.containsKey(name); }
+
+    public int nodeIndex(String id) {
+        Integer n = nodeIndex.get(id);
+        if (n == null) throw new InvalidInstanceException("unknown node '" + id + "'");
+        return n;
+    }
+    public boolean hasNode(String id) { return nodeIndex.containsKey(id); }
+
+    public Map<String, NodeType> typesByName() {
+        Map<String, NodeType> m = new LinkedHashMap<>();
+        types.forEach(t -> m.put(t.name(), t));
+        return m;
+    }
+}

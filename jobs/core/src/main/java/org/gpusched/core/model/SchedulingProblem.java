@@ -1,0 +1,109 @@
+package org.gpusched.core.model;
+
+import java.util.List;
+import java.util.Map;
+import org.gpusched.core.objective.ObjectiveParameters;
+
+/**
+ * The state of a cluster at one rescheduling point, validated and pre-computed for the optimizers.
+ * Job indices follow {@link #jobs()}; node and type indices follow the {@link Cluster}.
+ */
+public final class SchedulingProblem {
+    private final double now;
+    private final Cluster cluster;
+    private final List<JobState> jobs;
+    private final int[] currentNodeType;
+    private final ObjectiveParameters parameters;
+    /** remaining[j][t][g]: seconds left for job j on type t with g GPUs (NaN: cannot run there). */
+    private final double[][][] remaining;
+    private final double[] fastest;
+    private final double[] slowest;
+    private final boolean[] typeAvailable;
+
+    /**
+     * @param currentNodeType per node, the type it runs as now (-1 when off); may be null when every node is off
+     *                        or fixed. A rightsizable node that hosts running jobs must give their type.
+     */
+    public SchedulingProblem(double now, Cluster cluster, List<JobState> jobs, int[] currentNodeType, ObjectiveParameters parameters) {
+        if (!Double.isFinite(now)) throw new InvalidInstanceException("scheduling time must be finite, got " + now);
+        this.now = now;
+        this.cluster = cluster;
+        this.jobs = List.copyOf(jobs);
+        this.parameters = parameters == null ? ObjectiveParameters.DEFAULTS : parameters;
+        this.currentNodeType = new int[cluster.nodeCount()];
+        for (int n = 0; n < cluster.nodeCount(); n++) {
+            this.currentNodeType[n] = currentNodeType == null ? -1 : currentNodeType[n];
+        }
+        typeAvailable = new boolean[cluster.typeCount()];
+        for (int n = 0; n < cluster.nodeCount(); n++) for (int t : cluster.candidateTypes(n)) typeAvailable[t] = true;
+
+        int maxG = cluster.maxGpus();
+        remaining = new double[this.jobs.size()][cluster.typeCount()][maxG + 1];
+        fastest = new double[this.jobs.size()];
+        slowest = new double[this.jobs.size()];
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        for (int j = 0; j < this.jobs.size(); j++) {
+            JobState state = this.jobs.get(j);
+            Job job = state.job();
+            if (!ids.add(job.id())) throw new InvalidInstanceException("job " + job.id() + ": appears twice in the queue");
+            double left = 1 - state.doneFraction();
+            double min = Double.POSITIVE_INFINITY;
+            double max = 0;
+            for (double[] row : remaining[j]) java.util.Arrays.fill(row, Double.NaN);
+            for (Map.Entry<String, Map<Integer, Double>> byType : job.times().entrySet()) {
+                if (!cluster.hasType(byType.getKey())) {
+                    throw new InvalidInstanceException("job " + job.id() + ": unknown node type '" + byType.getKey() + "' in its times (cluster types: " + cluster.typesByName().keySet() + ")");
+                }
+                int t = cluster.typeIndex(byType.getKey());
+                NodeType type = cluster.type(t);
+                for (Map.Entry<Integer, Double> e : byType.getValue().entrySet()) {
+                    int g = e.getKey();
+                    if (g > type.gpus()) {
+                        throw new InvalidInstanceException("job " + job.id() + ": times." + type.name() + "." + g + " asks for more GPUs than the type has (" + type.gpus() + ")");
+                    }
+                    double r = e.getValue() * left;
+                    remaining[j][t][g] = r;
+                    if (typeAvailable[t]) {
+                        min = Math.min(min, r);
+                        max = Math.max(max, r);
+                    }
+                }
+            }
+            if (min == Double.POSITIVE_INFINITY) {
+                throw new InvalidInstanceException("job " + job.id() + ": no feasible configuration on this cluster (it runs on " + job.times().keySet() + ")");
+            }
+            fastest[j] = min;
+            slowest[j] = max;
+            Placement p = state.current();
+            if (p != null) {
+                if (p.node() >= cluster.nodeCount()) throw new InvalidInstanceException("job " + job.id() + ": runs on unknown node index " + p.node());
+                if (Double.isNaN(remaining[j][p.type()][p.gpus()])) {
+                    throw new InvalidInstanceException("job " + job.id() + ": runs on " + cluster.type(p.type()).name() + " with " + p.gpus() + " GPUs, a configuration it has no time for");
+                }
+            }
+        }
+    }
+
+    public double now() { return now; }
+    public Cluster cluster() { return cluster; }
+    public List<JobState> jobs() { return jobs; }
+    public int jobCount() { return jobs.size(); }
+    public JobState job(int j) { return jobs.get(j); }
+    public ObjectiveParameters parameters() { return parameters; }
+    /** The type node n runs as now, or -1 when it is off. */
+    public int currentNodeType(int n) { return currentNodeType[n]; }
+
+    /** Seconds job j still needs on type t with g GPUs, or NaN when it cannot run there. */
+    public double remaining(int j, int t, int g) {
+        return g < remaining[j][t].length ? remaining[j][t][g] : Double.NaN;
+    }
+    /** Remaining time on the fastest configuration present in the cluster. */
+    public double fastestRemaining(int j) { return fastest[j]; }
+    /** M_j: remaining time on the slowest configuration present in the cluster. */
+    public double slowestRemaining(int j) { return slowest[j]; }
+    /** Whether some node of the cluster can run as type t. */
+    public boolean typeAvailable(int t) { return typeAvailable[t]; }
+
+    /** ANDREAS pressure: T_c + min t_jng - d_j; larger is more urgent. */
+    public double pressure(int j) { return now + fastest[j] - jobs.get(j).job().dueSeconds(); }
+}

@@ -1,0 +1,16 @@
+package org.gpusched.core.policy;
+
+import org.gpusched.core.model.Schedule;
+import org.gpusched.core.model.SchedulingProblem;
+import org.gpusched.core.random.RandomState;
+
+/**
+ * One optimizer: given the cluster at a rescheduling point, decides which jobs run, where and on how many GPUs,
+ * the type of each rightsizable node, and which jobs wait. Deterministic given the problem and the random state
+ * (which it advances). Implementations are plain Java, stateless between calls apart from reusable scratch memory.
+ */
+public interface SchedulingPolicy {
+    String name();
+
+    Schedule schedule(SchedulingProblem problem, RandomState random);
+}
