@@ -1,0 +1,86 @@
+package org.gpusched.cli;
+
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.gpusched.formats.FormatException;
+import org.gpusched.workloads.AlibabaConverter;
+import org.gpusched.workloads.ApplicationCatalog;
+import org.gpusched.workloads.WorkloadWriter;
+import java.io.PrintWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code gpusched convert alibaba-2023}: the 2023 Alibaba GPU trace as a gpusched trace and cluster. */
+@Command(name = "convert", mixinStandardHelpOptions = true,
+        description = {"Converts a public trace into DIR/trace.jsonl and DIR/cluster.yaml. Formats: alibaba-2023 (the openb GPU",
+                "trace of the FGD/PWR papers). Rules (jobs/workloads/README.md): GPU tasks only, fractional GPUs rounded up to",
+                "1 whole GPU, pending tasks skipped; duration = deletion - creation, scaled by GPU model speed; tasks cut off",
+                "at 12,902,960 kept with a truncated duration and \"censored\": true (or dropped); due = submission +",
+                "U[min t, F x max t]; weight = GPUs x qos weight x U[0.5, 1.5] EUR/h; nodes typed MODELxGPUS with",
+                "energy costs (0.172 EUR/kWh, PUE 1.33, the PWR paper's GPU power figures)."})
+public final class ConvertCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "FORMAT", description = "Trace format: alibaba-2023.")
+    String format;
+
+    @Option(names = "--pods", required = true, paramLabel = "FILE", description = "Pod list CSV (openb_pod_list_*.csv with times).")
+    Path pods;
+
+    @Option(names = "--nodes", required = true, paramLabel = "FILE", description = "Node list CSV (openb_node_list_gpu_node.csv).")
+    Path nodes;
+
+    @Option(names = "--limit", paramLabel = "N", defaultValue = "0", description = "Keep only the first N converted tasks (default: all).")
+    long limit;
+
+    @Option(names = "--due-factor", paramLabel = "F", defaultValue = "2", description = "Due date = submit + U[min t, F x max t] (default: ${DEFAULT-VALUE}).")
+    double dueFactor;
+
+    @Option(names = "--censored", paramLabel = "keep|drop", defaultValue = "keep",
+            description = "Tasks still running at the trace cut-off: keep (truncated, flagged) or drop (default: ${DEFAULT-VALUE}).")
+    String censored;
+
+    @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "Seed of the due dates and weights (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--apps", paramLabel = "FILE", description = "Application model YAML with the GPU table (default: bundled).")
+    Path apps;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory (created).")
+    Path outDir;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            if (!"alibaba-2023".equalsIgnoreCase(format)) throw new FormatException("unknown trace format '" + format + "' (known: alibaba-2023)", "format");
+            ApplicationCatalog catalog = apps == null ? ApplicationCatalog.defaults() : ApplicationCatalog.read(apps);
+            var options = new AlibabaConverter.Options(limit, dueFactor, seed, AlibabaConverter.Censored.parse(censored));
+            var result = new AlibabaConverter(catalog).convert(pods, nodes, options);
+            var summary = WorkloadWriter.write(result.cluster(), result.jobs().iterator(), outDir, null);
+            var s = result.stats();
+            out.printf(Locale.ROOT, "%-30s %,d%n", "pod rows read", s.rows());
+            out.printf(Locale.ROOT, "%-30s %,d%n", "jobs written", s.kept());
+            out.printf(Locale.ROOT, "%-30s %,d%n", "  fractional -> 1 GPU", s.fractionalRounded());
+            out.printf(Locale.ROOT, "%-30s %,d%n", "  censored at cut-off (kept)", s.censoredKept());
+            out.printf(Locale.ROOT, "%-30s %,d%n", "  zero-length -> 1 s", s.zeroLength());
+            out.printf(Locale.ROOT, "%-30s %,d%n", "skipped: CPU-only", s.cpuOnly());
+            out.printf(Locale.ROOT, "%-30s %,d%n", "skipped: pending (never ran)", s.pending());
+            out.printf(Locale.ROOT, "%-30s %,d%n", "skipped: censored (dropped)", s.censoredDropped());
+            out.printf(Locale.ROOT, "%-30s %,d%n", "skipped: no node type fits", s.unplaceable());
+            if (limit > 0) out.printf(Locale.ROOT, "%-30s %,d%n", "not read (past --limit)", s.rows() - s.kept() - s.cpuOnly() - s.pending() - s.censoredDropped() - s.unplaceable());
+            out.printf(Locale.ROOT, "%-30s %,d (%d types)%n", "nodes", s.nodes(), s.nodeTypes());
+            out.printf(Locale.ROOT, "%-30s %,.0f s%n", "last submission", summary.lastSubmit());
+            out.printf(Locale.ROOT, "wrote %s and %s%n", outDir.resolve(WorkloadWriter.TRACE), outDir.resolve(WorkloadWriter.CLUSTER));
+            return 0;
+        } catch (FormatException | IllegalArgumentException | java.io.UncheckedIOException e) {
+            err.println("gpusched convert: " + e.getMessage());
+            return 1;
+        }
+    }
+}

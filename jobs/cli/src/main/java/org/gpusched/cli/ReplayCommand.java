@@ -1,0 +1,158 @@
+package org.gpusched.cli;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.gpusched.formats.ClusterSpec;
+import org.gpusched.formats.ClusterYaml;
+import org.gpusched.formats.FormatException;
+import org.gpusched.streaming.SchedulerConfig;
+import org.gpusched.streaming.file.FileJobSources;
+import org.gpusched.streaming.file.LocalRun;
+import org.gpusched.streaming.file.RunDirectoryWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code gpusched replay}: the scheduler job on a local Flink mini cluster over files, writing a run directory. */
+@Command(name = "replay", mixinStandardHelpOptions = true,
+        description = {"Replays a trace through the scheduler on an embedded Flink mini cluster (no Kafka): the trace is read as a "
+                + "bounded stream, completions are simulated at each job's real end (predicted time x actualFactor), and the run "
+                + "directory --out receives run.json, jobs.jsonl, decisions.jsonl, metrics.json and rejected.jsonl. "
+                + "Malformed trace lines are rejected with file:line and the reason; the run goes on. "
+                + "Progress on stderr, a summary table on stdout."})
+public final class ReplayCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--trace", required = true, paramLabel = "FILE", description = "Trace (JSON Lines, one job a line).")
+    Path trace;
+
+    @Option(names = "--cluster", required = true, paramLabel = "FILE", description = "Cluster file (YAML: node types and nodes).")
+    Path cluster;
+
+    @Option(names = "--policy", required = true, paramLabel = "NAME", description = "Scheduling policy (andreas-rg, greedy, fifo, edf, priority, ...).")
+    String policy;
+
+    @Option(names = "--seed", paramLabel = "N", defaultValue = "1", description = "Seed of the policy's random state and of the noise (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--iterations", paramLabel = "N", defaultValue = "1000", description = "MaxIt of the randomized policies (default: ${DEFAULT-VALUE}).")
+    int iterations;
+
+    @Option(names = "--controllers", paramLabel = "K", defaultValue = "1", description = "Local controllers; jobs are dispatched round robin, node i belongs to controller i mod K (default: ${DEFAULT-VALUE} = centralized).")
+    int controllers;
+
+    @Option(names = "--noise", paramLabel = "F", defaultValue = "0", description = "Prediction noise: real duration = predicted x U[1-F, 1+F], drawn per job from the seed (default: ${DEFAULT-VALUE}).")
+    double noise;
+
+    @Option(names = "--period", paramLabel = "SECONDS", description = "H, the periodic rescheduling interval (default: the cluster file's objective.horizonSeconds, else 3600).")
+    Double period;
+
+    @Option(names = "--node-events", paramLabel = "FILE", description = "Optional node events (JSON Lines: time, node, kind ADDED|REMOVED|FAILED|TYPE_CHANGED, type).")
+    Path nodeEvents;
+
+    @Option(names = "--parallelism", paramLabel = "N", defaultValue = "1", description = "Flink parallelism of the local run (default: ${DEFAULT-VALUE}).")
+    int parallelism;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Run directory to write (created; files in it are replaced).")
+    Path out;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter stdout = spec.commandLine().getOut();
+        requireFile(trace, "--trace");
+        requireFile(cluster, "--cluster");
+        if (nodeEvents != null) requireFile(nodeEvents, "--node-events");
+        if (parallelism < 1) throw new ParameterException(spec.commandLine(), "--parallelism must be >= 1, got " + parallelism);
+        ClusterSpec clusterSpec;
+        try {
+            clusterSpec = ClusterYaml.read(cluster);
+        } catch (FormatException e) {
+            err.println("gpusched replay: " + e.getMessage());
+            return 1;
+        }
+        SchedulerConfig cfg;
+        try {
+            SchedulerConfig.Builder b = SchedulerConfig.builder().cluster(clusterSpec).policy(policy).seed(seed).maxIterations(iterations)
+                    .controllers(controllers).noise(noise).mode(SchedulerConfig.Mode.REPLAY)
+                    .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK);
+            if (period != null) b.periodSeconds(period);
+            cfg = b.build();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (Files.exists(out) && !Files.isDirectory(out)) throw new ParameterException(spec.commandLine(), "--out " + out + " exists and is not a directory");
+
+        long jobs = countLines(trace);
+        Path parts = out.resolve(".parts");
+        long started = System.nanoTime();
+        err.printf(Locale.ROOT, "replay: %d trace lines, %d nodes, policy %s, seed %d, K=%d, noise %.2f, H=%.0fs%n",
+                jobs, cfg.nodes().size(), policy, seed, controllers, noise, cfg.periodSeconds());
+        err.flush();
+        LocalRun.run(cfg, new FileJobSources(trace, nodeEvents, null, null), parts, parallelism, "gpusched replay " + trace.getFileName(), done -> {
+            double s = (System.nanoTime() - started) / 1e9;
+            err.printf(Locale.ROOT, "\rreplay: %d/%d jobs finished (%.0f%%), %.1f s", done, jobs, jobs == 0 ? 100.0 : 100.0 * done / jobs, s);
+            err.flush();
+        });
+        err.println();
+        Map<String, Object> inputs = new LinkedHashMap<>();
+        inputs.put("trace", trace.toString());
+        inputs.put("cluster", cluster.toString());
+        if (nodeEvents != null) inputs.put("nodeEvents", nodeEvents.toString());
+        RunDirectoryWriter.Summary s = RunDirectoryWriter.write(parts, out, cfg, policy, inputs);
+        deleteParts(parts);
+        double seconds = (System.nanoTime() - started) / 1e9;
+        printSummary(stdout, List.of(s));
+        stdout.printf(Locale.ROOT, "%d jobs accepted, %d completed, %d rejected lines (see %s), %d decisions in %.1f s; run directory %s%n",
+                s.acceptedJobs(), s.completedJobs(), s.rejected(), out.resolve("rejected.jsonl"), s.decisions(), seconds, out);
+        stdout.flush();
+        return s.completedJobs() == s.acceptedJobs() ? 0 : 3;
+    }
+
+    private void requireFile(Path p, String option) {
+        if (!Files.isRegularFile(p)) throw new ParameterException(spec.commandLine(), option + " " + p + ": no such file");
+    }
+
+    private static long countLines(Path file) throws IOException {
+        long n = 0;
+        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            String line;
+            while ((line = in.readLine()) != null) if (!line.isBlank()) n++;
+        }
+        return n;
+    }
+
+    private static void deleteParts(Path parts) throws IOException {
+        if (!Files.isDirectory(parts)) return;
+        try (var files = Files.list(parts)) {
+            for (Path p : (Iterable<Path>) files::iterator) Files.delete(p);
+        }
+        Files.delete(parts);
+    }
+
+    /** The summary table: one row per policy. */
+    static void printSummary(PrintWriter out, List<RunDirectoryWriter.Summary> rows) {
+        String header = String.format(Locale.ROOT, "%-12s %12s %12s %12s %6s %10s %13s %13s %10s %10s",
+                "policy", "total cost", "execution", "tardiness", "tardy", "completed", "mean JCT (s)", "makespan (s)", "opt p50 ms", "opt p99 ms");
+        out.println(header);
+        out.println("-".repeat(header.length()));
+        List<RunDirectoryWriter.Summary> sorted = new ArrayList<>(rows);
+        for (RunDirectoryWriter.Summary s : sorted) {
+            out.println(String.format(Locale.ROOT, "%-12s %12.4f %12.4f %12.4f %6d %10d %13.1f %13.1f %10.3f %10.3f",
+                    s.policy(), s.totalCost(), s.executionCost(), s.tardinessCost(), s.tardyJobs(), s.completedJobs(),
+                    s.meanJctSeconds(), s.makespanSeconds(), s.optimizerMedianMs(), s.optimizerP99Ms()));
+        }
+    }
+}

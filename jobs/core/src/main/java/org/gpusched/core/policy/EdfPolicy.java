@@ -1,0 +1,16 @@
+package org.gpusched.core.policy;
+
+import org.gpusched.core.model.SchedulingProblem;
+
+/** {@code edf}: waiting jobs served by earliest due date, one job per empty node, no preemption ({@link QueueOrderBaseline}). */
+public final class EdfPolicy extends QueueOrderBaseline {
+    public static final String NAME = "edf";
+
+    public EdfPolicy(PolicyConfig config) {}
+
+    @Override public String name() { return NAME; }
+
+    @Override protected void queueKey(SchedulingProblem problem, double[] key) {
+        for (int j = 0; j < key.length; j++) key[j] = problem.job(j).job().dueSeconds();
+    }
+}

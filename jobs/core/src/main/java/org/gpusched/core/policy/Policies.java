@@ -1,0 +1,37 @@
+package org.gpusched.core.policy;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/** Every scheduling policy by its name, as the CLI, the streaming job and the experiments select them. */
+public final class Policies {
+    private static final Map<String, Function<PolicyConfig, SchedulingPolicy>> FACTORIES = new LinkedHashMap<>();
+
+    static {
+        FACTORIES.put(AndreasRandomizedGreedyPolicy.NAME, AndreasRandomizedGreedyPolicy::new);
+        FACTORIES.put(GreedyPolicy.NAME, GreedyPolicy::new);
+        FACTORIES.put(LocalSearchPolicy.NAME, LocalSearchPolicy::new);
+        FACTORIES.put(MilpPolicy.NAME, MilpPolicy::new);
+        FACTORIES.put(FifoPolicy.NAME, FifoPolicy::new);
+        FACTORIES.put(EdfPolicy.NAME, EdfPolicy::new);
+        FACTORIES.put(PriorityPolicy.NAME, PriorityPolicy::new);
+    }
+
+    private Policies() {}
+
+    /**
+     * A new policy instance (policies keep scratch memory, so each caller/controller gets its own).
+     *
+     * @throws IllegalArgumentException naming the known policies when {@code name} is not one of them
+     */
+    public static SchedulingPolicy create(String name, PolicyConfig config) {
+        Function<PolicyConfig, SchedulingPolicy> factory = name == null ? null : FACTORIES.get(name);
+        if (factory == null) throw new IllegalArgumentException("unknown policy '" + name + "' (known: " + String.join(", ", names()) + ")");
+        return factory.apply(config == null ? PolicyConfig.DEFAULTS : config);
+    }
+
+    /** The known policy names, in a stable order. */
+    public static List<String> names() { return List.copyOf(FACTORIES.keySet()); }
+}

@@ -1,0 +1,19 @@
+package org.gpusched.core.policy;
+
+import org.gpusched.core.model.SchedulingProblem;
+
+/**
+ * {@code priority}: waiting jobs served by tardiness weight, highest first, one job per empty node, no preemption
+ * ({@link QueueOrderBaseline}).
+ */
+public final class PriorityPolicy extends QueueOrderBaseline {
+    public static final String NAME = "priority";
+
+    public PriorityPolicy(PolicyConfig config) {}
+
+    @Override public String name() { return NAME; }
+
+    @Override protected void queueKey(SchedulingProblem problem, double[] key) {
+        for (int j = 0; j < key.length; j++) key[j] = -problem.job(j).job().weightPerHour();
+    }
+}

@@ -1,0 +1,49 @@
+package org.gpusched.core.policy;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
+import org.gpusched.core.model.Schedule;
+import org.gpusched.core.model.SchedulingProblem;
+import org.gpusched.core.random.RandomState;
+
+/** rg-ls on random instances: feasible, never worse than andreas-rg (same seed), never below the MILP optimum. */
+class LocalSearchPolicyPropertiesTest {
+    private static final PolicyConfig CONFIG = PolicyConfig.DEFAULTS.withMaxIterations(200);
+
+    private static SchedulingProblem instance(long seed, int kind) {
+        return switch (kind) {
+            case 0 -> Instances.random(seed);
+            case 1 -> MilpPolicyInstances.andreasLike(seed, 1 + (int) Math.floorMod(seed, 4L), 2 + (int) Math.floorMod(seed, 6L), 2 + 2 * (int) Math.floorMod(seed, 2L), seed % 2);
+            default -> MilpPolicyInstances.rightsizable(seed, 1 + (int) Math.floorMod(seed, 3L), 2 + (int) Math.floorMod(seed, 5L), seed % 2);
+        };
+    }
+
+    @Property(tries = 40)
+    void rgLsIsFeasibleAndBetweenTheOptimumAndAndreasRg(@ForAll @LongRange(min = 0, max = 1_000_000) long seed,
+                                                         @ForAll @IntRange(min = 0, max = 2) int kind) {
+        SchedulingProblem problem = instance(seed, kind);
+        Schedule rg = new AndreasRandomizedGreedyPolicy(CONFIG).schedule(problem, RandomState.derive(seed, 3));
+        Schedule ls = new LocalSearchPolicy(CONFIG).schedule(problem, RandomState.derive(seed, 3));
+        ScheduleChecks.verify(problem, ls);
+        assertTrue(ls.objective() <= rg.objective(), "rg-ls " + ls.objective() + " > andreas-rg " + rg.objective());
+        double optimum = new MilpPolicy(CONFIG, MilpPolicy.DEFAULT_MAX_BINARY_VARIABLES, null).schedule(problem, new RandomState(seed)).objective();
+        assertTrue(ls.objective() >= optimum - 1e-6 * Math.max(1, optimum), "rg-ls " + ls.objective() + " below the optimum " + optimum);
+    }
+
+    @Property(tries = 60)
+    void localSearchFromBaselineSchedulesOnlyImproves(@ForAll @LongRange(min = 0, max = 1_000_000) long seed,
+                                                      @ForAll @IntRange(min = 0, max = 2) int kind,
+                                                      @ForAll @IntRange(min = 0, max = 3) int baseline,
+                                                      @ForAll @IntRange(min = 1, max = 4) int k) {
+        SchedulingProblem problem = instance(seed, kind);
+        String name = new String[] {"fifo", "edf", "priority", "greedy"}[baseline];
+        Schedule start = Policies.create(name, CONFIG).schedule(problem, new RandomState(seed));
+        Schedule improved = LocalSearchPolicy.improve(problem, start, k);
+        ScheduleChecks.verify(problem, improved);
+        assertTrue(improved.objective() <= start.objective(), name + " " + start.objective() + " -> " + improved.objective());
+    }
+}

@@ -1,0 +1,145 @@
+package org.gpusched.core.policy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.gpusched.core.model.Cluster;
+import org.gpusched.core.model.Job;
+import org.gpusched.core.model.JobState;
+import org.gpusched.core.model.Node;
+import org.gpusched.core.model.NodeType;
+import org.gpusched.core.model.Placement;
+import org.gpusched.core.model.Schedule;
+import org.gpusched.core.model.SchedulingProblem;
+import org.gpusched.core.objective.ObjectiveFunction;
+import org.gpusched.core.objective.ObjectiveParameters;
+import org.gpusched.core.random.RandomState;
+import org.junit.jupiter.api.Test;
+
+/** Hand-checked moves of the local search from a given start, and rg-ls end to end. */
+class LocalSearchPolicyTest {
+    private static final double EPS = 1e-9;
+
+    private static Schedule schedule(SchedulingProblem problem, Placement[] placements, int... nodeTypes) {
+        return new Schedule(placements, nodeTypes, ObjectiveFunction.evaluate(problem, placements, nodeTypes));
+    }
+
+    private static Schedule improve(SchedulingProblem problem, Schedule start) {
+        ScheduleChecks.verify(problem, start);
+        Schedule result = LocalSearchPolicy.improve(problem, start, 10);
+        ScheduleChecks.verify(problem, result);
+        assertTrue(result.objective() < start.objective(), "no improvement from " + start);
+        return result;
+    }
+
+    @Test
+    void swapsALateJobOntoTheFastNodeOfAnOnTimeOne() {
+        NodeType fast = NodeType.priced("V", "V100", 1, 1);
+        NodeType slow = NodeType.priced("K", "K80", 1, 1);
+        Cluster cluster = new Cluster(List.of(fast, slow), List.of(Node.fixed("v", "V"), Node.fixed("k", "K")));
+        Map<String, Map<Integer, Double>> times = Map.of("V", Map.of(1, 3600.0), "K", Map.of(1, 7200.0));
+        var problem = new SchedulingProblem(0, cluster, List.of(
+                JobState.waiting(new Job("a", 0, 4000, 10, times)),
+                JobState.waiting(new Job("b", 0, 20000, 1, times))), null, ObjectiveParameters.DEFAULTS);
+        // a late on K: 10 x 3200/3600 + 2 h x 1; b on V: 1 h x 1 -> 11.89. Swapped: 1 + 2 = 3.
+        Schedule start = schedule(problem, new Placement[] {new Placement(1, 1, 1), new Placement(0, 0, 1)}, 0, 1);
+        assertEquals(10 * 3200 / 3600.0 + 3, start.objective(), EPS);
+        Schedule result = improve(problem, start);
+        assertEquals(new Placement(0, 0, 1), result.placement(0));
+        assertEquals(new Placement(1, 1, 1), result.placement(1));
+        assertEquals(3.0, result.objective(), EPS);
+    }
+
+    @Test
+    void anUrgentPostponedJobTakesTheSlotOfARelaxedRunningOne() {
+        Cluster cluster = new Cluster(List.of(NodeType.priced("V", "V100", 1, 1)), List.of(Node.fixed("v", "V")));
+        Map<String, Map<Integer, Double>> times = Map.of("V", Map.of(1, 3600.0));
+        var problem = new SchedulingProblem(0, cluster, List.of(
+                JobState.waiting(new Job("relaxed", 0, 100000, 1, times)),
+                JobState.waiting(new Job("urgent", 0, 3600, 5, times))), null, ObjectiveParameters.DEFAULTS);
+        // urgent postponed: 100 x 5 x (3600 + 3600 - 3600) s = 500, plus the node 1 -> 501; swapped: 1
+        Schedule start = schedule(problem, new Placement[] {new Placement(0, 0, 1), null}, 0);
+        assertEquals(501.0, start.objective(), EPS);
+        Schedule result = improve(problem, start);
+        assertNull(result.placement(0));
+        assertEquals(new Placement(0, 0, 1), result.placement(1));
+        assertEquals(1.0, result.objective(), EPS);
+    }
+
+    @Test
+    void retypesARightsizableNodeHostingALateJob() {
+        NodeType slow = NodeType.priced("slow", "K80", 1, 0.5);
+        NodeType fast = NodeType.priced("fast", "V100", 1, 2);
+        Cluster cluster = new Cluster(List.of(slow, fast), List.of(Node.rightsizable("vm")));
+        var problem = new SchedulingProblem(0, cluster, List.of(
+                JobState.waiting(new Job("late", 0, 3600, 10, Map.of("slow", Map.of(1, 7200.0), "fast", Map.of(1, 1800.0))))),
+                null, ObjectiveParameters.DEFAULTS);
+        // slow: 10 x 1 h late + 2 h x 0.5 = 11; fast: on time, 0.5 h x 2 = 1
+        Schedule start = schedule(problem, new Placement[] {new Placement(0, 0, 1)}, 0);
+        Schedule result = improve(problem, start);
+        assertEquals(1, result.nodeType(0));
+        assertEquals(new Placement(0, 1, 1), result.placement(0));
+        assertEquals(1.0, result.objective(), EPS);
+    }
+
+    @Test
+    void givesALateJobTheGpuCountThatMakesItOnTimeTheBestOfDoublingAndResizing() {
+        Cluster cluster = new Cluster(List.of(NodeType.priced("Q", "V100", 4, 4)), List.of(Node.fixed("q", "Q")));
+        var problem = new SchedulingProblem(0, cluster, List.of(
+                JobState.waiting(new Job("late", 0, 3000, 10, Map.of("Q", Map.of(1, 7200.0, 2, 4000.0, 4, 2500.0))))),
+                null, ObjectiveParameters.DEFAULTS);
+        // 1 GPU: 11.67 + 8 = 19.67; doubled to 2: 2.78 + 4.44 = 7.22; resized to 4: on time, 2500 s x 4/h = 2.78
+        Schedule start = schedule(problem, new Placement[] {new Placement(0, 0, 1)}, 0);
+        Schedule result = improve(problem, start);
+        assertEquals(new Placement(0, 0, 4), result.placement(0));
+        assertEquals(2500 / 3600.0 * 4, result.objective(), EPS);
+    }
+
+    @Test
+    void halvesTheGpusOfALateJobWhoseSpeedUpDoesNotPayForThem() {
+        double[] rate = {0, 10, 20, 30, 40}; // energy-like: every busy GPU costs 10/h
+        Cluster cluster = new Cluster(List.of(new NodeType("E", "V100", 4, rate)), List.of(Node.fixed("e", "E")));
+        var problem = new SchedulingProblem(0, cluster, List.of(
+                JobState.waiting(new Job("late", 0, 3600, 1, Map.of("E", Map.of(1, 4000.0, 2, 3800.0))))),
+                null, ObjectiveParameters.DEFAULTS);
+        // 2 GPUs: 200 s late x 1/h + 3800 s x 20/h = 21.17; 1 GPU: 400 s late + 4000 s x 10/h = 11.22
+        Schedule start = schedule(problem, new Placement[] {new Placement(0, 0, 2)}, 0);
+        Schedule result = improve(problem, start);
+        assertEquals(new Placement(0, 0, 1), result.placement(0));
+        assertEquals(400 / 3600.0 + 4000 / 3600.0 * 10, result.objective(), EPS);
+    }
+
+    @Test
+    void aLocalOptimumIsReturnedUnchanged() {
+        Cluster cluster = new Cluster(List.of(NodeType.priced("V", "V100", 1, 1)), List.of(Node.fixed("v", "V")));
+        var problem = new SchedulingProblem(0, cluster, List.of(JobState.waiting(new Job("j", 0, 7200, 1, Map.of("V", Map.of(1, 3600.0))))),
+                null, ObjectiveParameters.DEFAULTS);
+        Schedule start = schedule(problem, new Placement[] {new Placement(0, 0, 1)}, 0);
+        assertSame(start, LocalSearchPolicy.improve(problem, start, 10));
+    }
+
+    @Test
+    void isDeterministicForTheSameSeedAndNeverWorseThanAndreasRg() {
+        PolicyConfig config = PolicyConfig.DEFAULTS.withMaxIterations(300);
+        for (long seed = 1; seed <= 6; seed++) {
+            SchedulingProblem problem = MilpPolicyInstances.andreasLike(seed, 6, 30, 4, seed % 2);
+            Schedule first = new LocalSearchPolicy(config).schedule(problem, new RandomState(seed));
+            Schedule second = new LocalSearchPolicy(config).schedule(problem, new RandomState(seed));
+            Schedule rg = new AndreasRandomizedGreedyPolicy(config).schedule(problem, new RandomState(seed));
+            ScheduleChecks.verify(problem, first);
+            assertEquals(first, second);
+            assertTrue(first.objective() <= rg.objective(), "rg-ls " + first.objective() + " > andreas-rg " + rg.objective());
+        }
+    }
+
+    @Test
+    void nameIsRgLs() {
+        assertEquals("rg-ls", new LocalSearchPolicy(PolicyConfig.DEFAULTS).name());
+        assertTrue(Arrays.asList("rg-ls").contains(new LocalSearchPolicy(null).name()));
+    }
+}

@@ -1,0 +1,125 @@
+package org.gpusched.core.policy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import org.gpusched.core.model.Placement;
+import org.gpusched.core.model.Schedule;
+import org.gpusched.core.model.SchedulingProblem;
+import org.gpusched.core.random.RandomState;
+import org.junit.jupiter.api.Test;
+
+/** Invariants of every policy on random small instances (Instances.random: mixed fixed/rightsizable, running jobs). */
+class PolicyPropertiesTest {
+    private static final PolicyConfig SMALL = new PolicyConfig(200, true, 10, 5, 30);
+    private static final List<String> POLICIES = List.of("greedy", "andreas-rg", "fifo", "edf", "priority");
+
+    @Property(tries = 300)
+    void everyPolicyProducesAValidSchedule(@ForAll long instanceSeed) {
+        SchedulingProblem problem = Instances.random(instanceSeed);
+        for (String name : POLICIES) {
+            Schedule s = Policies.create(name, SMALL).schedule(problem, new RandomState(instanceSeed));
+            ScheduleChecks.verify(problem, s);
+        }
+        Schedule firstFit = new AndreasRandomizedGreedyPolicy(new PolicyConfig(50, false, 10, 5, 30)).schedule(problem, new RandomState(3));
+        ScheduleChecks.verify(problem, firstFit);
+    }
+
+    @Property(tries = 300)
+    void randomizedGreedyIsNeverWorseThanGreedy(@ForAll long instanceSeed, @ForAll long seed) {
+        SchedulingProblem problem = Instances.random(instanceSeed);
+        for (boolean bestFit : new boolean[] {true, false}) {
+            PolicyConfig config = new PolicyConfig(100, bestFit, 10, 5, 30);
+            double greedy = new GreedyPolicy(config).schedule(problem, new RandomState(seed)).objective();
+            double rg = new AndreasRandomizedGreedyPolicy(config).schedule(problem, new RandomState(seed)).objective();
+            assertTrue(rg <= greedy, "andreas-rg " + rg + " > greedy " + greedy);
+        }
+    }
+
+    @Property(tries = 200)
+    void sameSeedSameScheduleEvenWhenTheInstanceIsReused(@ForAll long instanceSeed, @ForAll long otherSeed, @ForAll long seed) {
+        SchedulingProblem problem = Instances.random(instanceSeed);
+        SchedulingProblem other = Instances.random(otherSeed);
+        for (String name : POLICIES) {
+            RandomState r1 = new RandomState(seed);
+            Schedule fresh = Policies.create(name, SMALL).schedule(problem, r1);
+            // a policy instance that served another problem first (scratch memory reused) decides the same
+            SchedulingPolicy reused = Policies.create(name, SMALL);
+            reused.schedule(other, new RandomState(seed + 1));
+            RandomState r2 = new RandomState(seed);
+            Schedule again = reused.schedule(problem, r2);
+            assertEquals(fresh, again, name);
+            assertEquals(fresh.objective(), again.objective(), name);
+            assertEquals(r1.state(), r2.state(), name + ": random state advanced differently");
+        }
+    }
+
+    @Property(tries = 200)
+    void baselinesNeverTouchRunningJobsAndUseOneJobPerFreeNode(@ForAll long instanceSeed) {
+        SchedulingProblem problem = Instances.random(instanceSeed);
+        for (String name : List.of("fifo", "edf", "priority")) {
+            Schedule s = Policies.create(name, SMALL).schedule(problem, new RandomState(1));
+            int[] newJobsOn = new int[problem.cluster().nodeCount()];
+            boolean[] hostsRunning = new boolean[problem.cluster().nodeCount()];
+            for (int j = 0; j < problem.jobCount(); j++) {
+                Placement current = problem.job(j).current();
+                if (current != null) {
+                    assertEquals(current, s.placement(j), name + ": running job moved");
+                    hostsRunning[current.node()] = true;
+                } else if (s.placement(j) != null) {
+                    newJobsOn[s.placement(j).node()]++;
+                }
+            }
+            for (int n = 0; n < newJobsOn.length; n++) {
+                assertTrue(newJobsOn[n] <= 1 && !(hostsRunning[n] && newJobsOn[n] > 0), name + ": node " + n + " shared");
+            }
+        }
+    }
+
+    @Property(tries = 100)
+    void bestSolutionsAreDistinctSortedAndStartWithTheScheduleResult(@ForAll long instanceSeed, @ForAll long seed) {
+        SchedulingProblem problem = Instances.random(instanceSeed);
+        AndreasRandomizedGreedyPolicy policy = new AndreasRandomizedGreedyPolicy(SMALL);
+        List<Schedule> best = policy.bestSolutions(problem, new RandomState(seed), 4);
+        Schedule single = policy.schedule(problem, new RandomState(seed));
+        assertTrue(!best.isEmpty() && best.size() <= 4);
+        assertEquals(single, best.get(0));
+        for (int i = 0; i < best.size(); i++) {
+            ScheduleChecks.verify(problem, best.get(i));
+            for (int k = 0; k < i; k++) assertTrue(!best.get(k).equals(best.get(i)), "duplicate solution " + i);
+            // ranked in fixed point (1e-6 per term): exact values may invert by at most that rounding
+            double rounding = 1e-6 * (problem.jobCount() + problem.cluster().nodeCount());
+            if (i > 0) assertTrue(best.get(i - 1).objective() <= best.get(i).objective() + rounding);
+        }
+    }
+
+    /** Clusters above 64 nodes use several bitset words; queues longer than the cluster exercise the early exit. */
+    @Property(tries = 25)
+    void largerInstancesStayValidDeterministicAndNeverWorseThanGreedy(@ForAll long instanceSeed, @ForAll long seed) {
+        SchedulingProblem problem = Instances.random(instanceSeed, 150, 400);
+        PolicyConfig config = new PolicyConfig(30, true, 10, 5, 30);
+        Schedule greedy = new GreedyPolicy(config).schedule(problem, new RandomState(seed));
+        Schedule rg = new AndreasRandomizedGreedyPolicy(config).schedule(problem, new RandomState(seed));
+        Schedule again = new AndreasRandomizedGreedyPolicy(config).schedule(problem, new RandomState(seed));
+        ScheduleChecks.verify(problem, greedy);
+        ScheduleChecks.verify(problem, rg);
+        assertEquals(rg, again);
+        assertTrue(rg.objective() <= greedy.objective(), "andreas-rg " + rg.objective() + " > greedy " + greedy.objective());
+        for (String name : List.of("fifo", "edf", "priority")) ScheduleChecks.verify(problem, Policies.create(name, config).schedule(problem, new RandomState(seed)));
+    }
+
+    @Test
+    void randomizationFindsStrictlyBetterSchedulesThanGreedyOnSomeInstances() {
+        int better = 0;
+        for (long seed = 0; seed < 300; seed++) {
+            SchedulingProblem problem = Instances.random(seed);
+            double greedy = new GreedyPolicy(SMALL).schedule(problem, new RandomState(seed)).objective();
+            double rg = new AndreasRandomizedGreedyPolicy(SMALL).schedule(problem, new RandomState(seed)).objective();
+            if (rg < greedy - 1e-9) better++;
+        }
+        assertTrue(better > 0, "the randomized iterations never improved on the greedy in 300 instances");
+    }
+}

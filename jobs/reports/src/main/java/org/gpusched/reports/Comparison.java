@@ -1,0 +1,102 @@
+package org.gpusched.reports;
+
+import com.fasterxml.jackson.databind.SequenceWriter;
+import com.fasterxml.jackson.dataformat.csv.CsvMapper;
+import com.fasterxml.jackson.dataformat.csv.CsvSchema;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The comparison table: one row per run, and the cost reduction of each run against the best first-principle policy
+ * (fifo, edf, priority: the papers' baselines) run with the same seed.
+ */
+public final class Comparison {
+    public static final Set<String> BASELINES = Set.of("fifo", "edf", "priority");
+    public static final List<String> COLUMNS = List.of("policy", "seed", "totalCost", "executionCost", "tardinessCost", "tardyJobs",
+            "completedJobs", "meanJctSeconds", "makespanSeconds", "optimizerMedianMs", "optimizerP99Ms", "reductionVsBestBaselinePercent", "run");
+
+    public record Row(RunResult run, double reductionPercent) {}
+
+    private Comparison() {}
+
+    public static List<Row> rows(List<RunResult> runs) {
+        Map<Long, Double> bestBaseline = new LinkedHashMap<>();
+        for (RunResult r : runs) {
+            if (BASELINES.contains(r.policy)) bestBaseline.merge(r.seed, r.metric("totalCost"), Math::min);
+        }
+        List<Row> rows = new ArrayList<>();
+        for (RunResult r : runs) {
+            Double best = bestBaseline.get(r.seed);
+            double reduction = best == null || !(best > 0) ? Double.NaN : 100.0 * (best - r.metric("totalCost")) / best;
+            rows.add(new Row(r, reduction));
+        }
+        return rows;
+    }
+
+    /** Mean of each policy's runs (over seeds), in first-appearance order: policy -> {total, execution, tardiness, reduction, runs}. */
+    public static Map<String, double[]> meansByPolicy(List<Row> rows) {
+        Map<String, double[]> sums = new LinkedHashMap<>();
+        for (Row row : rows) {
+            double[] s = sums.computeIfAbsent(row.run().policy, k -> new double[6]);
+            s[0] += row.run().metric("totalCost");
+            s[1] += row.run().metric("executionCost");
+            s[2] += row.run().metric("tardinessCost");
+            if (!Double.isNaN(row.reductionPercent())) { s[3] += row.reductionPercent(); s[5]++; }
+            s[4]++;
+        }
+        Map<String, double[]> means = new LinkedHashMap<>();
+        sums.forEach((p, s) -> means.put(p, new double[] {s[0] / s[4], s[1] / s[4], s[2] / s[4], s[5] == 0 ? Double.NaN : s[3] / s[5], s[4]}));
+        return means;
+    }
+
+    public static void writeCsv(List<Row> rows, Path file) {
+        CsvSchema.Builder b = CsvSchema.builder();
+        COLUMNS.forEach(b::addColumn);
+        CsvMapper mapper = new CsvMapper();
+        try (SequenceWriter w = mapper.writer(b.build().withHeader()).writeValues(file.toFile())) {
+            for (Row row : rows) {
+                RunResult r = row.run();
+                List<Object> values = new ArrayList<>();
+                values.add(r.policy);
+                values.add(r.seed);
+                for (String m : List.of("totalCost", "executionCost", "tardinessCost", "tardyJobs", "completedJobs", "meanJctSeconds",
+                        "makespanSeconds", "optimizerMedianMs", "optimizerP99Ms")) {
+                    values.add(number(r.metric(m)));
+                }
+                values.add(number(row.reductionPercent()));
+                values.add(r.dir.toString());
+                w.write(values);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(file + ": cannot write", e);
+        }
+    }
+
+    static String number(double v) {
+        if (Double.isNaN(v)) return "";
+        if (v == Math.rint(v) && Math.abs(v) < 1e15) return Long.toString((long) v);
+        return String.format(Locale.ROOT, "%.6f", v);
+    }
+
+    /** The summary table printed at the end of a comparison. */
+    public static String table(List<Row> rows) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%-14s %6s %12s %12s %12s %6s %10s %12s %12s %10s%n", "policy", "seed", "total cost", "execution",
+                "tardiness", "tardy", "completed", "mean JCT s", "makespan s", "vs best FP"));
+        for (Row row : rows) {
+            RunResult r = row.run();
+            sb.append(String.format(Locale.ROOT, "%-14s %6d %12.4f %12.4f %12.4f %6.0f %10.0f %12.1f %12.1f %10s%n", r.policy, r.seed,
+                    r.metric("totalCost"), r.metric("executionCost"), r.metric("tardinessCost"), r.metric("tardyJobs"), r.metric("completedJobs"),
+                    r.metric("meanJctSeconds"), r.metric("makespanSeconds"),
+                    Double.isNaN(row.reductionPercent()) ? "-" : String.format(Locale.ROOT, "%+.1f%%", row.reductionPercent())));
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,234 @@
+package org.gpusched.reports;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.Paint;
+import java.awt.Rectangle;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.jfree.chart.ChartFactory;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.axis.SymbolAxis;
+import org.jfree.chart.labels.ItemLabelAnchor;
+import org.jfree.chart.labels.ItemLabelPosition;
+import org.jfree.chart.plot.CategoryPlot;
+import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.category.StackedBarRenderer;
+import org.jfree.chart.renderer.category.StandardBarPainter;
+import org.jfree.chart.renderer.xy.StandardXYBarPainter;
+import org.jfree.chart.renderer.xy.XYBarRenderer;
+import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.chart.ui.TextAnchor;
+import org.jfree.data.category.DefaultCategoryDataset;
+import org.jfree.data.xy.XYIntervalSeries;
+import org.jfree.data.xy.XYIntervalSeriesCollection;
+import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
+import org.jfree.svg.SVGGraphics2D;
+
+/**
+ * report.html: one self-contained page (charts inlined as SVG, no script) with the comparison table, cost per policy
+ * (execution and tardiness, mean over seeds), cumulative real cost over time per run, and a Gantt chart of jobs on
+ * nodes for each run small enough to read (as in the ANDREAS paper's Figure 4: one lane per GPU).
+ */
+public final class ReportHtml {
+    static final int WIDTH = 960;
+    static final Paint[] PALETTE = {new Color(0x4e79a7), new Color(0xf28e2b), new Color(0xe15759), new Color(0x76b7b2), new Color(0x59a14f),
+            new Color(0xedc948), new Color(0xb07aa1), new Color(0xff9da7), new Color(0x9c755f), new Color(0xbab0ac)};
+
+    private ReportHtml() {}
+
+    public static void write(List<Comparison.Row> rows, String title, String command, Path file) {
+        try {
+            Files.writeString(file, html(rows, title, command), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(file + ": cannot write", e);
+        }
+    }
+
+    static String html(List<Comparison.Row> rows, String title, String command) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>").append(esc(title)).append("</title>\n<style>")
+                .append("body{font-family:sans-serif;margin:24px;color:#222;max-width:1000px}table{border-collapse:collapse;font-size:13px}")
+                .append("td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}td:first-child{text-align:left}")
+                .append("code{background:#f5f5f5;padding:2px 4px}h2{margin-top:32px}.note{color:#555;font-size:13px}</style></head><body>\n");
+        sb.append("<h1>").append(esc(title)).append("</h1>\n");
+        if (command != null) sb.append("<p class=\"note\">Reproduce with <code>").append(esc(command)).append("</code></p>\n");
+        sb.append("<p class=\"note\">Real cost: each node costs costPerHour[type][busy GPUs] while at least one job runs on it; each job ")
+                .append("completing after its due date costs weight &times; hours late. \"vs best FP\": cost reduction against the cheapest of ")
+                .append("fifo, edf and priority run with the same seed.</p>\n");
+        sb.append("<h2>Comparison</h2>\n<table><tr><th>policy</th><th>seed</th><th>total cost</th><th>execution</th><th>tardiness</th>")
+                .append("<th>tardy jobs</th><th>completed</th><th>mean JCT (s)</th><th>makespan (s)</th><th>optimizer p50 / p99 (ms)</th><th>vs best FP</th></tr>\n");
+        for (Comparison.Row row : rows) {
+            RunResult r = row.run();
+            sb.append(String.format(Locale.ROOT, "<tr><td>%s</td><td>%d</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.0f</td><td>%.0f</td>"
+                            + "<td>%.1f</td><td>%.1f</td><td>%s / %s</td><td>%s</td></tr>%n",
+                    esc(r.policy), r.seed, r.metric("totalCost"), r.metric("executionCost"), r.metric("tardinessCost"), r.metric("tardyJobs"),
+                    r.metric("completedJobs"), r.metric("meanJctSeconds"), r.metric("makespanSeconds"), ms(r.metric("optimizerMedianMs")),
+                    ms(r.metric("optimizerP99Ms")), Double.isNaN(row.reductionPercent()) ? "-" : String.format(Locale.ROOT, "%+.1f%%", row.reductionPercent())));
+        }
+        sb.append("</table>\n");
+        sb.append("<h2>Cost per policy</h2>\n").append(svg(costChart(Comparison.meansByPolicy(rows)), WIDTH, 420));
+        List<RunResult> runs = rows.stream().map(Comparison.Row::run).toList();
+        sb.append("<h2>Cumulative cost over time</h2>\n").append(svg(cumulativeChart(runs), WIDTH, 420));
+        boolean anyGantt = false;
+        for (RunResult r : runs) {
+            if (r.segments.isEmpty()) continue;
+            if (!anyGantt) {
+                sb.append("<h2>Jobs on nodes</h2>\n<p class=\"note\">One lane per GPU; a bar is a job holding that GPU (label: job id). ")
+                        .append("A job that changes node, GPUs or waits (preempted) starts a new bar.</p>\n");
+                anyGantt = true;
+            }
+            JFreeChart gantt = ganttChart(r);
+            int lanes = ((SymbolAxis) gantt.getXYPlot().getDomainAxis()).getSymbols().length;
+            sb.append("<h3>").append(esc(r.label())).append("</h3>\n").append(svg(gantt, WIDTH, 110 + 26 * lanes));
+        }
+        if (!anyGantt) {
+            sb.append("<p class=\"note\">No Gantt chart: runs with more than ").append(RunResult.GANTT_MAX_JOBS).append(" jobs are too large to read.</p>\n");
+        }
+        sb.append("</body></html>\n");
+        return sb.toString();
+    }
+
+    static JFreeChart costChart(Map<String, double[]> means) {
+        DefaultCategoryDataset data = new DefaultCategoryDataset();
+        means.forEach((policy, m) -> {
+            data.addValue(m[1], "execution", policy);
+            data.addValue(m[2], "tardiness", policy);
+        });
+        JFreeChart chart = ChartFactory.createStackedBarChart(null, "policy (mean over seeds)", "cost", data, PlotOrientation.VERTICAL, true, false, false);
+        CategoryPlot plot = chart.getCategoryPlot();
+        StackedBarRenderer r = (StackedBarRenderer) plot.getRenderer();
+        r.setBarPainter(new StandardBarPainter());
+        r.setShadowVisible(false);
+        r.setSeriesPaint(0, PALETTE[0]);
+        r.setSeriesPaint(1, PALETTE[2]);
+        r.setMaximumBarWidth(0.12);
+        style(chart);
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setRangeGridlinePaint(new Color(0xdddddd));
+        return chart;
+    }
+
+    static JFreeChart cumulativeChart(List<RunResult> runs) {
+        XYSeriesCollection data = new XYSeriesCollection();
+        boolean manySeeds = runs.stream().map(r -> r.seed).distinct().count() > 1;
+        for (RunResult r : runs) {
+            XYSeries s = new XYSeries(manySeeds ? r.label() : r.policy, false, true);
+            for (int i = 0; i < r.costTimes.length; i++) s.add(r.costTimes[i] / 3600.0, r.costValues[i]);
+            data.addSeries(s);
+        }
+        JFreeChart chart = ChartFactory.createXYLineChart(null, "time (hours)", "cumulative real cost", data, PlotOrientation.VERTICAL, true, false, false);
+        XYLineAndShapeRenderer r = new XYLineAndShapeRenderer(true, false);
+        for (int i = 0; i < runs.size(); i++) {
+            r.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
+            r.setSeriesStroke(i, new BasicStroke(2f));
+        }
+        chart.getXYPlot().setRenderer(r);
+        style(chart);
+        return chart;
+    }
+
+    static JFreeChart ganttChart(RunResult run) {
+        // Lanes: each node that hosted a job gets one lane per GPU; a segment takes the lowest lanes free at its start.
+        Map<String, List<RunResult.Segment>> byNode = new LinkedHashMap<>();
+        for (String node : run.nodeOrder) byNode.put(node, new ArrayList<>());
+        for (RunResult.Segment s : run.segments) byNode.computeIfAbsent(s.node(), k -> new ArrayList<>()).add(s);
+        List<String> symbols = new ArrayList<>();
+        Map<String, XYIntervalSeries> series = new LinkedHashMap<>();
+        for (RunResult.Segment s : run.segments) series.computeIfAbsent(s.job(), XYIntervalSeries::new);
+        for (var e : byNode.entrySet()) {
+            if (e.getValue().isEmpty()) continue;
+            int gpus = Math.max(1, run.nodeGpus.getOrDefault(e.getKey(), 1));
+            int maxLanes = Math.max(gpus, e.getValue().stream().mapToInt(RunResult.Segment::gpus).max().orElse(1));
+            List<double[]> freeAt = new ArrayList<>();
+            int base = symbols.size();
+            List<RunResult.Segment> segs = new ArrayList<>(e.getValue());
+            segs.sort(Comparator.comparingDouble(RunResult.Segment::start));
+            for (int lane = 0; lane < maxLanes; lane++) freeAt.add(new double[] {Double.NEGATIVE_INFINITY});
+            for (RunResult.Segment s : segs) {
+                int need = s.gpus();
+                for (int lane = 0; lane < freeAt.size() && need > 0; lane++) {
+                    if (freeAt.get(lane)[0] <= s.start() + 1e-9) {
+                        freeAt.get(lane)[0] = s.end();
+                        add(series.get(s.job()), s, base + lane);
+                        need--;
+                    }
+                }
+                while (need-- > 0) { // more GPUs than the node has: drawn on extra lanes so the excess shows
+                    freeAt.add(new double[] {s.end()});
+                    add(series.get(s.job()), s, base + freeAt.size() - 1);
+                }
+            }
+            for (int lane = 0; lane < freeAt.size(); lane++) symbols.add(e.getKey() + " GPU" + lane);
+        }
+        XYIntervalSeriesCollection data = new XYIntervalSeriesCollection();
+        series.values().forEach(data::addSeries);
+        NumberAxis time = new NumberAxis("time (hours)");
+        time.setAutoRangeIncludesZero(true);
+        SymbolAxis lanes = new SymbolAxis(null, symbols.toArray(String[]::new));
+        lanes.setInverted(true);
+        lanes.setGridBandsVisible(false);
+        XYBarRenderer r = new XYBarRenderer();
+        r.setUseYInterval(true);
+        r.setBarPainter(new StandardXYBarPainter());
+        r.setShadowVisible(false);
+        r.setDrawBarOutline(true);
+        r.setDefaultOutlinePaint(Color.WHITE);
+        r.setDefaultItemLabelGenerator((dataset, s, item) -> dataset.getSeriesKey(s).toString());
+        r.setDefaultItemLabelsVisible(true);
+        r.setDefaultItemLabelFont(new Font("SansSerif", Font.PLAIN, 10));
+        r.setDefaultPositiveItemLabelPosition(new ItemLabelPosition(ItemLabelAnchor.CENTER, TextAnchor.CENTER));
+        Map<String, Integer> colour = new HashMap<>();
+        for (int i = 0; i < data.getSeriesCount(); i++) {
+            colour.putIfAbsent(data.getSeriesKey(i).toString(), colour.size());
+            r.setSeriesPaint(i, PALETTE[colour.get(data.getSeriesKey(i).toString()) % PALETTE.length]);
+        }
+        XYPlot plot = new XYPlot(data, lanes, time, r);
+        plot.setOrientation(PlotOrientation.HORIZONTAL);
+        JFreeChart chart = new JFreeChart(null, JFreeChart.DEFAULT_TITLE_FONT, plot, false);
+        style(chart);
+        return chart;
+    }
+
+    private static void add(XYIntervalSeries s, RunResult.Segment seg, int lane) {
+        double start = seg.start() / 3600.0, end = seg.end() / 3600.0;
+        s.add(lane, lane - 0.4, lane + 0.4, start, start, end);
+    }
+
+    private static void style(JFreeChart chart) {
+        chart.setBackgroundPaint(Color.WHITE);
+        if (chart.getPlot() instanceof XYPlot plot) {
+            plot.setBackgroundPaint(Color.WHITE);
+            plot.setDomainGridlinePaint(new Color(0xdddddd));
+            plot.setRangeGridlinePaint(new Color(0xdddddd));
+        }
+    }
+
+    static String svg(JFreeChart chart, int width, int height) {
+        SVGGraphics2D g = new SVGGraphics2D(width, height);
+        chart.draw(g, new Rectangle(0, 0, width, height));
+        return "<div>" + g.getSVGElement() + "</div>\n";
+    }
+
+    private static String ms(double v) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    static String esc(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+}

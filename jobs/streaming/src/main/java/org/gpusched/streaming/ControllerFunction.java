@@ -1,0 +1,486 @@
+package org.gpusched.streaming;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+import org.gpusched.core.model.Cluster;
+import org.gpusched.core.model.Job;
+import org.gpusched.core.model.JobState;
+import org.gpusched.core.model.Node;
+import org.gpusched.core.model.NodeType;
+import org.gpusched.core.model.Placement;
+import org.gpusched.core.model.Schedule;
+import org.gpusched.core.model.SchedulingProblem;
+import org.gpusched.core.objective.RealCost;
+import org.gpusched.core.policy.Policies;
+import org.gpusched.core.policy.SchedulingPolicy;
+import org.gpusched.core.random.RandomState;
+import org.gpusched.streaming.avro.DecisionAction;
+import org.gpusched.streaming.avro.JobCompleted;
+import org.gpusched.streaming.avro.JobMetrics;
+import org.gpusched.streaming.avro.JobSubmitted;
+import org.gpusched.streaming.avro.NodeEvent;
+import org.gpusched.streaming.avro.PlacementDecision;
+import org.gpusched.streaming.avro.SchedulingMetrics;
+import org.gpusched.streaming.avro.Telemetry;
+import org.gpusched.streaming.avro.TelemetryKind;
+import org.gpusched.streaming.state.ControllerEvent;
+import org.gpusched.streaming.state.ControllerState;
+import org.gpusched.streaming.state.EventBatch;
+import org.gpusched.streaming.state.JobRecord;
+import org.gpusched.streaming.state.NodeSlot;
+
+/**
+ * One local controller of one policy (key "policy#k"): it owns its share of the nodes and the jobs dispatched to it,
+ * and reschedules on each submission, completion and node event and every H. Input events are buffered until the
+ * watermark passes their time and then handled in {@link EventOrder}, so the decisions do not depend on arrival
+ * order (Kafka and files give the same). At each rescheduling it advances progress and real costs to the event
+ * time, builds a {@link SchedulingProblem}, calls the policy with the random state kept in Flink state, and emits
+ * only the changes (START, RESIZE, MIGRATE, PREEMPT) plus COMPLETE when a job ends. In replay mode a job completes
+ * by an event-time timer at its real end (predicted time x actualFactor); in live mode completions come from the
+ * completions topic and telemetry progress corrects the done fraction.
+ *
+ * <p>State: {@link #PENDING} input events per timestamp, removed when the timestamp's timer fires; {@link #JOBS} the
+ * waiting and running jobs, each removed when it completes; {@link #CONTROLLER} the nodes, time, costs, random
+ * state and decision sequence (bounded by the node count, kept for the key's lifetime).
+ */
+public final class ControllerFunction extends KeyedProcessFunction<String, ControllerEvent, PlacementDecision> {
+    private static final long serialVersionUID = 1L;
+
+    public static final OutputTag<SchedulingMetrics> SCHEDULING_METRICS = new OutputTag<>("scheduling-metrics", new AvroTypeInfo<>(SchedulingMetrics.class));
+    public static final OutputTag<JobMetrics> JOB_METRICS = new OutputTag<>("job-metrics", new AvroTypeInfo<>(JobMetrics.class));
+    public static final OutputTag<JobCompleted> COMPLETIONS = new OutputTag<>("completions", new AvroTypeInfo<>(JobCompleted.class));
+
+    static final MapStateDescriptor<Long, EventBatch> PENDING = new MapStateDescriptor<>("controller-pending", Types.LONG, new AvroTypeInfo<>(EventBatch.class));
+    static final MapStateDescriptor<String, JobRecord> JOBS = new MapStateDescriptor<>("controller-jobs", Types.STRING, new AvroTypeInfo<>(JobRecord.class));
+    static final ValueStateDescriptor<ControllerState> CONTROLLER = new ValueStateDescriptor<>("controller-state", new AvroTypeInfo<>(ControllerState.class));
+
+    /** Largest done fraction the optimizer may see: the model requires done < 1 while a job still runs. */
+    private static final double MAX_MODEL_DONE = 1 - 1e-6;
+    private static final Comparator<JobRecord> JOB_ORDER = Comparator.<JobRecord>comparingDouble(j -> j.getSpec().getSubmit()).thenComparing(j -> j.getSpec().getId());
+
+    private final SchedulerConfig config;
+    private transient MapState<Long, EventBatch> pending;
+    private transient MapState<String, JobRecord> jobsState;
+    private transient ValueState<ControllerState> controllerState;
+    private transient Map<String, SchedulingPolicy> policies;
+    private transient List<NodeType> catalog;
+    private transient Map<String, NodeType> typesByName;
+    /** Core model of each active job, derived from its immutable spec; a cache, rebuilt on demand after a restore. */
+    private transient Map<String, Job> modelCache;
+
+    public ControllerFunction(SchedulerConfig config) {
+        this.config = config;
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        pending = getRuntimeContext().getMapState(PENDING);
+        jobsState = getRuntimeContext().getMapState(JOBS);
+        controllerState = getRuntimeContext().getState(CONTROLLER);
+        policies = new HashMap<>();
+        for (String p : config.policies()) policies.put(p, Policies.create(p, config.policyConfig()));
+        catalog = config.cluster().types();
+        typesByName = config.cluster().typesByName();
+        modelCache = new HashMap<>();
+    }
+
+    @Override
+    public void processElement(ControllerEvent event, Context ctx, Collector<PlacementDecision> out) throws Exception {
+        long t = event.getTimeMillis();
+        EventBatch batch = pending.get(t);
+        if (batch == null) batch = new EventBatch(new ArrayList<>());
+        batch.getEvents().add(event);
+        pending.put(t, batch);
+        ctx.timerService().registerEventTimeTimer(t);
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<PlacementDecision> out) throws Exception {
+        String key = ctx.getCurrentKey();
+        Step step = new Step(ControllerKey.policy(key), ControllerKey.controller(key), ctx, out);
+        step.run(timestamp);
+    }
+
+    /** One timer firing of one key: loads the state, applies the events of the timestamp, reschedules, stores. */
+    private final class Step {
+        final String policy;
+        final int controller;
+        final OnTimerContext ctx;
+        final Collector<PlacementDecision> out;
+        ControllerState s;
+        final TreeMap<String, JobRecord> jobs = new TreeMap<>();
+        final Set<String> dirty = new HashSet<>();
+        final Set<String> removed = new HashSet<>();
+        final TreeSet<String> triggers = new TreeSet<>(Comparator.comparingInt(Step::triggerRank));
+        long now;
+
+        Step(String policy, int controller, OnTimerContext ctx, Collector<PlacementDecision> out) {
+            this.policy = policy;
+            this.controller = controller;
+            this.ctx = ctx;
+            this.out = out;
+        }
+
+        static int triggerRank(String t) {
+            return switch (t) { case "COMPLETION" -> 0; case "NODE" -> 1; case "SUBMISSION" -> 3; case "PERIOD" -> 4; default -> 2; };
+        }
+
+        void run(long timestamp) throws Exception {
+            s = controllerState.value();
+            if (s == null) s = initialState();
+            for (Map.Entry<String, JobRecord> e : jobsState.entries()) jobs.put(e.getKey(), e.getValue());
+            // A late event (behind the controller's clock) is handled now: time never runs backwards.
+            now = Math.max(timestamp, s.getNowMillis());
+            advance();
+
+            if (config.mode() == SchedulerConfig.Mode.REPLAY) {
+                List<JobRecord> ending = new ArrayList<>();
+                for (JobRecord j : jobs.values()) if (j.getNode() != null && j.getEndMillis() >= 0 && j.getEndMillis() <= now) ending.add(j);
+                for (JobRecord j : ending) complete(j, true);
+            }
+            EventBatch batch = pending.get(timestamp);
+            if (batch != null) {
+                pending.remove(timestamp);
+                List<ControllerEvent> events = new ArrayList<>(batch.getEvents());
+                events.sort(EventOrder.ORDER);
+                for (ControllerEvent e : events) apply(e);
+            }
+            if (s.getNextPeriodMillis() >= 0 && now >= s.getNextPeriodMillis()) {
+                if (!jobs.isEmpty()) triggers.add("PERIOD");
+                s.setNextPeriodMillis(-1L);
+            }
+            boolean progress = false;
+            if (!triggers.isEmpty()) progress = reschedule();
+            long running = jobs.values().stream().filter(j -> j.getNode() != null).count();
+            // Periodic rescheduling only while something runs: with nothing running and nothing placed, a tick would
+            // change nothing, and in replay it would keep the final watermark firing forever.
+            if (!jobs.isEmpty() && (running > 0 || progress) && s.getNextPeriodMillis() < 0) {
+                long period = config.periodMillis();
+                long next = (now / period + 1) * period;
+                s.setNextPeriodMillis(next);
+                ctx.timerService().registerEventTimeTimer(next);
+            }
+            if (jobs.isEmpty() && s.getNextPeriodMillis() >= 0) {
+                // idle: no periodic rescheduling pending, so an idle key holds no timer
+                ctx.timerService().deleteEventTimeTimer(s.getNextPeriodMillis());
+                s.setNextPeriodMillis(-1L);
+            }
+            for (String id : removed) {
+                jobsState.remove(id);
+                modelCache.remove(id);
+            }
+            for (String id : dirty) if (!removed.contains(id)) jobsState.put(id, jobs.get(id));
+            controllerState.update(s);
+        }
+
+        ControllerState initialState() {
+            List<NodeSlot> nodes = new ArrayList<>();
+            List<SchedulerConfig.NodeSpec> configured = config.nodes();
+            for (int i = 0; i < configured.size(); i++) {
+                if (config.controllerOfNode(i) != controller) continue;
+                SchedulerConfig.NodeSpec n = configured.get(i);
+                nodes.add(new NodeSlot(n.id(), n.fixedType(), new ArrayList<>(n.allowedTypes()), null, true));
+            }
+            return ControllerState.newBuilder().setNowMillis(Long.MIN_VALUE).setRandomState(RandomState.derive(config.seed(), controller).state())
+                    .setAccruedExecutionCost(0).setAccruedTardinessCost(0).setCompletedJobs(0).setNextPeriodMillis(-1).setSeq(0)
+                    .setNodes(nodes).build();
+        }
+
+        /** Progress of running jobs and real node cost from the controller's clock to now. */
+        void advance() {
+            long from = s.getNowMillis();
+            s.setNowMillis(now);
+            if (from == Long.MIN_VALUE || now <= from) return;
+            double dt = (now - from) / 1000.0;
+            Map<String, Integer> busy = new HashMap<>();
+            Map<String, String> typeOf = new HashMap<>();
+            for (JobRecord j : jobs.values()) {
+                if (j.getNode() == null) continue;
+                double predicted = model(j).timeOn(j.getType(), j.getGpus());
+                j.setModelDone(j.getModelDone() + dt / predicted);
+                j.setDone(j.getDone() + dt / (predicted * factor(j)));
+                busy.merge(j.getNode(), j.getGpus(), Integer::sum);
+                typeOf.put(j.getNode(), j.getType());
+                dirty.add(j.getSpec().getId());
+            }
+            double cost = 0;
+            for (Map.Entry<String, Integer> e : busy.entrySet()) cost += RealCost.nodeCost(typesByName.get(typeOf.get(e.getKey())), e.getValue(), dt);
+            s.setAccruedExecutionCost(s.getAccruedExecutionCost() + cost);
+        }
+
+        void apply(ControllerEvent e) {
+            switch (e.getKind()) {
+                case SUBMISSION -> {
+                    JobSubmitted spec = e.getSubmitted();
+                    if (jobs.containsKey(spec.getId())) return;
+                    JobRecord j = JobRecord.newBuilder().setSpec(spec).setDone(0).setModelDone(0).setNode(null).setType(null).setGpus(0)
+                            .setEndMillis(-1).setFirstStart(null).setPreemptions(0).setMigrations(0).setResizes(0).build();
+                    jobs.put(spec.getId(), j);
+                    dirty.add(spec.getId());
+                    triggers.add("SUBMISSION");
+                }
+                case COMPLETION -> {
+                    JobRecord j = jobs.get(e.getId());
+                    if (j != null) complete(j, false);
+                }
+                case TELEMETRY -> telemetry(e.getTelemetry());
+                case NODE -> node(e.getNodeEvent());
+            }
+        }
+
+        void telemetry(Telemetry t) {
+            if (t.getKind() != TelemetryKind.JOB_PROGRESS) return;
+            JobRecord j = jobs.get(t.getJob());
+            if (j == null) return;
+            // Measured progress replaces both views: it is the truth the prediction drifted from.
+            j.setDone(t.getProgress());
+            j.setModelDone(t.getProgress());
+            if (j.getNode() != null && config.mode() == SchedulerConfig.Mode.REPLAY) setEnd(j);
+            dirty.add(j.getSpec().getId());
+        }
+
+        void node(NodeEvent ev) {
+            List<NodeSlot> nodes = s.getNodes();
+            NodeSlot slot = null;
+            for (NodeSlot n : nodes) if (n.getId().equals(ev.getNode())) slot = n;
+            switch (ev.getKind()) {
+                case ADDED -> {
+                    if (slot == null) {
+                        nodes.add(new NodeSlot(ev.getNode(), ev.getType(), new ArrayList<>(ev.getAllowedTypes()), null, true));
+                    } else {
+                        slot.setUp(true);
+                        slot.setFixedType(ev.getType());
+                        slot.setAllowedTypes(new ArrayList<>(ev.getAllowedTypes()));
+                    }
+                }
+                case REMOVED, FAILED, TYPE_CHANGED -> {
+                    if (slot == null) return;
+                    String reason = "node " + ev.getNode() + " " + ev.getKind().name().toLowerCase().replace('_', ' ');
+                    for (JobRecord j : new ArrayList<>(jobs.values())) if (ev.getNode().equals(j.getNode())) preempt(j, reason);
+                    slot.setCurrentType(null);
+                    switch (ev.getKind()) {
+                        case REMOVED -> nodes.remove(slot);
+                        case FAILED -> slot.setUp(false);
+                        default -> {
+                            slot.setFixedType(ev.getType());
+                            slot.setAllowedTypes(new ArrayList<>());
+                        }
+                    }
+                }
+            }
+            triggers.add("NODE");
+        }
+
+        void preempt(JobRecord j, String reason) {
+            emit(decision(j, DecisionAction.PREEMPT, j.getNode(), j.getType(), j.getGpus(), null, null, null).setReason(reason).build());
+            j.setNode(null);
+            j.setType(null);
+            j.setGpus(0);
+            j.setEndMillis(-1L);
+            j.setPreemptions(j.getPreemptions() + 1);
+            dirty.add(j.getSpec().getId());
+        }
+
+        /** A job ends now: COMPLETE decision, its tardiness cost, job metrics and (replay) the completion record. */
+        void complete(JobRecord j, boolean simulated) {
+            JobSubmitted spec = j.getSpec();
+            double t = now / 1000.0;
+            if (j.getNode() != null) emit(decision(j, DecisionAction.COMPLETE, j.getNode(), j.getType(), j.getGpus(), null, t, null).build());
+            double tardiness = RealCost.tardinessCost(spec.getWeight(), t, spec.getDue());
+            s.setAccruedTardinessCost(s.getAccruedTardinessCost() + tardiness);
+            s.setCompletedJobs(s.getCompletedJobs() + 1);
+            ctx.output(JOB_METRICS, JobMetrics.newBuilder().setTime(t).setJob(spec.getId()).setPolicy(policy).setController(controller)
+                    .setSubmit(spec.getSubmit()).setDue(spec.getDue()).setWeight(spec.getWeight()).setFirstStart(j.getFirstStart())
+                    .setJctSeconds(t - spec.getSubmit()).setTardinessSeconds(Math.max(0, t - spec.getDue())).setTardinessCost(tardiness)
+                    .setPreemptions(j.getPreemptions()).setMigrations(j.getMigrations()).setResizes(j.getResizes())
+                    .setActualFactor(factor(j)).build());
+            if (simulated) {
+                ctx.output(COMPLETIONS, JobCompleted.newBuilder().setTime(t).setJob(spec.getId()).setNode(j.getNode()).setType(j.getType())
+                        .setGpus(j.getNode() == null ? null : j.getGpus()).setPolicy(policy).setController(controller).build());
+            }
+            jobs.remove(spec.getId());
+            removed.add(spec.getId());
+            triggers.add("COMPLETION");
+        }
+
+        /** Calls the policy on the current state and emits the changes; true when some job runs afterwards. */
+        boolean reschedule() {
+            List<NodeSlot> up = new ArrayList<>();
+            for (NodeSlot n : s.getNodes()) if (n.getUp()) up.add(n);
+            List<JobRecord> ordered = new ArrayList<>(jobs.values());
+            ordered.sort(JOB_ORDER);
+            long nanos = 0;
+            double objective = 0;
+            List<PlacementDecision> changes = new ArrayList<>();
+            if (!up.isEmpty() && !ordered.isEmpty()) {
+                List<Node> nodes = new ArrayList<>();
+                Map<String, Integer> nodeIndex = new HashMap<>();
+                for (NodeSlot n : up) {
+                    nodeIndex.put(n.getId(), nodes.size());
+                    nodes.add(new Node(n.getId(), n.getFixedType(), n.getAllowedTypes()));
+                }
+                Cluster cluster = new Cluster(catalog, nodes);
+                boolean[] available = new boolean[cluster.typeCount()];
+                for (int n = 0; n < cluster.nodeCount(); n++) for (int t : cluster.candidateTypes(n)) available[t] = true;
+                List<JobRecord> candidates = new ArrayList<>();
+                List<JobState> states = new ArrayList<>();
+                for (JobRecord j : ordered) {
+                    Job job = model(j);
+                    boolean feasible = false;
+                    for (Map.Entry<String, Map<Integer, Double>> e : job.times().entrySet()) {
+                        int t = cluster.typeIndex(e.getKey());
+                        if (available[t]) {
+                            for (int g : e.getValue().keySet()) if (g <= cluster.type(t).gpus()) feasible = true;
+                        }
+                    }
+                    if (!feasible) continue; // waits until a node that can run it comes (back)
+                    Placement current = j.getNode() == null ? null : new Placement(nodeIndex.get(j.getNode()), cluster.typeIndex(j.getType()), j.getGpus());
+                    candidates.add(j);
+                    states.add(new JobState(job, Math.min(j.getModelDone(), MAX_MODEL_DONE), current));
+                }
+                int[] currentType = new int[cluster.nodeCount()];
+                for (int n = 0; n < up.size(); n++) {
+                    String t = up.get(n).getCurrentType();
+                    currentType[n] = t == null ? -1 : cluster.typeIndex(t);
+                }
+                if (!candidates.isEmpty()) {
+                    SchedulingProblem problem = new SchedulingProblem(now / 1000.0, cluster, states, currentType, config.objective());
+                    RandomState random = new RandomState(s.getRandomState());
+                    long start = System.nanoTime();
+                    Schedule schedule = policies.get(policy).schedule(problem, random);
+                    nanos = System.nanoTime() - start;
+                    s.setRandomState(random.state());
+                    objective = schedule.objective();
+                    applySchedule(cluster, candidates, schedule, changes);
+                    for (int n = 0; n < up.size(); n++) {
+                        boolean used = false;
+                        for (JobRecord j : jobs.values()) if (up.get(n).getId().equals(j.getNode())) used = true;
+                        int t = schedule.nodeType(n);
+                        up.get(n).setCurrentType(used && t >= 0 ? cluster.type(t).name() : null);
+                    }
+                }
+            }
+            changes.forEach(this::emit);
+            int running = 0;
+            for (JobRecord j : jobs.values()) if (j.getNode() != null) running++;
+            ctx.output(SCHEDULING_METRICS, SchedulingMetrics.newBuilder().setTime(now / 1000.0).setPolicy(policy).setController(controller)
+                    .setTrigger(String.join("+", triggers)).setFObj(objective).setOptimizerNanos(nanos)
+                    .setQueueLength(jobs.size() - running).setRunning(running).setDecisions(changes.size())
+                    .setAccruedExecutionCost(s.getAccruedExecutionCost()).setAccruedTardinessCost(s.getAccruedTardinessCost())
+                    .setCompletedJobs(s.getCompletedJobs()).build());
+            return running > 0;
+        }
+
+        void applySchedule(Cluster cluster, List<JobRecord> candidates, Schedule schedule, List<PlacementDecision> changes) {
+            List<PlacementDecision> preempt = new ArrayList<>();
+            List<PlacementDecision> resize = new ArrayList<>();
+            List<PlacementDecision> migrate = new ArrayList<>();
+            List<PlacementDecision> start = new ArrayList<>();
+            double t = now / 1000.0;
+            for (int i = 0; i < candidates.size(); i++) {
+                JobRecord j = candidates.get(i);
+                Placement p = schedule.placement(i);
+                String oldNode = j.getNode();
+                if (p == null) {
+                    if (oldNode != null) {
+                        preempt.add(decision(j, DecisionAction.PREEMPT, oldNode, j.getType(), j.getGpus(), null, null, null).build());
+                        j.setNode(null);
+                        j.setType(null);
+                        j.setGpus(0);
+                        j.setEndMillis(-1L);
+                        j.setPreemptions(j.getPreemptions() + 1);
+                        dirty.add(j.getSpec().getId());
+                    }
+                    continue;
+                }
+                String node = cluster.node(p.node()).id();
+                String type = cluster.type(p.type()).name();
+                boolean sameNode = node.equals(oldNode);
+                if (sameNode && type.equals(j.getType()) && p.gpus() == j.getGpus()) continue;
+                DecisionAction action = oldNode == null ? DecisionAction.START : sameNode ? DecisionAction.RESIZE : DecisionAction.MIGRATE;
+                j.setNode(node);
+                j.setType(type);
+                j.setGpus(p.gpus());
+                if (j.getFirstStart() == null) j.setFirstStart(t);
+                if (action == DecisionAction.RESIZE) j.setResizes(j.getResizes() + 1);
+                if (action == DecisionAction.MIGRATE) j.setMigrations(j.getMigrations() + 1);
+                if (config.mode() == SchedulerConfig.Mode.REPLAY) setEnd(j);
+                dirty.add(j.getSpec().getId());
+                double remaining = model(j).timeOn(type, p.gpus()) * (1 - Math.min(j.getModelDone(), MAX_MODEL_DONE));
+                double expectedEnd = t + remaining;
+                double expectedCost = remaining / 3600.0 * typesByName.get(type).costPerHour(p.gpus())
+                        + RealCost.tardinessCost(j.getSpec().getWeight(), expectedEnd, j.getSpec().getDue());
+                PlacementDecision d = decision(j, action, node, type, p.gpus(), sameNode ? null : oldNode, expectedEnd, expectedCost).build();
+                (action == DecisionAction.START ? start : action == DecisionAction.RESIZE ? resize : migrate).add(d);
+            }
+            // Releases first, so a reader applying decisions in order never sees a node over capacity.
+            resize.sort(Comparator.comparingInt(PlacementDecision::getGpus));
+            changes.addAll(preempt);
+            changes.addAll(resize);
+            changes.addAll(migrate);
+            changes.addAll(start);
+        }
+
+        /** Replay: the real end of a running job on its placement, and a timer for it. */
+        void setEnd(JobRecord j) {
+            double actualRemaining = model(j).timeOn(j.getType(), j.getGpus()) * factor(j) * Math.max(0, 1 - j.getDone());
+            long end = now + Math.max(1, (long) Math.ceil(actualRemaining * 1000 - 1e-6));
+            j.setEndMillis(end);
+            ctx.timerService().registerEventTimeTimer(end);
+        }
+
+        PlacementDecision.Builder decision(JobRecord j, DecisionAction action, String node, String type, int gpus, String previousNode,
+                                           Double expectedCompletion, Double expectedCost) {
+            return PlacementDecision.newBuilder().setTime(now / 1000.0).setJob(j.getSpec().getId()).setAction(action).setNode(node).setType(type)
+                    .setGpus(gpus).setPreviousNode(previousNode).setExpectedCompletion(expectedCompletion).setExpectedCost(expectedCost)
+                    .setPolicy(policy).setController(controller).setSeq(0).setReason(null);
+        }
+
+        void emit(PlacementDecision d) {
+            s.setSeq(s.getSeq() + 1);
+            d.setSeq(s.getSeq());
+            out.collect(d);
+        }
+    }
+
+    private Job model(JobRecord j) {
+        return modelCache.computeIfAbsent(j.getSpec().getId(), id -> RecordParser.toJob(j.getSpec()));
+    }
+
+    private static double factor(JobRecord j) {
+        Double f = j.getSpec().getActualFactor();
+        return f == null ? 1.0 : f;
+    }
+
+    /** For tests: the key's active jobs. */
+    int activeJobs() throws Exception {
+        int n = 0;
+        for (String ignored : jobsState.keys()) n++;
+        return n;
+    }
+
+    /** For tests: buffered timestamps of the key. */
+    int pendingTimestamps() throws Exception {
+        int n = 0;
+        for (Long ignored : pending.keys()) n++;
+        return n;
+    }
+}

@@ -1,0 +1,247 @@
+package org.gpusched.streaming;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.StateTtlConfig;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+import org.gpusched.streaming.avro.ExecutionTime;
+import org.gpusched.streaming.avro.JobSubmitted;
+import org.gpusched.streaming.avro.NodeEvent;
+import org.gpusched.streaming.avro.RejectedRecord;
+import org.gpusched.streaming.avro.TelemetryKind;
+import org.gpusched.streaming.state.ControllerEvent;
+import org.gpusched.streaming.state.EventBatch;
+import org.gpusched.streaming.state.NodeSlot;
+
+/**
+ * The central queue of the hierarchical paper: sends each submission to one of the K controllers round robin (in
+ * submission order, skipping a controller whose nodes cannot run the job), routes completions and job telemetry to
+ * the job's controller and node events and node telemetry to the node's owner (configured node i: controller
+ * i mod K; added nodes continue the count), and copies every routed event to each policy's key, so several
+ * policies see the same stream. Events are buffered until the watermark passes their time, then handled sorted by
+ * {@link EventOrder}, so the assignment does not depend on arrival order.
+ *
+ * <p>State (one key): {@link #PENDING} events per timestamp, cleared when their timer fires; {@link #NEXT} the round
+ * robin counter; {@link #JOB_OWNER} job id to controller, removed when a completion is routed (live mode) and
+ * otherwise expired by a TTL ({@link #JOB_OWNER_RETENTION}, processing time) so replay state stays bounded; it
+ * also rejects duplicate ids; {@link #NODES} and {@link #NODE_COUNT} the nodes, their owner and types.
+ */
+public final class Dispatcher extends KeyedProcessFunction<String, ControllerEvent, ControllerEvent> {
+    private static final long serialVersionUID = 1L;
+    public static final String KEY = "dispatch";
+    public static final Duration JOB_OWNER_RETENTION = Duration.ofHours(24);
+    public static final OutputTag<RejectedRecord> REJECTED = RecordParser.REJECTED;
+    public static final OutputTag<JobSubmitted> ACCEPTED = new OutputTag<>("accepted-jobs", new AvroTypeInfo<>(JobSubmitted.class));
+
+    static final MapStateDescriptor<Long, EventBatch> PENDING = new MapStateDescriptor<>("dispatch-pending", Types.LONG, new AvroTypeInfo<>(EventBatch.class));
+    static final ValueStateDescriptor<Integer> NEXT = new ValueStateDescriptor<>("dispatch-next", Types.INT);
+    static final MapStateDescriptor<String, Integer> JOB_OWNER = new MapStateDescriptor<>("dispatch-job-owner", Types.STRING, Types.INT);
+    static final MapStateDescriptor<String, NodeSlot> NODES = new MapStateDescriptor<>("dispatch-nodes", Types.STRING, new AvroTypeInfo<>(NodeSlot.class));
+    static final MapStateDescriptor<String, Integer> NODE_OWNER = new MapStateDescriptor<>("dispatch-node-owner", Types.STRING, Types.INT);
+    static final ValueStateDescriptor<Integer> NODE_COUNT = new ValueStateDescriptor<>("dispatch-node-count", Types.INT);
+
+    static {
+        JOB_OWNER.enableTimeToLive(StateTtlConfig.newBuilder(JOB_OWNER_RETENTION).build());
+    }
+
+    private final SchedulerConfig config;
+    private transient MapState<Long, EventBatch> pending;
+    private transient ValueState<Integer> next;
+    private transient MapState<String, Integer> jobOwner;
+    private transient MapState<String, NodeSlot> nodes;
+    private transient MapState<String, Integer> nodeOwner;
+    private transient ValueState<Integer> nodeCount;
+    /** Per controller, the most GPUs of each type its up nodes offer; derived from NODES, rebuilt after a change. */
+    private transient List<Map<String, Integer>> capacity;
+
+    public Dispatcher(SchedulerConfig config) {
+        this.config = config;
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        pending = getRuntimeContext().getMapState(PENDING);
+        next = getRuntimeContext().getState(NEXT);
+        jobOwner = getRuntimeContext().getMapState(JOB_OWNER);
+        nodes = getRuntimeContext().getMapState(NODES);
+        nodeOwner = getRuntimeContext().getMapState(NODE_OWNER);
+        nodeCount = getRuntimeContext().getState(NODE_COUNT);
+        capacity = null;
+    }
+
+    @Override
+    public void processElement(ControllerEvent event, Context ctx, Collector<ControllerEvent> out) throws Exception {
+        long t = event.getTimeMillis();
+        EventBatch batch = pending.get(t);
+        if (batch == null) batch = new EventBatch(new ArrayList<>());
+        batch.getEvents().add(event);
+        pending.put(t, batch);
+        ctx.timerService().registerEventTimeTimer(t);
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<ControllerEvent> out) throws Exception {
+        EventBatch batch = pending.get(timestamp);
+        if (batch == null) return;
+        pending.remove(timestamp);
+        initNodes();
+        List<ControllerEvent> events = new ArrayList<>(batch.getEvents());
+        events.sort(EventOrder.ORDER);
+        for (ControllerEvent e : events) {
+            switch (e.getKind()) {
+                case SUBMISSION -> submit(e, ctx, out);
+                case COMPLETION -> {
+                    Integer owner = jobOwner.get(e.getId());
+                    if (owner == null) reject(ctx, e, "completion of unknown or finished job " + e.getId(), "job");
+                    else {
+                        jobOwner.remove(e.getId());
+                        broadcast(e, owner, out);
+                    }
+                }
+                case TELEMETRY -> {
+                    boolean job = e.getTelemetry().getKind() == TelemetryKind.JOB_PROGRESS;
+                    Integer owner = job ? jobOwner.get(e.getId()) : nodeOwner.get(e.getId());
+                    if (owner == null) reject(ctx, e, "telemetry of unknown " + (job ? "job " : "node ") + e.getId(), job ? "job" : "node");
+                    else broadcast(e, owner, out);
+                }
+                case NODE -> node(e, ctx, out);
+            }
+        }
+    }
+
+    private void submit(ControllerEvent e, OnTimerContext ctx, Collector<ControllerEvent> out) throws Exception {
+        JobSubmitted job = e.getSubmitted();
+        if (jobOwner.contains(job.getId())) {
+            reject(ctx, e, "job " + job.getId() + ": duplicate id (a job with this id is already active)", "id");
+            return;
+        }
+        int k = config.controllers();
+        int start = next.value() == null ? 0 : next.value();
+        List<Map<String, Integer>> cap = capacity();
+        for (int i = 0; i < k; i++) {
+            int c = (start + i) % k;
+            if (canRun(cap.get(c), job)) {
+                next.update((c + 1) % k);
+                jobOwner.put(job.getId(), c);
+                ctx.output(ACCEPTED, job);
+                broadcast(e, c, out);
+                return;
+            }
+        }
+        reject(ctx, e, "job " + job.getId() + ": no controller has a node that can run any of its configurations " + configurations(job), "times");
+    }
+
+    private static boolean canRun(Map<String, Integer> cap, JobSubmitted job) {
+        for (ExecutionTime t : job.getTimes()) {
+            Integer g = cap.get(t.getType());
+            if (g != null && g >= t.getGpus()) return true;
+        }
+        return false;
+    }
+
+    private static String configurations(JobSubmitted job) {
+        List<String> c = new ArrayList<>();
+        for (ExecutionTime t : job.getTimes()) c.add(t.getType() + "x" + t.getGpus());
+        return c.toString();
+    }
+
+    private void node(ControllerEvent e, OnTimerContext ctx, Collector<ControllerEvent> out) throws Exception {
+        NodeEvent ev = e.getNodeEvent();
+        String id = ev.getNode();
+        NodeSlot slot = nodes.get(id);
+        Integer owner = nodeOwner.get(id);
+        switch (ev.getKind()) {
+            case ADDED -> {
+                if (slot != null && slot.getUp()) {
+                    reject(ctx, e, "node " + id + ": ADDED but already up", "node");
+                    return;
+                }
+                if (owner == null) {
+                    int count = nodeCount.value();
+                    owner = count % config.controllers();
+                    nodeCount.update(count + 1);
+                    nodeOwner.put(id, owner);
+                }
+                nodes.put(id, new NodeSlot(id, ev.getType(), new ArrayList<>(ev.getAllowedTypes()), null, true));
+            }
+            case REMOVED, FAILED, TYPE_CHANGED -> {
+                if (slot == null) {
+                    reject(ctx, e, "node " + id + ": " + ev.getKind() + " of an unknown node", "node");
+                    return;
+                }
+                if (ev.getKind() == org.gpusched.streaming.avro.NodeEventKind.REMOVED) {
+                    nodes.remove(id);
+                } else if (ev.getKind() == org.gpusched.streaming.avro.NodeEventKind.FAILED) {
+                    slot.setUp(false);
+                    nodes.put(id, slot);
+                } else {
+                    slot.setFixedType(ev.getType());
+                    slot.setAllowedTypes(new ArrayList<>());
+                    nodes.put(id, slot);
+                }
+            }
+        }
+        capacity = null;
+        broadcast(e, owner, out);
+    }
+
+    private void broadcast(ControllerEvent e, int controller, Collector<ControllerEvent> out) {
+        for (String policy : config.policies()) {
+            ControllerEvent copy = ControllerEvent.newBuilder(e).setPolicy(policy).setController(controller).build();
+            out.collect(copy);
+        }
+    }
+
+    private void reject(OnTimerContext ctx, ControllerEvent e, String reason, String field) {
+        Object payload = e.getSubmitted() != null ? e.getSubmitted() : e.getCompleted() != null ? e.getCompleted()
+                : e.getNodeEvent() != null ? e.getNodeEvent() : e.getTelemetry();
+        ctx.output(REJECTED, RejectedRecord.newBuilder().setSource(e.getSource()).setPosition(e.getPosition())
+                .setText(String.valueOf(payload)).setBytes(null).setReason(reason).setField(field).build());
+    }
+
+    /** First use: the configured nodes, node i owned by controller i mod K. */
+    private void initNodes() throws Exception {
+        if (nodeCount.value() != null) return;
+        List<SchedulerConfig.NodeSpec> configured = config.nodes();
+        for (int i = 0; i < configured.size(); i++) {
+            SchedulerConfig.NodeSpec n = configured.get(i);
+            nodes.put(n.id(), new NodeSlot(n.id(), n.fixedType(), new ArrayList<>(n.allowedTypes()), null, true));
+            nodeOwner.put(n.id(), config.controllerOfNode(i));
+        }
+        nodeCount.update(configured.size());
+        capacity = null;
+    }
+
+    private List<Map<String, Integer>> capacity() throws Exception {
+        if (capacity != null) return capacity;
+        List<Map<String, Integer>> cap = new ArrayList<>();
+        for (int k = 0; k < config.controllers(); k++) cap.add(new HashMap<>());
+        Map<String, Integer> gpusOf = new HashMap<>();
+        config.types().forEach(t -> gpusOf.put(t.name(), t.gpus()));
+        Set<String> allTypes = new HashSet<>(gpusOf.keySet());
+        for (Map.Entry<String, NodeSlot> e : nodes.entries()) {
+            NodeSlot slot = e.getValue();
+            if (!slot.getUp()) continue;
+            Map<String, Integer> c = cap.get(nodeOwner.get(e.getKey()));
+            List<String> possible = slot.getFixedType() != null ? List.of(slot.getFixedType())
+                    : slot.getAllowedTypes().isEmpty() ? new ArrayList<>(allTypes) : slot.getAllowedTypes();
+            for (String t : possible) c.merge(t, gpusOf.get(t), Math::max);
+        }
+        capacity = cap;
+        return cap;
+    }
+}

@@ -1,0 +1,362 @@
+package org.gpusched.streaming;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.specific.SpecificDatumReader;
+import org.apache.avro.specific.SpecificRecordBase;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
+import org.gpusched.core.model.InvalidInstanceException;
+import org.gpusched.core.model.Job;
+import org.gpusched.core.model.NodeType;
+import org.gpusched.core.random.RandomState;
+import org.gpusched.formats.FormatException;
+import org.gpusched.formats.TraceJob;
+import org.gpusched.formats.TraceJson;
+import org.gpusched.streaming.avro.ExecutionTime;
+import org.gpusched.streaming.avro.JobCompleted;
+import org.gpusched.streaming.avro.JobSubmitted;
+import org.gpusched.streaming.avro.NodeEvent;
+import org.gpusched.streaming.avro.NodeEventKind;
+import org.gpusched.streaming.avro.RejectedRecord;
+import org.gpusched.streaming.avro.Telemetry;
+import org.gpusched.streaming.avro.TelemetryKind;
+import org.gpusched.streaming.state.ControllerEvent;
+import org.gpusched.streaming.state.EventKind;
+
+/**
+ * Parses and validates the raw records of one input topic into {@link ControllerEvent}s. Text is JSON (a trace line
+ * for submissions), bytes are plain Avro binary of the topic's schema. Anything unusable (unreadable, a missing or
+ * impossible field, an unknown node type, a due date before submission, a configuration with more GPUs than its
+ * type has) goes to {@link #REJECTED} with the reason and the job goes on. Blank text lines are skipped. Stateless;
+ * under noise it also draws each job's actualFactor, deterministically from the seed and the job id.
+ */
+public final class RecordParser extends ProcessFunction<RawRecord, ControllerEvent> {
+    private static final long serialVersionUID = 1L;
+    public static final OutputTag<RejectedRecord> REJECTED = new OutputTag<>("rejected", new AvroTypeInfo<>(RejectedRecord.class));
+    private static final long NOISE_STREAM = 0x4E4F495345L;
+    private static final ObjectMapper EXTRAS_JSON = new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+
+    private final Topics topic;
+    private final SchedulerConfig config;
+    private transient ObjectMapper json;
+    private transient Map<String, NodeType> types;
+
+    public RecordParser(Topics topic, SchedulerConfig config) {
+        if (!topic.isInput()) throw new IllegalArgumentException(topic + " is not an input topic");
+        this.topic = topic;
+        this.config = config;
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        json = new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+        types = config.cluster().typesByName();
+    }
+
+    @Override
+    public void processElement(RawRecord raw, Context ctx, Collector<ControllerEvent> out) {
+        if (json == null) open(null);
+        if (raw.text != null && raw.text.isBlank()) return;
+        try {
+            ControllerEvent event = switch (topic) {
+                case SUBMISSIONS -> submission(raw);
+                case COMPLETIONS -> completion(raw);
+                case NODE_EVENTS -> nodeEvent(raw);
+                case TELEMETRY -> telemetry(raw);
+                default -> throw new IllegalStateException(topic.name());
+            };
+            event.setSource(raw.source == null ? topic.topic() : raw.source);
+            event.setPosition(raw.position == null ? "" : raw.position);
+            out.collect(event);
+        } catch (Rejection e) {
+            ctx.output(REJECTED, rejected(raw, e.getMessage(), e.field));
+        }
+    }
+
+    /** A record the job cannot use: reason and, when known, the field. */
+    static final class Rejection extends Exception {
+        final String field;
+        Rejection(String message, String field) {
+            super(message, null, false, false);
+            this.field = field;
+        }
+    }
+
+    static RejectedRecord rejected(RawRecord raw, String reason, String field) {
+        return RejectedRecord.newBuilder()
+                .setSource(raw.source == null ? "" : raw.source)
+                .setPosition(raw.position == null ? "" : raw.position)
+                .setText(raw.text)
+                .setBytes(raw.bytes == null ? null : java.nio.ByteBuffer.wrap(raw.bytes))
+                .setReason(reason).setField(field).build();
+    }
+
+    /** Flink timestamp of a time in seconds: rounded up to the ms so nothing is processed before it happens. */
+    public static long toMillis(double seconds) {
+        return (long) Math.ceil(seconds * 1000 - 1e-6);
+    }
+
+    // ---------------------------------------------------------------- submissions
+
+    private ControllerEvent submission(RawRecord raw) throws Rejection {
+        JobSubmitted job;
+        if (raw.text != null) {
+            TraceJob parsed;
+            try {
+                parsed = TraceJson.parse(raw.text);
+            } catch (FormatException e) {
+                throw new Rejection(e.getMessage(), e.field());
+            }
+            job = toAvro(parsed);
+        } else {
+            job = decode(raw, JobSubmitted.class);
+            validate(job);
+        }
+        checkAgainstCluster(job);
+        if (job.getActualFactor() == null && config.noise() > 0) job.setActualFactor(actualFactor(config.seed(), config.noise(), job.getId()));
+        Double factor = job.getActualFactor();
+        if (factor != null && (!(factor > 0) || factor.isInfinite())) {
+            throw new Rejection("job " + job.getId() + ": actualFactor must be a positive number, got " + job.getActualFactor(), "actualFactor");
+        }
+        return event(toMillis(job.getSubmit()), EventKind.SUBMISSION, job.getId()).setSubmitted(job).build();
+    }
+
+    /** The real/predicted duration ratio of a job under noise F: uniform in [1-F, 1+F], a pure function of seed and id. */
+    public static double actualFactor(long seed, double noise, String jobId) {
+        RandomState r = RandomState.derive(seed ^ NOISE_STREAM, stableHash(jobId));
+        return 1 - noise + 2 * noise * r.nextDouble();
+    }
+
+    /** A 64-bit FNV-1a hash of the id: stable across JVMs (String.hashCode is too, but only 32 bits). */
+    static long stableHash(String s) {
+        long h = 0xcbf29ce484222325L;
+        for (int i = 0; i < s.length(); i++) {
+            h ^= s.charAt(i);
+            h *= 0x100000001b3L;
+        }
+        return h;
+    }
+
+    private JobSubmitted toAvro(TraceJob parsed) throws Rejection {
+        try {
+            return toSubmitted(parsed);
+        } catch (IllegalArgumentException e) {
+            throw new Rejection(e.getMessage(), "actualFactor");
+        }
+    }
+
+    /**
+     * The Avro submission of a parsed trace line, as this job and {@code gpusched produce} encode it: times in the
+     * job's order (type by type, GPU counts ascending), actualFactor out of the extras, the other extras as one JSON
+     * object with sorted keys.
+     *
+     * @throws IllegalArgumentException when actualFactor is not a number
+     */
+    public static JobSubmitted toSubmitted(TraceJob parsed) {
+        Job j = parsed.job();
+        List<ExecutionTime> times = new ArrayList<>();
+        j.times().forEach((type, perGpus) -> perGpus.forEach((g, s) -> times.add(new ExecutionTime(type, g, s))));
+        Map<String, Object> extras = new TreeMap<>(parsed.extras());
+        Double factor = null;
+        Object f = extras.remove("actualFactor");
+        if (f != null) {
+            if (!(f instanceof Number n)) throw new IllegalArgumentException("job " + j.id() + ": field 'actualFactor' must be a number, got " + f);
+            factor = n.doubleValue();
+        }
+        String extrasJson = null;
+        if (!extras.isEmpty()) {
+            try {
+                extrasJson = EXTRAS_JSON.writeValueAsString(extras);
+            } catch (JsonProcessingException e) {
+                throw new IllegalArgumentException("job " + j.id() + ": optional fields cannot be re-encoded (" + e.getOriginalMessage() + ")");
+            }
+        }
+        return JobSubmitted.newBuilder().setId(j.id()).setSubmit(j.submitSeconds()).setDue(j.dueSeconds()).setWeight(j.weightPerHour())
+                .setTimes(times).setActualFactor(factor).setExtrasJson(extrasJson).build();
+    }
+
+    /** The core model's validation (ids, times, due >= submit, ...) on an Avro submission. */
+    private static void validate(JobSubmitted job) throws Rejection {
+        try {
+            toJob(job);
+        } catch (InvalidInstanceException e) {
+            throw new Rejection(e.getMessage(), fieldOf(e.getMessage()));
+        }
+    }
+
+    /** The core model's job of an Avro submission; throws {@link InvalidInstanceException} when it is impossible. */
+    public static Job toJob(JobSubmitted job) {
+        Map<String, Map<Integer, Double>> times = new LinkedHashMap<>();
+        if (job.getTimes() != null) {
+            for (ExecutionTime t : job.getTimes()) {
+                Map<Integer, Double> perGpus = times.computeIfAbsent(t.getType(), k -> new TreeMap<>());
+                if (perGpus.put(t.getGpus(), t.getSeconds()) != null) {
+                    throw new InvalidInstanceException("job " + job.getId() + ": times." + t.getType() + "." + t.getGpus() + " given twice");
+                }
+            }
+        }
+        return new Job(job.getId(), job.getSubmit(), job.getDue(), job.getWeight(), times);
+    }
+
+    private static String fieldOf(String message) {
+        for (String f : new String[] {"times", "submit", "due", "weight", "id"}) if (message.contains(f)) return f;
+        return null;
+    }
+
+    private void checkAgainstCluster(JobSubmitted job) throws Rejection {
+        for (ExecutionTime t : job.getTimes()) {
+            NodeType type = types.get(t.getType());
+            String field = "times." + t.getType();
+            if (type == null) {
+                throw new Rejection("job " + job.getId() + ": unknown node type '" + t.getType() + "' in times (cluster types: " + types.keySet() + ")", field);
+            }
+            if (t.getGpus() > type.gpus()) {
+                throw new Rejection("job " + job.getId() + ": " + field + "." + t.getGpus() + " asks for more GPUs than " + t.getType() + " has (" + type.gpus() + ")", field + "." + t.getGpus());
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- other topics
+
+    private ControllerEvent completion(RawRecord raw) throws Rejection {
+        JobCompleted c;
+        if (raw.text != null) {
+            JsonNode root = jsonObject(raw.text);
+            c = JobCompleted.newBuilder().setTime(number(root, "time")).setJob(text(root, "job")).build();
+        } else {
+            c = decode(raw, JobCompleted.class);
+        }
+        checkTime(c.getTime(), "time");
+        if (c.getJob() == null || c.getJob().isBlank()) throw new Rejection("field 'job' is missing", "job");
+        return event(toMillis(c.getTime()), EventKind.COMPLETION, c.getJob()).setCompleted(c).build();
+    }
+
+    private ControllerEvent nodeEvent(RawRecord raw) throws Rejection {
+        NodeEvent e;
+        if (raw.text != null) {
+            JsonNode root = jsonObject(raw.text);
+            NodeEventKind kind;
+            String k = text(root, "kind");
+            try {
+                kind = NodeEventKind.valueOf(k);
+            } catch (IllegalArgumentException ex) {
+                throw new Rejection("field 'kind' must be one of ADDED, REMOVED, FAILED, TYPE_CHANGED, got '" + k + "'", "kind");
+            }
+            List<String> allowed = new ArrayList<>();
+            JsonNode a = root.get("allowedTypes");
+            if (a != null && !a.isNull()) {
+                if (!a.isArray()) throw new Rejection("field 'allowedTypes' must be an array of type names", "allowedTypes");
+                a.forEach(n -> allowed.add(n.asText()));
+            }
+            JsonNode type = root.get("type");
+            e = NodeEvent.newBuilder().setTime(number(root, "time")).setNode(text(root, "node")).setKind(kind)
+                    .setType(type == null || type.isNull() ? null : type.asText()).setAllowedTypes(allowed).build();
+        } else {
+            e = decode(raw, NodeEvent.class);
+        }
+        checkTime(e.getTime(), "time");
+        if (e.getNode() == null || e.getNode().isBlank()) throw new Rejection("field 'node' is missing", "node");
+        if (e.getKind() == NodeEventKind.TYPE_CHANGED && e.getType() == null) throw new Rejection("node " + e.getNode() + ": TYPE_CHANGED needs a type", "type");
+        if (e.getType() != null && !types.containsKey(e.getType())) throw new Rejection("node " + e.getNode() + ": unknown node type '" + e.getType() + "' (cluster types: " + types.keySet() + ")", "type");
+        for (String t : e.getAllowedTypes()) {
+            if (!types.containsKey(t)) throw new Rejection("node " + e.getNode() + ": unknown node type '" + t + "' in allowedTypes (cluster types: " + types.keySet() + ")", "allowedTypes");
+        }
+        return event(toMillis(e.getTime()), EventKind.NODE, e.getNode() + "/" + e.getKind()).setNodeEvent(e).build();
+    }
+
+    private ControllerEvent telemetry(RawRecord raw) throws Rejection {
+        Telemetry t;
+        if (raw.text != null) {
+            JsonNode root = jsonObject(raw.text);
+            String k = text(root, "kind");
+            TelemetryKind kind;
+            try {
+                kind = TelemetryKind.valueOf(k);
+            } catch (IllegalArgumentException ex) {
+                throw new Rejection("field 'kind' must be JOB_PROGRESS or NODE_POWER, got '" + k + "'", "kind");
+            }
+            t = Telemetry.newBuilder().setTime(number(root, "time")).setKind(kind)
+                    .setJob(optionalText(root, "job")).setNode(optionalText(root, "node"))
+                    .setProgress(root.hasNonNull("progress") ? number(root, "progress") : null)
+                    .setPowerWatts(root.hasNonNull("powerWatts") ? number(root, "powerWatts") : null).build();
+        } else {
+            t = decode(raw, Telemetry.class);
+        }
+        checkTime(t.getTime(), "time");
+        String id;
+        if (t.getKind() == TelemetryKind.JOB_PROGRESS) {
+            if (t.getJob() == null) throw new Rejection("JOB_PROGRESS: field 'job' is missing", "job");
+            if (t.getProgress() == null || !(t.getProgress() >= 0 && t.getProgress() < 1)) throw new Rejection("job " + t.getJob() + ": progress must be in [0, 1), got " + t.getProgress(), "progress");
+            id = t.getJob();
+        } else {
+            if (t.getNode() == null) throw new Rejection("NODE_POWER: field 'node' is missing", "node");
+            if (t.getPowerWatts() == null || !(t.getPowerWatts() >= 0) || t.getPowerWatts().isInfinite()) throw new Rejection("node " + t.getNode() + ": powerWatts must be >= 0, got " + t.getPowerWatts(), "powerWatts");
+            id = t.getNode();
+        }
+        return event(toMillis(t.getTime()), EventKind.TELEMETRY, id).setTelemetry(t).build();
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private static ControllerEvent.Builder event(long millis, EventKind kind, String id) {
+        return ControllerEvent.newBuilder().setPolicy("").setController(-1).setTimeMillis(millis).setKind(kind).setId(id);
+    }
+
+    private static void checkTime(double t, String field) throws Rejection {
+        if (!Double.isFinite(t) || t < 0) throw new Rejection("field '" + field + "' must be a finite time >= 0, got " + t, field);
+    }
+
+    private <T extends SpecificRecordBase> T decode(RawRecord raw, Class<T> type) throws Rejection {
+        try {
+            BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(raw.bytes, null);
+            T value = new SpecificDatumReader<>(type).read(null, decoder);
+            if (!decoder.isEnd()) throw new Rejection("not a single Avro " + type.getSimpleName() + " record: trailing bytes", null);
+            return value;
+        } catch (IOException | RuntimeException e) {
+            throw new Rejection("not valid Avro " + type.getSimpleName() + " (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", null);
+        }
+    }
+
+    private JsonNode jsonObject(String text) throws Rejection {
+        JsonNode root;
+        try {
+            root = json.readTree(text);
+        } catch (JsonProcessingException e) {
+            throw new Rejection("not valid JSON (" + e.getOriginalMessage() + ")", null);
+        }
+        if (root == null || !root.isObject()) throw new Rejection("a record must be a JSON object", null);
+        return root;
+    }
+
+    private static double number(JsonNode root, String field) throws Rejection {
+        JsonNode v = root.get(field);
+        if (v == null || v.isNull()) throw new Rejection("field '" + field + "' is missing", field);
+        if (!v.isNumber()) throw new Rejection("field '" + field + "' must be a number, got " + v, field);
+        return v.doubleValue();
+    }
+
+    private static String text(JsonNode root, String field) throws Rejection {
+        JsonNode v = root.get(field);
+        if (v == null || v.isNull() || v.asText().isBlank()) throw new Rejection("field '" + field + "' is missing", field);
+        return v.asText();
+    }
+
+    private static String optionalText(JsonNode root, String field) {
+        JsonNode v = root.get(field);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+}

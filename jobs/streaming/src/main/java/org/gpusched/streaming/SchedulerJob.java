@@ -1,0 +1,90 @@
+package org.gpusched.streaming;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.gpusched.streaming.avro.PlacementDecision;
+import org.gpusched.streaming.avro.RejectedRecord;
+import org.gpusched.streaming.state.ControllerEvent;
+
+/**
+ * The scheduler's data flow, defined once for every entry point (replay over files, Kafka, tests):
+ * <pre>
+ * sources (raw) -> parse+validate (per topic) -> event time -> dispatch (round robin over K controllers, copied per policy)
+ *   -> keyBy(policy#controller) -> ControllerFunction -> decisions, scheduling metrics, job metrics, completions
+ * rejected records from parsing and dispatch -> rejected sink
+ * </pre>
+ */
+public final class SchedulerJob {
+    private SchedulerJob() {}
+
+    /** The operators of a defined job, for callers that want to attach more (tests, compare). */
+    public record Pipeline(SingleOutputStreamOperator<PlacementDecision> controllers, DataStream<RejectedRecord> rejected) {}
+
+    public static Pipeline define(StreamExecutionEnvironment env, JobSources sources, JobSinks sinks, SchedulerConfig cfg) {
+        Configuration pipeline = new Configuration();
+        // Every record type is Avro or a Flink basic type: a Kryo fallback would be a bug, so fail at build time.
+        pipeline.set(PipelineOptions.GENERIC_TYPES, false);
+        env.configure(pipeline);
+        if (!cfg.checkpointInterval().isZero()) env.enableCheckpointing(cfg.checkpointInterval().toMillis());
+
+        AvroTypeInfo<ControllerEvent> eventType = new AvroTypeInfo<>(ControllerEvent.class);
+        List<SingleOutputStreamOperator<ControllerEvent>> parsed = new ArrayList<>();
+        parsed.add(parse(sources.submissions(env), Topics.SUBMISSIONS, cfg, eventType));
+        if (cfg.mode() == SchedulerConfig.Mode.LIVE) {
+            sources.completions(env).ifPresent(s -> parsed.add(parse(s, Topics.COMPLETIONS, cfg, eventType)));
+        }
+        sources.nodeEvents(env).ifPresent(s -> parsed.add(parse(s, Topics.NODE_EVENTS, cfg, eventType)));
+        sources.telemetry(env).ifPresent(s -> parsed.add(parse(s, Topics.TELEMETRY, cfg, eventType)));
+
+        DataStream<ControllerEvent> events = parsed.get(0);
+        for (int i = 1; i < parsed.size(); i++) events = events.union(parsed.get(i));
+        SingleOutputStreamOperator<ControllerEvent> timed = events.assignTimestampsAndWatermarks(watermarks(cfg))
+                .uid("event-time").name("event time");
+
+        SingleOutputStreamOperator<ControllerEvent> dispatched = timed
+                .keyBy(e -> Dispatcher.KEY, org.apache.flink.api.common.typeinfo.Types.STRING)
+                .process(new Dispatcher(cfg), eventType)
+                .uid("dispatch").name("dispatch (round robin over " + cfg.controllers() + " controllers)");
+
+        SingleOutputStreamOperator<PlacementDecision> controllers = dispatched
+                .keyBy(new ControllerKey(), org.apache.flink.api.common.typeinfo.Types.STRING)
+                .process(new ControllerFunction(cfg), new AvroTypeInfo<>(PlacementDecision.class))
+                .uid("controllers").name("controllers " + cfg.policies());
+
+        DataStream<RejectedRecord> rejected = dispatched.getSideOutput(Dispatcher.REJECTED);
+        for (SingleOutputStreamOperator<ControllerEvent> p : parsed) rejected = rejected.union(p.getSideOutput(RecordParser.REJECTED));
+
+        sinks.decisions(controllers);
+        sinks.schedulingMetrics(controllers.getSideOutput(ControllerFunction.SCHEDULING_METRICS));
+        sinks.jobMetrics(controllers.getSideOutput(ControllerFunction.JOB_METRICS));
+        if (cfg.mode() == SchedulerConfig.Mode.REPLAY) sinks.completions(controllers.getSideOutput(ControllerFunction.COMPLETIONS));
+        sinks.rejected(rejected);
+        sinks.acceptedJobs(dispatched.getSideOutput(Dispatcher.ACCEPTED));
+        return new Pipeline(controllers, rejected);
+    }
+
+    private static SingleOutputStreamOperator<ControllerEvent> parse(DataStream<RawRecord> raw, Topics topic, SchedulerConfig cfg,
+                                                                     AvroTypeInfo<ControllerEvent> type) {
+        String id = topic.name().toLowerCase().replace('_', '-');
+        return raw.process(new RecordParser(topic, cfg), type).uid("parse-" + id).name("parse " + topic.topic());
+    }
+
+    static WatermarkStrategy<ControllerEvent> watermarks(SchedulerConfig cfg) {
+        WatermarkStrategy<ControllerEvent> strategy = cfg.watermarkAtEndOfInputOnly()
+                ? WatermarkStrategy.noWatermarks()
+                : WatermarkStrategy.forBoundedOutOfOrderness(cfg.outOfOrderness());
+        if (!cfg.watermarkAtEndOfInputOnly() && cfg.mode() == SchedulerConfig.Mode.LIVE) strategy = strategy.withIdleness(cfg.idleTimeout());
+        return strategy.withTimestampAssigner((e, previous) -> e.getTimeMillis());
+    }
+
+    /** Unused sources are simply absent. */
+    static <T> Optional<T> none() { return Optional.empty(); }
+}

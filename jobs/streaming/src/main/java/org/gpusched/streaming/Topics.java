@@ -1,0 +1,69 @@
+package org.gpusched.streaming;
+
+import java.util.Arrays;
+import java.util.List;
+import org.apache.avro.Schema;
+import org.apache.avro.specific.SpecificRecordBase;
+import org.gpusched.streaming.avro.JobCompleted;
+import org.gpusched.streaming.avro.JobMetrics;
+import org.gpusched.streaming.avro.JobSubmitted;
+import org.gpusched.streaming.avro.NodeEvent;
+import org.gpusched.streaming.avro.PlacementDecision;
+import org.gpusched.streaming.avro.RejectedRecord;
+import org.gpusched.streaming.avro.SchedulingMetrics;
+import org.gpusched.streaming.avro.Telemetry;
+
+/**
+ * The one registry of the job's topics: name, Avro record class (generated from schemas/*.avsc) and direction.
+ * Values are plain Avro binary of the record's schema (no single-object header, no schema registry).
+ * {@link #topic(String)} applies an optional prefix so several deployments can share one broker.
+ */
+public enum Topics {
+    SUBMISSIONS("gpusched.jobs.submitted", JobSubmitted.class, true),
+    COMPLETIONS("gpusched.jobs.completed", JobCompleted.class, true),
+    NODE_EVENTS("gpusched.nodes.events", NodeEvent.class, true),
+    TELEMETRY("gpusched.telemetry", Telemetry.class, true),
+    DECISIONS("gpusched.decisions", PlacementDecision.class, false),
+    SCHEDULING_METRICS("gpusched.metrics.scheduling", SchedulingMetrics.class, false),
+    JOB_METRICS("gpusched.metrics.jobs", JobMetrics.class, false),
+    REJECTED("gpusched.rejected", RejectedRecord.class, false);
+
+    private final String topic;
+    private final Class<? extends SpecificRecordBase> recordClass;
+    private final boolean input;
+
+    Topics(String topic, Class<? extends SpecificRecordBase> recordClass, boolean input) {
+        this.topic = topic;
+        this.recordClass = recordClass;
+        this.input = input;
+    }
+
+    /** The topic name without prefix. */
+    public String topic() { return topic; }
+
+    /** The topic name with a deployment prefix (empty or null = none). */
+    public String topic(String prefix) { return prefix == null || prefix.isEmpty() ? topic : prefix + topic; }
+
+    public Class<? extends SpecificRecordBase> recordClass() { return recordClass; }
+
+    public Schema schema() {
+        try {
+            return (Schema) recordClass.getMethod("getClassSchema").invoke(null);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("generated class " + recordClass + " has no getClassSchema()", e);
+        }
+    }
+
+    /** Whether the job reads it (completions are read in live mode and written in replay mode). */
+    public boolean isInput() { return input; }
+
+    public boolean isOutput() { return !input || this == COMPLETIONS; }
+
+    public static List<Topics> all() { return Arrays.asList(values()); }
+
+    /** The entry for a topic name (without prefix). */
+    public static Topics byTopic(String topic) {
+        for (Topics t : values()) if (t.topic.equals(topic)) return t;
+        throw new IllegalArgumentException("unknown topic '" + topic + "'");
+    }
+}

@@ -1,0 +1,44 @@
+package org.gpusched.streaming.file;
+
+import java.nio.file.Path;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.gpusched.streaming.JobSinks;
+import org.gpusched.streaming.avro.JobCompleted;
+import org.gpusched.streaming.avro.JobMetrics;
+import org.gpusched.streaming.avro.JobSubmitted;
+import org.gpusched.streaming.avro.PlacementDecision;
+import org.gpusched.streaming.avro.RejectedRecord;
+import org.gpusched.streaming.avro.SchedulingMetrics;
+
+/**
+ * Every output as JSON-lines part files in one directory ({@link #DECISIONS}-0.jsonl, ...), read back by
+ * {@link RunDirectoryWriter} to assemble run directories.
+ */
+public final class FileJobSinks implements JobSinks {
+    public static final String DECISIONS = "decisions";
+    public static final String SCHEDULING_METRICS = "scheduling-metrics";
+    public static final String JOB_METRICS = "job-metrics";
+    public static final String COMPLETIONS = "completions";
+    public static final String REJECTED = "rejected";
+    public static final String ACCEPTED_JOBS = "accepted-jobs";
+
+    private final Path dir;
+
+    public FileJobSinks(Path dir) {
+        this.dir = dir;
+    }
+
+    public Path dir() { return dir; }
+
+    @Override public void decisions(DataStream<PlacementDecision> s) { sink(s, DECISIONS); }
+    @Override public void schedulingMetrics(DataStream<SchedulingMetrics> s) { sink(s, SCHEDULING_METRICS); }
+    @Override public void jobMetrics(DataStream<JobMetrics> s) { sink(s, JOB_METRICS); }
+    @Override public void completions(DataStream<JobCompleted> s) { sink(s, COMPLETIONS); }
+    @Override public void rejected(DataStream<RejectedRecord> s) { sink(s, REJECTED); }
+    @Override public void acceptedJobs(DataStream<JobSubmitted> s) { sink(s, ACCEPTED_JOBS); }
+
+    private <T extends GenericRecord> void sink(DataStream<T> stream, String name) {
+        stream.sinkTo(new JsonLinesSink<>(dir, name)).uid("file-sink-" + name).name(name + " file");
+    }
+}

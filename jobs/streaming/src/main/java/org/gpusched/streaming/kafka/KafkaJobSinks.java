@@ -1,0 +1,71 @@
+package org.gpusched.streaming.kafka;
+
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.avro.specific.SpecificRecordBase;
+import org.gpusched.streaming.JobSinks;
+import org.gpusched.streaming.Topics;
+import org.gpusched.streaming.avro.JobCompleted;
+import org.gpusched.streaming.avro.JobMetrics;
+import org.gpusched.streaming.avro.PlacementDecision;
+import org.gpusched.streaming.avro.RejectedRecord;
+import org.gpusched.streaming.avro.SchedulingMetrics;
+
+/**
+ * The job's outputs to Kafka: one {@link KafkaSink} per output topic, plain Avro binary values.
+ * With {@link KafkaSettings#exactlyOnce()} (needs checkpointing) the sinks write in Kafka transactions committed on
+ * each checkpoint, so a restart from a checkpoint leaves every topic exactly as an uninterrupted run would;
+ * otherwise at-least-once.
+ */
+public final class KafkaJobSinks implements JobSinks {
+    private final KafkaSettings kafka;
+
+    public KafkaJobSinks(KafkaSettings kafka) {
+        this.kafka = kafka;
+    }
+
+    @Override
+    public void decisions(DataStream<PlacementDecision> decisions) {
+        attach(decisions, Topics.DECISIONS, new OutputSerializers.Decisions(topic(Topics.DECISIONS)));
+    }
+
+    @Override
+    public void schedulingMetrics(DataStream<SchedulingMetrics> metrics) {
+        attach(metrics, Topics.SCHEDULING_METRICS, new OutputSerializers.Scheduling(topic(Topics.SCHEDULING_METRICS)));
+    }
+
+    @Override
+    public void jobMetrics(DataStream<JobMetrics> metrics) {
+        attach(metrics, Topics.JOB_METRICS, new OutputSerializers.Jobs(topic(Topics.JOB_METRICS)));
+    }
+
+    @Override
+    public void completions(DataStream<JobCompleted> completions) {
+        attach(completions, Topics.COMPLETIONS, new OutputSerializers.Completions(topic(Topics.COMPLETIONS)));
+    }
+
+    @Override
+    public void rejected(DataStream<RejectedRecord> rejected) {
+        attach(rejected, Topics.REJECTED, new OutputSerializers.Rejected(topic(Topics.REJECTED)));
+    }
+
+    private String topic(Topics topic) {
+        return topic.topic(kafka.topicPrefix());
+    }
+
+    private <T extends SpecificRecordBase> void attach(DataStream<T> stream, Topics topic, AvroRecordSerializer<T> serializer) {
+        String name = "kafka-" + topic.name().toLowerCase().replace('_', '-');
+        var builder = KafkaSink.<T>builder()
+                .setBootstrapServers(kafka.bootstrap())
+                .setKafkaProducerConfig(kafka.clientConfig())
+                .setRecordSerializer(serializer);
+        if (kafka.exactlyOnce()) {
+            builder.setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+                    .setTransactionalIdPrefix(kafka.groupId() + "-" + topic.topic(kafka.topicPrefix()));
+        } else {
+            builder.setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE);
+        }
+        stream.sinkTo(builder.build()).uid("sink-" + name).name(name + " (" + serializer.topic() + ")");
+    }
+}

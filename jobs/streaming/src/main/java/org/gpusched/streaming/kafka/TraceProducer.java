@@ -1,0 +1,160 @@
+package org.gpusched.streaming.kafka;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.gpusched.core.model.Job;
+import org.gpusched.formats.FormatException;
+import org.gpusched.formats.TraceJob;
+import org.gpusched.formats.TraceJson;
+import org.gpusched.streaming.Topics;
+import org.gpusched.streaming.avro.ExecutionTime;
+import org.gpusched.streaming.avro.JobSubmitted;
+
+/**
+ * Publishes a trace file (JSON Lines) to the submissions topic as {@link JobSubmitted} records (plain Avro binary,
+ * keyed by job id), in file order, as fast as possible or time-compressed ({@code speedup}: one trace second takes
+ * 1/speedup wall seconds, measured from the first job's submission).
+ *
+ * <p>A line that is not a valid trace job is published verbatim, marked with the header
+ * {@value RawRecordDeserializer#FORMAT_HEADER}={@value RawRecordDeserializer#FORMAT_TRACE_LINE} and its file:line
+ * in {@value RawRecordDeserializer#ORIGIN_HEADER}: the job then parses it as the file path would and sends it to the
+ * rejected topic with the same reason. Blank lines are skipped, as the file path does.
+ */
+public final class TraceProducer {
+    /** Progress callback, called from the publishing thread about once a second. */
+    public interface Progress {
+        void update(long published, long malformed, double traceSeconds);
+    }
+
+    /** What one run published. */
+    public record Summary(long lines, long published, long malformed, double firstSubmit, double lastSubmit, double wallSeconds) {
+        public double recordsPerSecond() {
+            return wallSeconds > 0 ? (published + malformed) / wallSeconds : 0;
+        }
+    }
+
+    private final KafkaSettings kafka;
+    private final double speedup;
+    private final ObjectMapper json = new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+    private final AvroBinary<JobSubmitted> avro = new AvroBinary<>(JobSubmitted.class);
+
+    /** @param speedup trace seconds per wall second; 0 or less = as fast as possible */
+    public TraceProducer(KafkaSettings kafka, double speedup) {
+        if (Double.isNaN(speedup) || Double.isInfinite(speedup)) throw new IllegalArgumentException("speedup must be a finite number, got " + speedup);
+        this.kafka = kafka;
+        this.speedup = speedup;
+    }
+
+    public Summary publish(Path trace, Progress progress) throws IOException, InterruptedException {
+        if (!Files.isRegularFile(trace)) throw new FormatException(trace + ": no such trace file", null);
+        String topic = Topics.SUBMISSIONS.topic(kafka.topicPrefix());
+        Properties config = kafka.clientConfig();
+        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        config.putIfAbsent(ProducerConfig.ACKS_CONFIG, "all");
+        config.putIfAbsent(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        config.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "10");
+        config.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
+        config.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
+        config.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "60000");
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        AtomicLong acked = new AtomicLong();
+        long lines = 0, published = 0, malformed = 0;
+        double first = Double.NaN, last = Double.NaN;
+        long start = System.nanoTime();
+        long nextProgress = start + 1_000_000_000L;
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config);
+             BufferedReader in = Files.newBufferedReader(trace, StandardCharsets.UTF_8)) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                lines++;
+                if (line.isBlank()) continue;
+                if (failure.get() != null) break;
+                ProducerRecord<byte[], byte[]> record;
+                TraceJob job = parseOrNull(line);
+                if (job == null) {
+                    record = new ProducerRecord<>(topic, null, null, line.getBytes(StandardCharsets.UTF_8));
+                    record.headers().add(RawRecordDeserializer.FORMAT_HEADER, RawRecordDeserializer.FORMAT_TRACE_LINE.getBytes(StandardCharsets.UTF_8));
+                    record.headers().add(RawRecordDeserializer.ORIGIN_HEADER, (trace + ":" + lines).getBytes(StandardCharsets.UTF_8));
+                    malformed++;
+                } else {
+                    double submit = job.job().submitSeconds();
+                    if (Double.isNaN(first)) first = submit;
+                    last = submit;
+                    if (speedup > 0) waitUntil(start + (long) ((submit - first) / speedup * 1e9));
+                    record = new ProducerRecord<>(topic, null, null, job.job().id().getBytes(StandardCharsets.UTF_8), avro.encode(toSubmitted(job)));
+                    published++;
+                }
+                producer.send(record, (metadata, e) -> {
+                    if (e != null) failure.compareAndSet(null, e);
+                    else acked.incrementAndGet();
+                });
+                long now = System.nanoTime();
+                if (progress != null && now >= nextProgress) {
+                    progress.update(published, malformed, Double.isNaN(last) ? 0 : last - first);
+                    nextProgress = now + 1_000_000_000L;
+                }
+            }
+            producer.flush();
+        }
+        if (failure.get() != null) throw new IOException("publishing to " + topic + " at " + kafka.bootstrap() + " failed: " + failure.get().getMessage(), failure.get());
+        double wall = (System.nanoTime() - start) / 1e9;
+        return new Summary(lines, published, malformed, Double.isNaN(first) ? 0 : first, Double.isNaN(last) ? 0 : last, wall);
+    }
+
+    /** The job of a line, or null when the job would reject it (then the line goes verbatim, see the class doc). */
+    private static TraceJob parseOrNull(String line) {
+        TraceJob job;
+        try {
+            job = TraceJson.parse(line);
+        } catch (FormatException e) {
+            return null;
+        }
+        Object factor = job.extras().get("actualFactor");
+        return factor != null && !(factor instanceof Number) ? null : job;
+    }
+
+    private static void waitUntil(long nanoTime) throws InterruptedException {
+        long wait = nanoTime - System.nanoTime();
+        if (wait > 0) Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+    }
+
+    /**
+     * The record of a trace job, as the job's own parser builds it from a trace line (times in trace order, per
+     * type by GPU count; actualFactor out of the extras; the other extras as one JSON object, keys sorted).
+     */
+    public JobSubmitted toSubmitted(TraceJob traceJob) {
+        Job j = traceJob.job();
+        List<ExecutionTime> times = new ArrayList<>();
+        j.times().forEach((type, perGpus) -> perGpus.forEach((g, s) -> times.add(new ExecutionTime(type, g, s))));
+        Map<String, Object> extras = new TreeMap<>(traceJob.extras());
+        Object factor = extras.remove("actualFactor");
+        String extrasJson = null;
+        if (!extras.isEmpty()) {
+            try {
+                extrasJson = json.writeValueAsString(extras);
+            } catch (JsonProcessingException e) {
+                throw new IllegalArgumentException("job " + j.id() + ": optional fields cannot be encoded (" + e.getOriginalMessage() + ")", e);
+            }
+        }
+        return JobSubmitted.newBuilder().setId(j.id()).setSubmit(j.submitSeconds()).setDue(j.dueSeconds()).setWeight(j.weightPerHour())
+                .setTimes(times).setActualFactor(factor instanceof Number n ? n.doubleValue() : null).setExtrasJson(extrasJson).build();
+    }
+}

@@ -1,0 +1,215 @@
+package org.gpusched.streaming;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.gpusched.streaming.avro.DecisionAction;
+import org.gpusched.streaming.avro.JobCompleted;
+import org.gpusched.streaming.avro.JobMetrics;
+import org.gpusched.streaming.avro.JobSubmitted;
+import org.gpusched.streaming.avro.NodeEventKind;
+import org.gpusched.streaming.avro.PlacementDecision;
+import org.gpusched.streaming.avro.SchedulingMetrics;
+import org.gpusched.streaming.state.ControllerEvent;
+import org.junit.jupiter.api.Test;
+
+class ControllerFunctionTest {
+    private static final String KEY_FIFO = ControllerKey.of("fifo", 0);
+
+    private static KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> harness(SchedulerConfig cfg) throws Exception {
+        var h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ControllerFunction(cfg)), new ControllerKey(), Types.STRING);
+        h.open();
+        return h;
+    }
+
+    private static List<PlacementDecision> decisions(KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h) {
+        List<PlacementDecision> out = new ArrayList<>();
+        for (Object o : h.getOutput()) if (o instanceof StreamRecord<?> r) out.add((PlacementDecision) r.getValue());
+        return out;
+    }
+
+    private static void submit(KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h, JobSubmitted job) throws Exception {
+        ControllerEvent e = TestData.submission(job, "fifo", 0);
+        h.processElement(new StreamRecord<>(e, e.getTimeMillis()));
+    }
+
+    @Test
+    void completionTimerFiresAtRealEndAndStateFallsToZero() throws Exception {
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 3600), "fifo").build();
+        var h = harness(cfg);
+        JobSubmitted a = TestData.job("a", 10, 2000, 1, 1000);
+        a.setActualFactor(1.5); // really takes 1500 s
+        submit(h, a);
+        h.processWatermark(new Watermark(9_999));
+        assertTrue(decisions(h).isEmpty(), "nothing may happen before the watermark passes the submission");
+        h.processWatermark(new Watermark(10_000));
+        List<PlacementDecision> d = decisions(h);
+        assertEquals(1, d.size());
+        assertEquals(DecisionAction.START, d.get(0).getAction());
+        assertEquals("n0", d.get(0).getNode());
+        assertEquals(1010.0, d.get(0).getExpectedCompletion(), 1e-9, "expected completion uses the prediction");
+        // real end: 10 + 1000 x 1.5 = 1510 s; one ms earlier nothing completes
+        h.processWatermark(new Watermark(1_509_999));
+        assertEquals(1, decisions(h).size());
+        h.processWatermark(new Watermark(1_510_000));
+        d = decisions(h);
+        assertEquals(2, d.size());
+        assertEquals(DecisionAction.COMPLETE, d.get(1).getAction());
+        assertEquals(1510.0, d.get(1).getTime(), 1e-9);
+        List<JobCompleted> completed = new ArrayList<>();
+        h.getSideOutput(ControllerFunction.COMPLETIONS).forEach(r -> completed.add(r.getValue()));
+        assertEquals(1, completed.size());
+        assertEquals(1510.0, completed.get(0).getTime(), 1e-9);
+        assertEquals("n0", completed.get(0).getNode());
+        List<JobMetrics> jobs = new ArrayList<>();
+        h.getSideOutput(ControllerFunction.JOB_METRICS).forEach(r -> jobs.add(r.getValue()));
+        assertEquals(1500.0, jobs.get(0).getJctSeconds(), 1e-9);
+        assertEquals(0.0, jobs.get(0).getTardinessCost(), 1e-12, "due 2000 > 1510: on time");
+        // the node cost 1/h with its one GPU busy for 1500 s
+        SchedulingMetrics last = null;
+        for (var r : h.getSideOutput(ControllerFunction.SCHEDULING_METRICS)) last = r.getValue();
+        assertEquals(1500.0 / 3600, last.getAccruedExecutionCost(), 1e-9);
+        assertEquals("COMPLETION", last.getTrigger());
+
+        assertEquals(0, h.numEventTimeTimers(), "no timer left once the controller is idle (the periodic one is deleted)");
+        h.getOperator().setCurrentKey(KEY_FIFO);
+        ControllerFunction f = (ControllerFunction) ((KeyedProcessOperator<?, ?, ?>) h.getOperator()).getUserFunction();
+        assertEquals(0, f.activeJobs(), "finished jobs leave state");
+        assertEquals(0, f.pendingTimestamps());
+        assertEquals(1, h.numKeyedStateEntries(), "only the controller record (nodes, costs, random state) remains");
+        h.close();
+    }
+
+    @Test
+    void tardinessCostAndQueueingOnOneNode() throws Exception {
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 3600), "fifo").build();
+        var h = harness(cfg);
+        submit(h, TestData.job("a", 0, 10_000, 1, 3600));
+        submit(h, TestData.job("b", 0, 3600, 2, 1800)); // waits for a: ends at 5400, 1800 s late at 2/h -> cost 1
+        h.processWatermark(new Watermark(Long.MAX_VALUE));
+        List<JobMetrics> jobs = new ArrayList<>();
+        h.getSideOutput(ControllerFunction.JOB_METRICS).forEach(r -> jobs.add(r.getValue()));
+        assertEquals(2, jobs.size());
+        JobMetrics b = jobs.get(1);
+        assertEquals("b", b.getJob());
+        assertEquals(5400.0, b.getTime(), 1e-9);
+        assertEquals(1.0, b.getTardinessCost(), 1e-9);
+        h.close();
+    }
+
+    @Test
+    void sameTimestampEventsGiveTheSameDecisionsInAnyArrivalOrder() throws Exception {
+        List<JobSubmitted> jobs = List.of(TestData.job("a", 0, 5000, 1, 3000), TestData.job("b", 0, 4000, 3, 1000),
+                TestData.job("c", 0, 2000, 2, 500), TestData.job("d", 100, 3000, 1, 800));
+        List<String> first = null;
+        for (List<Integer> order : List.of(List.of(0, 1, 2, 3), List.of(3, 2, 1, 0), List.of(2, 0, 3, 1))) {
+            SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 600), "andreas-rg").build();
+            var h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ControllerFunction(cfg)), new ControllerKey(), Types.STRING);
+            h.open();
+            for (int i : order) {
+                ControllerEvent e = TestData.submission(jobs.get(i), "andreas-rg", 0);
+                h.processElement(new StreamRecord<>(e, e.getTimeMillis()));
+            }
+            h.processWatermark(new Watermark(Long.MAX_VALUE));
+            List<String> d = new ArrayList<>();
+            for (Object o : h.getOutput()) if (o instanceof StreamRecord<?> r) d.add(r.getValue().toString());
+            assertEquals(4, d.stream().filter(s -> s.contains("\"COMPLETE\"")).count(), "every job completes: " + d);
+            if (first == null) first = d;
+            else assertEquals(first, d, "arrival order " + order);
+            h.close();
+        }
+    }
+
+    @Test
+    void failedNodePreemptsItsJobKeepingProgress() throws Exception {
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 3600), "fifo").build();
+        var h = harness(cfg);
+        submit(h, TestData.job("a", 0, 100_000, 1, 1000));
+        h.processWatermark(new Watermark(0));
+        assertEquals("n0", decisions(h).get(0).getNode());
+        ControllerEvent fail = TestData.nodeEvent(400, "n0", NodeEventKind.FAILED, null, "fifo", 0);
+        h.processElement(new StreamRecord<>(fail, fail.getTimeMillis()));
+        h.processWatermark(new Watermark(Long.MAX_VALUE));
+        List<PlacementDecision> d = decisions(h);
+        assertEquals(DecisionAction.PREEMPT, d.get(1).getAction());
+        assertEquals(400.0, d.get(1).getTime(), 1e-9);
+        assertTrue(d.get(1).getReason().contains("n0"));
+        assertEquals(DecisionAction.START, d.get(2).getAction());
+        assertEquals("n1", d.get(2).getNode());
+        assertEquals(DecisionAction.COMPLETE, d.get(3).getAction());
+        // 400 s done before the failure, 600 s left on n1
+        assertEquals(1000.0, d.get(3).getTime(), 1e-9);
+        h.close();
+    }
+
+    @Test
+    void periodicReschedulingEveryHWhileJobsRun() throws Exception {
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 600), "fifo").build();
+        var h = harness(cfg);
+        submit(h, TestData.job("a", 0, 100_000, 1, 2000));
+        h.processWatermark(new Watermark(Long.MAX_VALUE));
+        List<String> triggers = new ArrayList<>();
+        h.getSideOutput(ControllerFunction.SCHEDULING_METRICS).forEach(r -> triggers.add(r.getValue().getTime() + ":" + r.getValue().getTrigger()));
+        assertEquals(List.of("0.0:SUBMISSION", "600.0:PERIOD", "1200.0:PERIOD", "1800.0:PERIOD", "2000.0:COMPLETION"), triggers);
+        h.close();
+    }
+
+    @Test
+    void restoreFromSnapshotContinuesWithTheSameDecisions() throws Exception {
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 600), "andreas-rg").build();
+        List<ControllerEvent> events = new ArrayList<>();
+        for (int i = 0; i < 12; i++) events.add(TestData.submission(TestData.job("j" + i, i * 50, 600 + i * 100, 1 + i % 3, 300 + 97 * i), "andreas-rg", 0));
+
+        var straight = harness(cfg);
+        for (ControllerEvent e : events) straight.processElement(new StreamRecord<>(e, e.getTimeMillis()));
+        straight.processWatermark(new Watermark(Long.MAX_VALUE));
+        List<String> expected = new ArrayList<>();
+        for (Object o : straight.getOutput()) if (o instanceof StreamRecord<?> r) expected.add(r.getValue().toString());
+        straight.close();
+
+        var before = harness(cfg);
+        for (ControllerEvent e : events) before.processElement(new StreamRecord<>(e, e.getTimeMillis()));
+        before.processWatermark(new Watermark(400_000)); // mid-run: some jobs done, some running, random state advanced
+        List<String> got = new ArrayList<>();
+        for (Object o : before.getOutput()) if (o instanceof StreamRecord<?> r) got.add(r.getValue().toString());
+        var snapshot = before.snapshot(1, 1);
+        before.close();
+
+        var after = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ControllerFunction(cfg)), new ControllerKey(), Types.STRING);
+        after.initializeState(snapshot);
+        after.open();
+        after.processWatermark(new Watermark(Long.MAX_VALUE));
+        for (Object o : after.getOutput()) if (o instanceof StreamRecord<?> r) got.add(r.getValue().toString());
+        after.close();
+        assertTrue(expected.size() > 12, "a non-trivial run: " + expected.size());
+        assertEquals(expected, got, "a restore from a snapshot must not change any decision");
+    }
+
+    @Test
+    void sameSeedGivesTheSameObjectives() throws Exception {
+        List<List<String>> runs = new ArrayList<>();
+        for (int run = 0; run < 2; run++) {
+            SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 600), "andreas-rg").seed(3).build();
+            var h = harness(cfg);
+            for (int i = 0; i < 12; i++) {
+                ControllerEvent e = TestData.submission(TestData.job("j" + i, i * 50, 600 + i * 100, 1 + i % 3, 300 + 97 * i), "andreas-rg", 0);
+                h.processElement(new StreamRecord<>(e, e.getTimeMillis()));
+            }
+            h.processWatermark(new Watermark(Long.MAX_VALUE));
+            List<String> d = new ArrayList<>();
+            h.getSideOutput(ControllerFunction.SCHEDULING_METRICS).forEach(r -> d.add(r.getValue().getTime() + ":" + r.getValue().getFObj()));
+            runs.add(d);
+            h.close();
+        }
+        assertEquals(runs.get(0), runs.get(1));
+        assertNotEquals(List.of(), runs.get(0));
+    }
+}

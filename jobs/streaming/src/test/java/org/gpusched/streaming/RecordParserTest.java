@@ -1,0 +1,113 @@
+package org.gpusched.streaming;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.avro.specific.SpecificDatumWriter;
+import org.apache.flink.streaming.api.operators.ProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.gpusched.streaming.avro.JobSubmitted;
+import org.gpusched.streaming.avro.RejectedRecord;
+import org.gpusched.streaming.state.ControllerEvent;
+import org.gpusched.streaming.state.EventKind;
+import org.junit.jupiter.api.Test;
+
+class RecordParserTest {
+    private static final String GOOD = "{\"id\":\"a\",\"submit\":1.5,\"due\":100,\"weight\":2,\"times\":{\"G1\":{\"1\":50}},\"epochs\":3}";
+
+    private static OneInputStreamOperatorTestHarness<RawRecord, ControllerEvent> harness(Topics topic, double noise) throws Exception {
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 3600), "fifo").noise(noise).build();
+        var h = new OneInputStreamOperatorTestHarness<>(new ProcessOperator<>(new RecordParser(topic, cfg)));
+        h.open();
+        return h;
+    }
+
+    private static List<ControllerEvent> valid(OneInputStreamOperatorTestHarness<RawRecord, ControllerEvent> h) {
+        List<ControllerEvent> out = new ArrayList<>();
+        for (Object o : h.getOutput()) if (o instanceof StreamRecord<?> r) out.add((ControllerEvent) r.getValue());
+        return out;
+    }
+
+    private static List<RejectedRecord> rejected(OneInputStreamOperatorTestHarness<RawRecord, ControllerEvent> h) {
+        List<RejectedRecord> out = new ArrayList<>();
+        h.getSideOutput(RecordParser.REJECTED).forEach(r -> out.add(r.getValue()));
+        return out;
+    }
+
+    @Test
+    void badTraceLinesAreRejectedWithPositionAndReasonGoodOnesPass() throws Exception {
+        var h = harness(Topics.SUBMISSIONS, 0);
+        String[] lines = {
+            GOOD,
+            "{not json",
+            "{\"id\":\"b\",\"submit\":5,\"due\":1,\"weight\":1,\"times\":{\"G1\":{\"1\":5}}}",
+            "{\"id\":\"c\",\"submit\":5,\"due\":10,\"weight\":1,\"times\":{\"A100\":{\"1\":5}}}",
+            "{\"id\":\"d\",\"submit\":5,\"due\":10,\"weight\":1,\"times\":{\"G1\":{\"4\":5}}}",
+            "{\"id\":\"e\",\"submit\":5,\"due\":10,\"times\":{\"G1\":{\"1\":5}}}",
+            "   ",
+            "{\"id\":\"f\",\"submit\":5,\"due\":10,\"weight\":1,\"times\":{\"G1\":{\"1\":5}}}",
+        };
+        for (int i = 0; i < lines.length; i++) h.processElement(new StreamRecord<>(RawRecord.text("t.jsonl", "t.jsonl:" + (i + 1), lines[i])));
+        List<ControllerEvent> ok = valid(h);
+        assertEquals(List.of("a", "f"), ok.stream().map(ControllerEvent::getId).toList());
+        assertEquals(1500, ok.get(0).getTimeMillis());
+        assertEquals(EventKind.SUBMISSION, ok.get(0).getKind());
+        assertEquals("{\"epochs\":3}", ok.get(0).getSubmitted().getExtrasJson());
+        assertNull(ok.get(0).getSubmitted().getActualFactor(), "no noise, no factor");
+        List<RejectedRecord> bad = rejected(h);
+        assertEquals(List.of("t.jsonl:2", "t.jsonl:3", "t.jsonl:4", "t.jsonl:5", "t.jsonl:6"), bad.stream().map(RejectedRecord::getPosition).toList());
+        assertTrue(bad.get(0).getReason().startsWith("not valid JSON"), bad.get(0).getReason());
+        assertEquals("{not json", bad.get(0).getText());
+        assertTrue(bad.get(1).getReason().contains("before its submission"), bad.get(1).getReason());
+        assertTrue(bad.get(2).getReason().contains("unknown node type 'A100'"), bad.get(2).getReason());
+        assertEquals("times.A100", bad.get(2).getField());
+        assertTrue(bad.get(3).getReason().contains("more GPUs"), bad.get(3).getReason());
+        assertEquals("weight", bad.get(4).getField());
+        h.close();
+    }
+
+    @Test
+    void avroBytesAreDecodedAndGarbageRejected() throws Exception {
+        var h = harness(Topics.SUBMISSIONS, 0.2);
+        JobSubmitted job = TestData.job("z", 3, 100, 1, 40);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        BinaryEncoder enc = EncoderFactory.get().binaryEncoder(bytes, null);
+        new SpecificDatumWriter<>(JobSubmitted.class).write(job, enc);
+        enc.flush();
+        h.processElement(new StreamRecord<>(RawRecord.bytes("topic", "topic-0@7", bytes.toByteArray())));
+        h.processElement(new StreamRecord<>(RawRecord.bytes("topic", "topic-0@8", new byte[] {1, 2, 3, (byte) 0xff})));
+        List<ControllerEvent> ok = valid(h);
+        assertEquals(1, ok.size());
+        double f = ok.get(0).getSubmitted().getActualFactor();
+        assertTrue(f >= 0.8 && f <= 1.2, "noise 0.2 draws in [0.8, 1.2]: " + f);
+        assertEquals(RecordParser.actualFactor(7, 0.2, "z"), f, "a pure function of seed and id");
+        List<RejectedRecord> bad = rejected(h);
+        assertEquals(1, bad.size());
+        assertEquals("topic-0@8", bad.get(0).getPosition());
+        assertTrue(bad.get(0).getReason().startsWith("not valid Avro JobSubmitted"), bad.get(0).getReason());
+        assertEquals(4, bad.get(0).getBytes().remaining());
+        h.close();
+    }
+
+    @Test
+    void nodeEventsAndTelemetryAreValidated() throws Exception {
+        var nodes = harness(Topics.NODE_EVENTS, 0);
+        nodes.processElement(new StreamRecord<>(RawRecord.text("n", "n:1", "{\"time\":5,\"node\":\"n0\",\"kind\":\"FAILED\"}")));
+        nodes.processElement(new StreamRecord<>(RawRecord.text("n", "n:2", "{\"time\":5,\"node\":\"n0\",\"kind\":\"EXPLODED\"}")));
+        nodes.processElement(new StreamRecord<>(RawRecord.text("n", "n:3", "{\"time\":5,\"node\":\"n7\",\"kind\":\"ADDED\",\"type\":\"H100\"}")));
+        assertEquals(1, valid(nodes).size());
+        assertEquals(List.of("kind", "type"), rejected(nodes).stream().map(RejectedRecord::getField).toList());
+        var telemetry = harness(Topics.TELEMETRY, 0);
+        telemetry.processElement(new StreamRecord<>(RawRecord.text("t", "t:1", "{\"time\":5,\"kind\":\"JOB_PROGRESS\",\"job\":\"a\",\"progress\":0.5}")));
+        telemetry.processElement(new StreamRecord<>(RawRecord.text("t", "t:2", "{\"time\":5,\"kind\":\"JOB_PROGRESS\",\"job\":\"a\",\"progress\":1.5}")));
+        assertEquals(1, valid(telemetry).size());
+        assertEquals("progress", rejected(telemetry).get(0).getField());
+    }
+}

@@ -1,0 +1,232 @@
+package org.gpusched.streaming.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Function;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.avro.specific.SpecificRecordBase;
+import org.gpusched.formats.ClusterYaml;
+import org.gpusched.streaming.SchedulerConfig;
+import org.gpusched.streaming.SchedulerJob;
+import org.gpusched.streaming.Topics;
+import org.gpusched.streaming.avro.JobCompleted;
+import org.gpusched.streaming.avro.PlacementDecision;
+import org.gpusched.streaming.avro.RejectedRecord;
+import org.gpusched.streaming.file.AvroJson;
+import org.gpusched.streaming.file.FileJobSinks;
+import org.gpusched.streaming.file.FileJobSources;
+import org.gpusched.streaming.file.RunDirectoryWriter;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * End to end against a real Kafka broker (bin/kafka-local, KRaft, started and stopped here): a trace with malformed
+ * lines is published with {@link TraceProducer}, the scheduler job runs bounded over the topics on a Flink mini
+ * cluster, and its decisions topic must hold exactly the decisions the file path produces for the same trace, cluster
+ * and seed; malformed records must reach the rejected topic with a reason, and the job must go on.
+ */
+class KafkaReplayIT {
+    private static final Path WORK = Path.of("target", "kafka-replay-it").toAbsolutePath();
+    private static final int JOBS = 60;
+    private static LocalKafkaBroker broker;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        broker = LocalKafkaBroker.start("replay-it");
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        if (broker != null) broker.close();
+    }
+
+    @Test
+    void kafkaPathGivesExactlyTheFilePathsDecisionsAndRejectsBadRecords() throws Exception {
+        Files.createDirectories(WORK);
+        Path cluster = WORK.resolve("cluster.yaml");
+        Path trace = WORK.resolve("trace.jsonl");
+        BenchmarkWorkload workload = new BenchmarkWorkload(JOBS, 8, 1.2, 11);
+        workload.writeCluster(cluster);
+        workload.writeTrace(trace);
+        List<String> lines = new ArrayList<>(Files.readAllLines(trace));
+        String notJson = "{\"id\": \"broken\", \"submit\": 3,";
+        String impossible = "{\"id\":\"late\",\"submit\":50,\"due\":10,\"weight\":1,\"times\":{\"K80x2\":{\"1\":100}}}";
+        lines.add(5, notJson);
+        lines.add(20, impossible);
+        Files.write(trace, lines);
+
+        for (String policy : List.of("andreas-rg", "fifo")) {
+            SchedulerConfig cfg = SchedulerConfig.builder().cluster(ClusterYaml.read(cluster)).policy(policy).seed(7).maxIterations(50)
+                    .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK).build();
+
+            Path parts = WORK.resolve("file-" + policy);
+            StreamExecutionEnvironment fileEnv = env();
+            SchedulerJob.define(fileEnv, new FileJobSources(trace), new FileJobSinks(parts), cfg);
+            fileEnv.execute("file replay " + policy);
+            List<JsonNode> fileDecisions = RunDirectoryWriter.read(parts, FileJobSinks.DECISIONS);
+            List<JsonNode> fileRejected = RunDirectoryWriter.read(parts, FileJobSinks.REJECTED);
+
+            KafkaSettings kafka = KafkaSettings.of(broker.bootstrap()).withTopicPrefix(policy + ".").withBounded(true);
+            TopicAdmin.createAll(kafka.clientConfig(), kafka.topicPrefix(), 1, (short) 1);
+            TraceProducer.Summary produced = new TraceProducer(kafka, 0).publish(trace, null);
+            assertEquals(JOBS, produced.published());
+            assertEquals(2, produced.malformed());
+            // A value that is not Avro at all, without the trace-line marker (someone else's producer).
+            publishRaw(kafka, Topics.SUBMISSIONS.topic(kafka.topicPrefix()), "garbage".getBytes(StandardCharsets.UTF_8));
+
+            StreamExecutionEnvironment kafkaEnv = env();
+            KafkaPipeline.define(kafkaEnv, kafka, cfg);
+            kafkaEnv.execute("kafka replay " + policy);
+
+            List<JsonNode> kafkaDecisions = readTopic(kafka, Topics.DECISIONS, PlacementDecision.class);
+            List<JsonNode> kafkaRejected = readTopic(kafka, Topics.REJECTED, RejectedRecord.class);
+            List<JsonNode> kafkaCompletions = readTopic(kafka, Topics.COMPLETIONS, JobCompleted.class);
+
+            assertFalse(fileDecisions.isEmpty(), "the file replay decided something");
+            sortDecisions(fileDecisions);
+            sortDecisions(kafkaDecisions);
+            System.out.printf("%s: %d decisions from the file path, %d from Kafka%n", policy, fileDecisions.size(), kafkaDecisions.size());
+            assertEquals(fileDecisions.size(), kafkaDecisions.size(), policy + ": number of decisions");
+            for (int i = 0; i < fileDecisions.size(); i++) {
+                assertEquals(fileDecisions.get(i), kafkaDecisions.get(i), policy + ": decision " + i);
+            }
+            long completes = kafkaDecisions.stream().filter(d -> d.get("action").asText().equals("COMPLETE")).count();
+            assertEquals(JOBS, completes, policy + ": every valid job completes");
+            assertEquals(JOBS, kafkaCompletions.size(), policy + ": one simulated completion per job on the completions topic");
+
+            assertEquals(2, fileRejected.size(), policy + ": the file path rejects the two malformed lines");
+            assertEquals(3, kafkaRejected.size(), policy + ": the two malformed lines and the garbage value");
+            JsonNode broken = find(kafkaRejected, r -> notJson.equals(r.path("text").asText(null)));
+            JsonNode late = find(kafkaRejected, r -> impossible.equals(r.path("text").asText(null)));
+            JsonNode garbage = find(kafkaRejected, r -> r.path("text").isNull());
+            for (JsonNode r : List.of(broken, late, garbage)) {
+                assertEquals(Topics.SUBMISSIONS.topic(kafka.topicPrefix()), r.get("source").asText());
+                assertFalse(r.get("reason").asText().isBlank(), "a reason: " + r);
+            }
+            assertTrue(broken.get("position").asText().endsWith("(" + trace + ":6)"), broken.toString());
+            assertTrue(late.get("position").asText().endsWith("(" + trace + ":21)"), late.toString());
+            assertTrue(late.get("reason").asText().contains("due"), late.toString());
+            // Same reasons as the file path gives for the same lines.
+            assertEquals(find(fileRejected, r -> notJson.equals(r.path("text").asText(null))).get("reason"), broken.get("reason"));
+            assertEquals(find(fileRejected, r -> impossible.equals(r.path("text").asText(null))).get("reason"), late.get("reason"));
+            assertNotNull(garbage.get("bytes").asText(null), "the original bytes are kept");
+            assertNull(garbage.path("text").asText(null));
+        }
+    }
+
+    /**
+     * With checkpoints on, the sinks write in Kafka transactions committed on checkpoints (exactly once); a
+     * read_committed consumer must see the same decisions as the file path once the bounded job has finished.
+     */
+    @Test
+    void checkpointedExactlyOnceRunGivesTheSameDecisions() throws Exception {
+        Path dir = WORK.resolve("exactly-once");
+        Files.createDirectories(dir);
+        Path cluster = dir.resolve("cluster.yaml");
+        Path trace = dir.resolve("trace.jsonl");
+        BenchmarkWorkload workload = new BenchmarkWorkload(30, 6, 1.2, 3);
+        workload.writeCluster(cluster);
+        workload.writeTrace(trace);
+        SchedulerConfig cfg = SchedulerConfig.builder().cluster(ClusterYaml.read(cluster)).policy("andreas-rg").seed(3).maxIterations(30)
+                .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK).checkpointInterval(Duration.ofMillis(300)).build();
+
+        Path parts = dir.resolve("file");
+        StreamExecutionEnvironment fileEnv = env();
+        SchedulerJob.define(fileEnv, new FileJobSources(trace), new FileJobSinks(parts), cfg);
+        fileEnv.execute("file replay (checkpointed)");
+        List<JsonNode> fileDecisions = RunDirectoryWriter.read(parts, FileJobSinks.DECISIONS);
+
+        KafkaSettings kafka = KafkaSettings.of(broker.bootstrap()).withTopicPrefix("eos.").withBounded(true).withExactlyOnce(true)
+                .withGroupId("eos-it");
+        TopicAdmin.createAll(kafka.clientConfig(), kafka.topicPrefix(), 1, (short) 1);
+        new TraceProducer(kafka, 0).publish(trace, null);
+        StreamExecutionEnvironment kafkaEnv = env();
+        KafkaPipeline.define(kafkaEnv, kafka, cfg);
+        kafkaEnv.execute("kafka replay (exactly once)");
+        List<JsonNode> kafkaDecisions = readTopic(kafka, Topics.DECISIONS, PlacementDecision.class);
+
+        assertFalse(fileDecisions.isEmpty());
+        sortDecisions(fileDecisions);
+        sortDecisions(kafkaDecisions);
+        assertEquals(fileDecisions, kafkaDecisions);
+    }
+
+    private static StreamExecutionEnvironment env() {
+        Configuration conf = new Configuration();
+        conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
+        return StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    }
+
+    private static void sortDecisions(List<JsonNode> decisions) {
+        decisions.sort(Comparator.<JsonNode, String>comparing(d -> d.get("policy").asText())
+                .thenComparingInt(d -> d.get("controller").asInt()).thenComparingLong(d -> d.get("seq").asLong()));
+    }
+
+    private static JsonNode find(List<JsonNode> records, java.util.function.Predicate<JsonNode> which) {
+        return records.stream().filter(which).findFirst().orElseThrow(() -> new AssertionError("no such record in " + records));
+    }
+
+    private static void publishRaw(KafkaSettings kafka, String topic, byte[] value) throws Exception {
+        Properties p = kafka.clientConfig();
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            producer.send(new ProducerRecord<>(topic, value)).get();
+        }
+    }
+
+    /** Every record of a topic (from the start to its current end), decoded and turned into the run files' JSON form. */
+    private static <T extends SpecificRecordBase> List<JsonNode> readTopic(KafkaSettings kafka, Topics topic, Class<T> type) throws Exception {
+        Properties p = kafka.clientConfig();
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        AvroBinary<T> avro = new AvroBinary<>(type);
+        Function<byte[], JsonNode> decode = bytes -> {
+            try {
+                return AvroJson.MAPPER.readTree(AvroJson.toLine(avro.decode(bytes)));
+            } catch (Exception e) {
+                throw new AssertionError("undecodable " + type.getSimpleName() + " on " + topic, e);
+            }
+        };
+        List<JsonNode> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic.topic(kafka.topicPrefix())).stream()
+                    .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                if (System.nanoTime() > deadline) throw new AssertionError("could not read " + topic + " to its end within 60 s");
+                consumer.poll(Duration.ofMillis(500)).forEach(r -> records.add(decode.apply(r.value())));
+            }
+        }
+        return records;
+    }
+}

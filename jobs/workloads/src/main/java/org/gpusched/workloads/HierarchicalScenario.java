@@ -1,0 +1,85 @@
+package org.gpusched.workloads;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.gpusched.core.model.Cluster;
+import org.gpusched.core.model.Node;
+import org.gpusched.core.model.NodeType;
+import org.gpusched.core.objective.ObjectiveParameters;
+import org.gpusched.formats.ClusterSpec;
+import org.gpusched.formats.TraceJob;
+
+/**
+ * The cloud GPU-as-a-service protocol of the hierarchical paper (section V) and the thesis (chapter 4):
+ * <ul>
+ *   <li>the 9 VM types of Table II, each leased whole at its hourly price whatever the number of busy GPUs;</li>
+ *   <li>N rightsizable nodes (the optimizer picks each node's VM type), named vm-1..vm-N;</li>
+ *   <li>J = 10N jobs of AlexNet, ResNet, VGG, DeepSpeech with random epochs and batch sizes;</li>
+ *   <li>Poisson arrivals. The paper's mean inter-arrival is 45,000 s and its K = N/5 local controllers each manage 5
+ *       nodes; we read 45,000 s as the mean gap seen by one group of 5 nodes, so the cluster's mean gap is
+ *       45,000 x 5 / N s. The load per node then stays the same at every N (a fixed 45,000 s would leave the
+ *       100-node cluster almost idle while J = 10N grows);</li>
+ *   <li>due date submission + U[min t, 2 max t] over all (VM type, GPUs); weight U[0.36, 1.08] $/h;</li>
+ *   <li>rho = 100, H = 1 h, mu = 1.</li>
+ * </ul>
+ */
+public final class HierarchicalScenario implements Scenario {
+    public static final double PAPER_MEAN_GAP_SECONDS = 45_000;
+    public static final int NODES_PER_CONTROLLER = 5;
+    public static final double WEIGHT_MIN = 0.36;
+    public static final double WEIGHT_MAX = 1.08;
+    public static final ObjectiveParameters OBJECTIVE = new ObjectiveParameters(100, 3600, 1);
+
+    /** Table II: VM type, GPU model, GPUs, $/h. */
+    static final List<Object[]> CATALOG = List.of(
+            new Object[] {"NC6", "K80", 1, 0.56},
+            new Object[] {"NC12", "K80", 2, 1.13},
+            new Object[] {"NC24", "K80", 4, 2.25},
+            new Object[] {"NV6", "M60", 1, 0.62},
+            new Object[] {"NV12", "M60", 2, 1.24},
+            new Object[] {"NV24", "M60", 4, 2.48},
+            new Object[] {"Custom1", "P600", 2, 0.11},
+            new Object[] {"Custom2", "1080Ti", 8, 1.13},
+            new Object[] {"Custom3", "P600", 8, 0.44});
+
+    private final int nodes;
+    private final Double meanGapOverride;
+    private final ApplicationCatalog catalog;
+    private final List<JobTimes.TypeShape> shapes = new ArrayList<>();
+    private final ClusterSpec cluster;
+
+    public HierarchicalScenario(int nodes, ApplicationCatalog catalog) { this(nodes, null, catalog); }
+
+    /** @param meanGapOverride mean inter-arrival in seconds instead of the protocol's (null = 45,000 x 5 / N) */
+    public HierarchicalScenario(int nodes, Double meanGapOverride, ApplicationCatalog catalog) {
+        if (nodes < 1) throw new IllegalArgumentException("--nodes must be >= 1, got " + nodes);
+        this.nodes = nodes;
+        this.meanGapOverride = meanGapOverride;
+        this.catalog = catalog;
+        List<NodeType> types = new ArrayList<>();
+        for (Object[] row : CATALOG) {
+            types.add(NodeType.priced((String) row[0], (String) row[1], (Integer) row[2], (Double) row[3]));
+            shapes.add(new JobTimes.TypeShape((String) row[0], (String) row[1], (Integer) row[2]));
+        }
+        List<Node> nodeList = new ArrayList<>();
+        for (int i = 1; i <= nodes; i++) nodeList.add(Node.rightsizable("vm-" + i));
+        this.cluster = new ClusterSpec(new Cluster(types, nodeList), OBJECTIVE);
+    }
+
+    public double meanGapSeconds() { return meanGapOverride != null ? meanGapOverride : PAPER_MEAN_GAP_SECONDS * NODES_PER_CONTROLLER / nodes; }
+
+    @Override public String name() { return "hierarchical"; }
+    @Override public ClusterSpec cluster() { return cluster; }
+    @Override public int defaultJobs() { return 10 * nodes; }
+
+    @Override public Iterator<TraceJob> jobs(long count, long seed) {
+        return new SampledJobs(catalog, shapes, catalog.applicationsFor("hierarchical"), SampledJobs.poisson(meanGapSeconds()),
+                WEIGHT_MIN, WEIGHT_MAX, count, seed);
+    }
+
+    @Override public String describe() {
+        return String.format("hierarchical: %d rightsizable nodes over the 9 VM types of Table II; Poisson arrivals, mean gap %.0f s "
+                + (meanGapOverride != null ? "(--mean-gap)" : "(45,000 s x 5 / N)") + "; due U[min t, 2 max t]; weight U[0.36, 1.08] $/h; rho 100, H 3600 s, mu 1", nodes, meanGapSeconds());
+    }
+}
