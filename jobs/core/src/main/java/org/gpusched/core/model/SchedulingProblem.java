@@ -77,6 +77,12 @@ public final class SchedulingProblem {
             Placement p = state.current();
             if (p != null) {
                 if (p.node() >= cluster.nodeCount()) throw new InvalidInstanceException("job " + job.id() + ": runs on unknown node index " + p.node());
+                if (p.type() >= cluster.typeCount()) throw new InvalidInstanceException("job " + job.id() + ": runs as unknown node type index " + p.type());
+                if (java.util.Arrays.stream(cluster.candidateTypes(p.node())).noneMatch(t -> t == p.type())) {
+                    throw new InvalidInstanceException("job " + job.id() + ": runs on node " + cluster.node(p.node()).id() + " as type "
+                            + cluster.type(p.type()).name() + ", which that node cannot be");
+                }
+                if (p.gpus() >= remaining[j][p.type()].length) throw new InvalidInstanceException("job " + job.id() + ": runs on " + p.gpus() + " GPUs, more than any node type has");
                 if (Double.isNaN(remaining[j][p.type()][p.gpus()])) {
                     throw new InvalidInstanceException("job " + job.id() + ": runs on " + cluster.type(p.type()).name() + " with " + p.gpus() + " GPUs, a configuration it has no time for");
                 }

@@ -6,6 +6,7 @@ import org.gpusched.core.model.SchedulingProblem;
 public final class FifoPolicy extends QueueOrderBaseline {
     public static final String NAME = "fifo";
 
+    /** The baselines have no tunables; the config is accepted so that {@link Policies} builds every policy alike. */
     public FifoPolicy(PolicyConfig config) {}
 
     @Override public String name() { return NAME; }

@@ -44,7 +44,8 @@ import org.gpusched.core.random.RandomState;
  *       free in f_OBJ), but ties favour the status quo: among configurations of equal cost (or equal time when
  *       late) the job's current one comes first, and its current node is preferred as described above, so a job is
  *       not moved when moving gains nothing.</li>
- *   <li>The ranking objective is f_OBJ in fixed point (1e-6 cost units) so that the same schedule reached in two
+ *   <li>The ranking objective is f_OBJ in fixed point (1e-6 cost units; coarser only when 64-bit sums could
+ *       overflow) so that the same schedule reached in two
  *       iterations ranks the same; equal values keep the earlier iteration. Returned schedules carry the exact
  *       {@link ObjectiveFunction} value.</li>
  *   <li>Iteration 0 is the deterministic greedy, so the best of MaxIt iterations is never worse than greedy.</li>
@@ -59,8 +60,10 @@ import org.gpusched.core.random.RandomState;
 final class GreedyEngine {
     static final double SWAP_SCALE = 0.25;
     static final int CANDIDATES = 3;
-    /** Fixed-point resolution of the ranking objective: 1e-6 cost units. */
+    /** Fixed-point resolution of the ranking objective: 1e-6 cost units (coarser only when sums could overflow). */
     static final double UNITS_PER_COST = 1e6;
+    /** Largest f_OBJ magnitude in units, far enough below 2^63 that sums of rounded terms cannot overflow. */
+    private static final double MAX_UNITS = 1e17;
     private static final int K = CANDIDATES;
 
 
@@ -123,6 +126,7 @@ final class GreedyEngine {
     private int[] sortScratch = new int[0];
     private double[] sortKey = new double[0];
     private long postponedTotal;
+    private double unitsPerCost = UNITS_PER_COST;
     private long[] postponedUnits = new long[0];
 
     // ---- per iteration ----
@@ -315,6 +319,17 @@ final class GreedyEngine {
         bestUpTo = grow(bestUpTo, jobs * types * stride);
 
         double horizon = p.parameters().horizonSeconds();
+        // An upper bound of |f_OBJ| for any schedule picks the fixed-point scale: 1e-6 unless that could overflow.
+        double maxRate = 0;
+        for (int i = 0; i < types * stride; i++) maxRate = Math.max(maxRate, rate[i]);
+        double bound = 1 + mu * nodes * maxG;
+        for (int j = 0; j < jobs; j++) {
+            var job = p.job(j).job();
+            double slowest = p.slowestRemaining(j);
+            bound += (1 + rho) * job.weightPerHour() * Math.max(0, now + horizon + slowest - job.dueSeconds()) / 3600.0
+                    + slowest / 3600.0 * maxRate;
+        }
+        unitsPerCost = Math.min(UNITS_PER_COST, MAX_UNITS / bound);
         double minPositiveWeight = Double.POSITIVE_INFINITY;
         postponedTotal = 0;
         int c = 0;
@@ -998,7 +1013,7 @@ final class GreedyEngine {
     }
 
     /**
-     * f_OBJ of the current construction in fixed-point units ({@link #UNITS_PER_COST} per cost unit). Integer sums do
+     * f_OBJ of the current construction in fixed-point units ({@link #unitsPerCost} per cost unit). Integer sums do
      * not depend on the order jobs were placed in, so the same schedule reached by different iterations always
      * ranks the same; the returned schedules carry the exact {@link ObjectiveFunction} value.
      */
@@ -1011,7 +1026,7 @@ final class GreedyEngine {
         return f;
     }
 
-    private static long units(double cost) { return Math.round(cost * UNITS_PER_COST); }
+    private long units(double cost) { return Math.round(cost * unitsPerCost); }
 
     // =====================================================================================================
     // best solutions

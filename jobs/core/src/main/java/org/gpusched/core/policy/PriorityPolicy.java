@@ -9,6 +9,7 @@ import org.gpusched.core.model.SchedulingProblem;
 public final class PriorityPolicy extends QueueOrderBaseline {
     public static final String NAME = "priority";
 
+    /** The baselines have no tunables; the config is accepted so that {@link Policies} builds every policy alike. */
     public PriorityPolicy(PolicyConfig config) {}
 
     @Override public String name() { return NAME; }

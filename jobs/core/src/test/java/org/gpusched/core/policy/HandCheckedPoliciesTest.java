@@ -7,6 +7,7 @@ import static org.gpusched.core.policy.Instances.times;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.gpusched.core.model.Cluster;
@@ -143,6 +144,27 @@ class HandCheckedPoliciesTest {
             assertNull(s.placement(1), policy);
             assertEquals(1.0 + 1000 * 3200 / 3600.0, s.objective(), EPS, policy);
         }
+    }
+
+    @Test
+    void hugeWeightsDoNotOverflowTheRanking() {
+        // the preemption instance with weights of 1e13 $/h: f_OBJ ~ 1e16, beyond 1e-6 fixed point in a long
+        Cluster cluster = new Cluster(List.of(linear("A", "V100", 1, 1.0)), List.of(Node.fixed("n0", "A")));
+        JobState running = new JobState(job("r", 0, 100000, 1e13, times("A", 1, 7200)), 0.5, new Placement(0, 0, 1));
+        JobState urgent = JobState.waiting(job("u", 0, 4000, 1e14, times("A", 1, 3600)));
+        SchedulingProblem problem = new SchedulingProblem(0, cluster, List.of(running, urgent), new int[] {0}, PAPER);
+        Schedule rg = run("andreas-rg", problem);
+        assertNull(rg.placement(0));
+        assertEquals(new Placement(0, 0, 1), rg.placement(1));
+        assertEquals(1.0, rg.objective(), EPS);
+        // now both late whatever happens: the one with the larger weight x lateness runs
+        SchedulingProblem late = new SchedulingProblem(200000, cluster, List.of(running, urgent), new int[] {0}, PAPER);
+        Schedule s = run("andreas-rg", late);
+        assertTrue(s.objective() > 1e16 && s.objective() <= run("greedy", late).objective());
+        assertEquals(new Placement(0, 0, 1), s.placement(1));
+        // the ranking still orders: running r instead is the other distinct solution, and it is worse
+        List<Schedule> best = new AndreasRandomizedGreedyPolicy(PolicyConfig.DEFAULTS).bestSolutions(late, new RandomState(3), 3);
+        for (int i = 1; i < best.size(); i++) assertTrue(best.get(i - 1).objective() <= best.get(i).objective());
     }
 
     @Test
