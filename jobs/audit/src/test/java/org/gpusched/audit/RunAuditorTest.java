@@ -215,6 +215,36 @@ class RunAuditorTest {
     }
 
     @Test
+    void unknownNodesAndTypesAndMalformedDecisions() throws IOException {
+        List<String> d = new ArrayList<>(DECISIONS);
+        d.add(2, "{\"time\": 200, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n7\", \"type\": \"A\", \"gpus\": 1}");
+        d.add(3, "{\"time\": 210, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"Z\", \"gpus\": 1}");
+        d.add(4, "{\"time\": 220, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n2\", \"gpus\": 1}");
+        d.add(5, "{\"time\": 230, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 0}");
+        d.add(6, "{\"time\": 240, \"job\": \"j3\", \"action\": \"LAUNCH\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 1}");
+        d.add(7, "{\"job\": \"j3\", \"action\": \"START\"}");
+        AuditReport r = audit(d, METRICS);
+        assertEquals(2, r.counts().get(Kind.UNKNOWN_NODE), r.format());
+        assertEquals(4, r.counts().get(Kind.MALFORMED_DECISION), r.format());
+        assertTrue(r.violations().stream().anyMatch(v -> v.kind() == Kind.UNKNOWN_NODE && "n7".equals(v.node())));
+        assertTrue(r.violations().stream().anyMatch(v -> v.message().contains("unknown action 'LAUNCH'")));
+    }
+
+    @Test
+    void rightsizableNodeLimitedToItsAllowedTypes() throws IOException {
+        Files.writeString(dir.resolve("run.json"), RUN.replace("\"B\": {\"gpus\": 1, \"costPerHour\": [0, 0.8]}",
+                "\"B\": {\"gpus\": 1, \"costPerHour\": [0, 0.8]}, \"C\": {\"gpus\": 4, \"costPerHour\": [0, 1, 1, 1, 1]}"));
+        Files.writeString(dir.resolve("jobs.jsonl"), JOBS.replace("\"times\": {\"A\": {\"1\": 1000}}", "\"times\": {\"A\": {\"1\": 1000}, \"C\": {\"1\": 1000}}"));
+        List<String> d = new ArrayList<>(DECISIONS);
+        d.add(2, "{\"time\": 200, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n2\", \"type\": \"C\", \"gpus\": 1}");
+        d.add(3, "{\"time\": 300, \"job\": \"j3\", \"action\": \"PREEMPT\", \"node\": \"n2\", \"type\": \"C\", \"gpus\": 1}");
+        Files.write(dir.resolve("decisions.jsonl"), d);
+        Files.writeString(dir.resolve("metrics.json"), METRICS);
+        AuditReport r = RunAuditor.audit(dir);
+        assertTrue(r.violations().stream().anyMatch(v -> v.kind() == Kind.NODE_TYPE && v.message().contains("may not take type C")), r.format());
+    }
+
+    @Test
     void unreadableDirectoryNamesFileAndLine() throws IOException {
         Files.writeString(dir.resolve("run.json"), RUN);
         Files.writeString(dir.resolve("jobs.jsonl"), JOBS + "{\"id\": \"j4\", \"submit\": \"soon\"}\n");

@@ -16,12 +16,14 @@ import picocli.CommandLine.Parameters;
 
 /** {@code gpusched convert alibaba-2023}: the 2023 Alibaba GPU trace as a gpusched trace and cluster. */
 @Command(name = "convert", mixinStandardHelpOptions = true,
-        description = {"Converts a public trace into DIR/trace.jsonl and DIR/cluster.yaml. Formats: alibaba-2023 (the openb GPU",
-                "trace of the FGD/PWR papers). Rules (jobs/workloads/README.md): GPU tasks only, fractional GPUs rounded up to",
-                "1 whole GPU, pending tasks skipped; duration = deletion - creation, scaled by GPU model speed; tasks cut off",
-                "at 12,902,960 kept with a truncated duration and \"censored\": true (or dropped); due = submission +",
-                "U[min t, F x max t]; weight = GPUs x qos weight x U[0.5, 1.5] EUR/h; nodes typed MODELxGPUS with",
-                "energy costs (0.172 EUR/kWh, PUE 1.33, the PWR paper's GPU power figures)."})
+        description = {"Converts a public trace into DIR/trace.jsonl and DIR/cluster.yaml.",
+                "Format alibaba-2023: the openb GPU trace of the FGD/PWR papers. Rules",
+                "(jobs/workloads/README.md): GPU tasks only; fractional GPUs rounded up to 1",
+                "whole GPU; pending tasks skipped; duration = deletion - creation, scaled by",
+                "GPU model speed; tasks cut off at 12,902,960 kept truncated with",
+                "\"censored\": true (or dropped); due = submit + U[min t, F x max t];",
+                "weight = GPUs x qos weight x U[0.5, 1.5] EUR/h; nodes typed MODELxGPUS with",
+                "energy costs (0.172 EUR/kWh, PUE 1.33, the PWR paper's GPU power)."})
 public final class ConvertCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 

@@ -16,16 +16,20 @@ import picocli.CommandLine.Option;
 
 /** {@code gpusched generate}: a paper's workload protocol as a trace and a cluster file. */
 @Command(name = "generate", mixinStandardHelpOptions = true,
-        description = {"Writes DIR/trace.jsonl and DIR/cluster.yaml for one of the papers' experiment protocols:",
-                "  hierarchical  cloud GPU-as-a-service: Table II VM catalog, N rightsizable nodes, J = 10N jobs (AlexNet, ResNet,",
-                "                VGG, DeepSpeech), Poisson arrivals (mean 45,000 s x 5 / N), due U[min t, 2 max t], weight U[0.36, 1.08] $/h,",
-                "                rho 100, H 1 h, mu 1",
-                "  andreas       on-premise energy: half V100 half T4 nodes (--shape small: 2xV100|1xT4, large: 4xV100|2xT4),",
-                "                0.172 EUR/kWh x PUE 1.33, J = 10N jobs (EfficientNet, ConvNet, LSTM), mixed-rate arrivals",
-                "  armida        the 8 jobs of the ANDREAS paper's Table V on armida-05/06/07, one every 1200 s",
-                "Execution times come from the application model in conf/applications.yaml (bundled; --apps to override).",
-                "--jobs scales any scenario (e.g. 1000000) by sampling; the trace is streamed, memory stays flat.",
-                "Same seed, same files."})
+        description = {"Writes DIR/trace.jsonl and DIR/cluster.yaml for a paper's experiment protocol:",
+                "  hierarchical  cloud GPU-as-a-service: Table II VM catalog, N rightsizable",
+                "                nodes, J = 10N jobs (AlexNet, ResNet, VGG, DeepSpeech),",
+                "                Poisson arrivals (mean 45,000 s x 5 / N), due U[min t, 2 max t],",
+                "                weight U[0.36, 1.08] $/h, rho 100, H 1 h, mu 1",
+                "  andreas       on-premise energy: half V100, half T4 nodes (--shape small:",
+                "                2xV100 | 1xT4, large: 4xV100 | 2xT4), 0.172 EUR/kWh x PUE 1.33,",
+                "                J = 10N jobs (EfficientNet, ConvNet, LSTM), mixed-rate arrivals",
+                "  armida        the 8 jobs of the ANDREAS paper's Table V on armida-05/06/07,",
+                "                one every 1200 s",
+                "Execution times: the application model of conf/applications.yaml (bundled;",
+                "--apps to override). --jobs scales any scenario (e.g. 1000000) by sampling;",
+                "the trace is streamed, memory stays flat. Same seed, same files.",
+                "Details: jobs/workloads/README.md."})
 public final class GenerateCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 

@@ -26,7 +26,16 @@ public final class GpuSched implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        int code;
+        try {
+            code = commandLine().execute(args);
+        } catch (Throwable e) {
+            // picocli hands Errors through; exit anyway, or Flink's non-daemon threads would keep the JVM alive
+            System.err.println("gpusched: " + message(e));
+            if (System.getenv("GPUSCHED_DEBUG") != null) e.printStackTrace();
+            code = 1;
+        }
+        System.exit(code);
     }
 
     /** The configured command line: usage errors exit 2 with a message, failures exit 1 with a message, no stack trace. */

@@ -80,6 +80,10 @@ public final class InflateCommand implements Callable<Integer> {
             description = "Score fgd, pwr and pwr-fgd with the authors' Kubernetes plugins' integer scores (ties broken at random) instead of exact doubles.")
     boolean pluginIntegerScores;
 
+    @Option(names = "--ignore-memory",
+            description = "Drop the tasks' memory demand (condition 2), as the FGD simulator's resource model (CPU and GPU only) does.")
+    boolean ignoreMemory;
+
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory (created).")
     Path out;
 
@@ -105,6 +109,7 @@ public final class InflateCommand implements Callable<Integer> {
         try {
             nodeList = AlibabaTraceCsv.readNodes(nodes);
             trace = AlibabaTraceCsv.readPods(pods);
+            if (ignoreMemory) trace = trace.stream().map(Task::withoutMemory).toList();
         } catch (TraceFormatException e) {
             System.err.println("gpusched inflate: " + e.getMessage());
             return 1;
@@ -132,7 +137,7 @@ public final class InflateCommand implements Callable<Integer> {
         String command = "gpusched inflate --pods " + pods + " --nodes " + nodes + " --policies " + String.join(",", policies)
                 + " --alpha " + alphas.stream().map(String::valueOf).reduce((a, b) -> a + "," + b).orElse("")
                 + " --seeds " + seeds + " --load " + load + " --step " + step + (pluginIntegerScores ? " --plugin-integer-scores" : "")
-                + (engine == Engine.flink ? " --engine flink" : "")
+                + (engine == Engine.flink ? " --engine flink" : "") + (ignoreMemory ? " --ignore-memory" : "")
                 + " --out " + out;
         ExperimentOutput.writeCurve(result, out.resolve("curve.csv"));
         Files.writeString(out.resolve("summary.txt"), command + "\n\n" + table);

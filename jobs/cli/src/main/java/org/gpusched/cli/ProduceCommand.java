@@ -50,6 +50,10 @@ public final class ProduceCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+        if (!java.nio.file.Files.isRegularFile(trace)) {
+            System.err.println("gpusched produce: " + trace + ": no such trace file");
+            return 1;
+        }
         String topic = Topics.SUBMISSIONS.topic(topicPrefix);
         System.err.printf(Locale.ROOT, "produce: %s -> %s at %s, %s%n", trace, topic, bootstrap,
                 speedup > 0 ? "speedup " + speedup + "x" : "as fast as possible");

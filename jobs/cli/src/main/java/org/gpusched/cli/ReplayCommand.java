@@ -31,7 +31,10 @@ import picocli.CommandLine.Spec;
                 + "bounded stream, completions are simulated at each job's real end (predicted time x actualFactor), and the run "
                 + "directory --out receives run.json, jobs.jsonl, decisions.jsonl, metrics.json and rejected.jsonl. "
                 + "Malformed trace lines are rejected with file:line and the reason; the run goes on. "
-                + "Progress on stderr, a summary table on stdout."})
+                + "Progress on stderr, a summary table on stdout."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:every accepted job completed", "1:an input could not be read (message names file and line)",
+                "2:invalid options", "3:some accepted jobs never completed (metrics.json unfinishedJobs)"})
 public final class ReplayCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -118,7 +121,13 @@ public final class ReplayCommand implements Callable<Integer> {
         stdout.printf(Locale.ROOT, "%d jobs accepted, %d completed, %d rejected lines (see %s), %d decisions in %.1f s; run directory %s%n",
                 s.acceptedJobs(), s.completedJobs(), s.rejected(), out.resolve("rejected.jsonl"), s.decisions(), seconds, out);
         stdout.flush();
-        return s.completedJobs() == s.acceptedJobs() ? 0 : 3;
+        if (s.completedJobs() != s.acceptedJobs()) {
+            err.printf(Locale.ROOT, "replay: %d accepted jobs never completed (no node of their controller could run them, or the policy left them waiting)%n",
+                    s.acceptedJobs() - s.completedJobs());
+            err.flush();
+            return 3;
+        }
+        return 0;
     }
 
     private void requireFile(Path p, String option) {

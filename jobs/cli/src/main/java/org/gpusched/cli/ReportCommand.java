@@ -15,10 +15,12 @@ import picocli.CommandLine.Parameters;
 
 /** {@code gpusched report RUN_DIR...}: comparison.csv and report.html from run directories. */
 @Command(name = "report", mixinStandardHelpOptions = true,
-        description = {"Compares finished runs (directories written by replay or compare) and writes DIR/comparison.csv (per run:",
-                "total, execution and tardiness cost, tardy jobs, mean JCT, makespan, optimizer p50/p99, reduction vs the best of",
-                "fifo/edf/priority with the same seed) and DIR/report.html (cost per policy, cumulative cost over time, Gantt",
-                "chart of jobs on nodes for runs of at most 60 jobs), a self-contained page. Prints the table."})
+        description = {"Compares finished runs (directories written by replay or compare). Writes",
+                "DIR/comparison.csv (per run: total, execution and tardiness cost, tardy jobs,",
+                "mean JCT, makespan, optimizer p50/p99, reduction vs the best of",
+                "fifo/edf/priority with the same seed) and DIR/report.html, a self-contained",
+                "page: cost per policy, cumulative cost over time, and a Gantt chart of jobs",
+                "on nodes for runs of at most 60 jobs. Prints the table."})
 public final class ReportCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 

@@ -182,10 +182,16 @@ public final class RunCommand implements Callable<Integer> {
             offsets.endOffsets(outputs).forEach((t, end) -> written.put(t, end - outputStart.getOrDefault(t, 0L)));
         }
         long read = inputEnd.values().stream().mapToLong(Long::longValue).sum();
-        System.out.printf(Locale.ROOT, "%-30s %12s%n", "topic", "records");
-        inputEnd.forEach((t, n) -> System.out.printf(Locale.ROOT, "%-30s %,12d  (read)%n", t, n));
-        written.forEach((t, n) -> System.out.printf(Locale.ROOT, "%-30s %,12d  (written)%n", t, n));
-        System.out.printf(Locale.ROOT, "%-30s %12.2f s  (%,.0f input records/s)%n", "wall time", seconds, read / seconds);
+        int width = 12;
+        for (String t : inputEnd.keySet()) width = Math.max(width, t.length());
+        for (String t : written.keySet()) width = Math.max(width, t.length());
+        String row = "%-" + width + "s %,12d  (%s)%n";
+        System.out.printf(Locale.ROOT, "%-" + width + "s %12s%n", "topic", "records");
+        inputEnd.forEach((t, n) -> System.out.printf(Locale.ROOT, row, t, n, "read"));
+        written.forEach((t, n) -> System.out.printf(Locale.ROOT, row, t, n, "written"));
+        System.out.printf(Locale.ROOT, "%-" + width + "s %12.2f s  (%,.0f input records/s)%n", "wall time", seconds, read / seconds);
+        System.out.printf(Locale.ROOT, "%-" + width + "s %12.2f s  (the Flink job alone, without start-up)%n", "job runtime",
+                result.getNetRuntime() / 1000.0);
         return 0;
     }
 

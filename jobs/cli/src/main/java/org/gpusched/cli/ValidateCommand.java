@@ -14,13 +14,15 @@ import picocli.CommandLine.Parameters;
 
 /** {@code gpusched validate DIR}: the independent audit of a run directory. */
 @Command(name = "validate", mixinStandardHelpOptions = true,
-        description = {"Audits a run directory (run.json, jobs.jsonl, decisions.jsonl, metrics.json) from its files alone:",
-                "GPU capacity never exceeded on any node, one placement per job at a time, no start before submission, each",
-                "COMPLETE exactly when the work integrated over the job's placements (times x actualFactor) is done, every job",
-                "completes, node types consistent, and metrics.json equal to the costs recomputed from the decisions",
-                "(node: costPerHour[type][busy GPUs] while >= 1 job runs; job: weight x hours late).",
-                "Prints the metrics side by side and every violation (time, job, node); exit 0 = clean, 1 = violations,",
-                "2 = unreadable run directory."})
+        description = {"Audits a run directory (run.json, jobs.jsonl, decisions.jsonl, metrics.json)",
+                "from its files alone: GPU capacity never exceeded on any node, one placement",
+                "per job at a time, no start before submission, each COMPLETE exactly when",
+                "the work integrated over the job's placements (times x actualFactor) is",
+                "done, every job completes, node types consistent, and metrics.json equal to",
+                "the costs recomputed from the decisions (node: costPerHour[type][busy GPUs]",
+                "while >= 1 job runs; job: weight x hours late). Prints the metrics side by",
+                "side and every violation (time, job, node). Exit 0 = clean, 1 = violations,",
+                "2 = unreadable run directory. Details: jobs/audit/README.md."})
 public final class ValidateCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 

@@ -20,7 +20,7 @@ import java.util.Set;
 public final class Comparison {
     public static final Set<String> BASELINES = Set.of("fifo", "edf", "priority");
     public static final List<String> COLUMNS = List.of("policy", "seed", "totalCost", "executionCost", "tardinessCost", "tardyJobs",
-            "completedJobs", "meanJctSeconds", "makespanSeconds", "optimizerMedianMs", "optimizerP99Ms", "reductionVsBestBaselinePercent", "run");
+            "completedJobs", "jobs", "meanJctSeconds", "makespanSeconds", "optimizerMedianMs", "optimizerP99Ms", "reductionVsBestBaselinePercent", "run");
 
     public record Row(RunResult run, double reductionPercent) {}
 
@@ -66,10 +66,9 @@ public final class Comparison {
                 List<Object> values = new ArrayList<>();
                 values.add(r.policy);
                 values.add(r.seed);
-                for (String m : List.of("totalCost", "executionCost", "tardinessCost", "tardyJobs", "completedJobs", "meanJctSeconds",
-                        "makespanSeconds", "optimizerMedianMs", "optimizerP99Ms")) {
-                    values.add(number(r.metric(m)));
-                }
+                for (String m : List.of("totalCost", "executionCost", "tardinessCost", "tardyJobs", "completedJobs")) values.add(number(r.metric(m)));
+                values.add(r.jobCount);
+                for (String m : List.of("meanJctSeconds", "makespanSeconds", "optimizerMedianMs", "optimizerP99Ms")) values.add(number(r.metric(m)));
                 values.add(number(row.reductionPercent()));
                 values.add(r.dir.toString());
                 w.write(values);
@@ -88,14 +87,18 @@ public final class Comparison {
     /** The summary table printed at the end of a comparison. */
     public static String table(List<Row> rows) {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%-14s %6s %12s %12s %12s %6s %10s %12s %12s %10s%n", "policy", "seed", "total cost", "execution",
+        sb.append(String.format(Locale.ROOT, "%-14s %6s %12s %12s %12s %6s %11s %12s %12s %10s%n", "policy", "seed", "total cost", "execution",
                 "tardiness", "tardy", "completed", "mean JCT s", "makespan s", "vs best FP"));
         for (Row row : rows) {
             RunResult r = row.run();
-            sb.append(String.format(Locale.ROOT, "%-14s %6d %12.4f %12.4f %12.4f %6.0f %10.0f %12.1f %12.1f %10s%n", r.policy, r.seed,
-                    r.metric("totalCost"), r.metric("executionCost"), r.metric("tardinessCost"), r.metric("tardyJobs"), r.metric("completedJobs"),
+            sb.append(String.format(Locale.ROOT, "%-14s %6d %12.4f %12.4f %12.4f %6.0f %11s %12.1f %12.1f %10s%n", r.policy, r.seed,
+                    r.metric("totalCost"), r.metric("executionCost"), r.metric("tardinessCost"), r.metric("tardyJobs"),
+                    String.format(Locale.ROOT, "%.0f/%d%s", r.metric("completedJobs"), r.jobCount, r.complete() ? "" : "!"),
                     r.metric("meanJctSeconds"), r.metric("makespanSeconds"),
                     Double.isNaN(row.reductionPercent()) ? "-" : String.format(Locale.ROOT, "%+.1f%%", row.reductionPercent())));
+        }
+        if (rows.stream().anyMatch(row -> !row.run().complete())) {
+            sb.append("! a run left jobs unfinished: its cost leaves their work out and is not comparable\n");
         }
         return sb.toString();
     }

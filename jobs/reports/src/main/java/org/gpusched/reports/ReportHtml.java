@@ -64,23 +64,26 @@ public final class ReportHtml {
         sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>").append(esc(title)).append("</title>\n<style>")
                 .append("body{font-family:sans-serif;margin:24px;color:#222;max-width:1000px}table{border-collapse:collapse;font-size:13px}")
                 .append("td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}td:first-child{text-align:left}")
-                .append("code{background:#f5f5f5;padding:2px 4px}h2{margin-top:32px}.note{color:#555;font-size:13px}</style></head><body>\n");
+                .append("code{background:#f5f5f5;padding:2px 4px}h2{margin-top:32px}.note{color:#555;font-size:13px}tr.incomplete td{background:#fde2e1}.warn{color:#b00020}</style></head><body>\n");
         sb.append("<h1>").append(esc(title)).append("</h1>\n");
         if (command != null) sb.append("<p class=\"note\">Reproduce with <code>").append(esc(command)).append("</code></p>\n");
         sb.append("<p class=\"note\">Real cost: each node costs costPerHour[type][busy GPUs] while at least one job runs on it; each job ")
                 .append("completing after its due date costs weight &times; hours late. \"vs best FP\": cost reduction against the cheapest of ")
                 .append("fifo, edf and priority run with the same seed.</p>\n");
         sb.append("<h2>Comparison</h2>\n<table><tr><th>policy</th><th>seed</th><th>total cost</th><th>execution</th><th>tardiness</th>")
-                .append("<th>tardy jobs</th><th>completed</th><th>mean JCT (s)</th><th>makespan (s)</th><th>optimizer p50 / p99 (ms)</th><th>vs best FP</th></tr>\n");
+                .append("<th>tardy jobs</th><th>completed / jobs</th><th>mean JCT (s)</th><th>makespan (s)</th><th>optimizer p50 / p99 (ms)</th><th>vs best FP</th></tr>\n");
         for (Comparison.Row row : rows) {
             RunResult r = row.run();
-            sb.append(String.format(Locale.ROOT, "<tr><td>%s</td><td>%d</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.0f</td><td>%.0f</td>"
+            sb.append(String.format(Locale.ROOT, "<tr%s><td>%s</td><td>%d</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.0f</td><td>%.0f / %d</td>"
                             + "<td>%.1f</td><td>%.1f</td><td>%s / %s</td><td>%s</td></tr>%n",
-                    esc(r.policy), r.seed, r.metric("totalCost"), r.metric("executionCost"), r.metric("tardinessCost"), r.metric("tardyJobs"),
-                    r.metric("completedJobs"), r.metric("meanJctSeconds"), r.metric("makespanSeconds"), ms(r.metric("optimizerMedianMs")),
+                    r.complete() ? "" : " class=\"incomplete\"", esc(r.policy), r.seed, r.metric("totalCost"), r.metric("executionCost"),
+                    r.metric("tardinessCost"), r.metric("tardyJobs"), r.metric("completedJobs"), r.jobCount, r.metric("meanJctSeconds"), r.metric("makespanSeconds"), ms(r.metric("optimizerMedianMs")),
                     ms(r.metric("optimizerP99Ms")), Double.isNaN(row.reductionPercent()) ? "-" : String.format(Locale.ROOT, "%+.1f%%", row.reductionPercent())));
         }
         sb.append("</table>\n");
+        if (rows.stream().anyMatch(row -> !row.run().complete())) {
+            sb.append("<p class=\"warn\">Highlighted runs left jobs unfinished: their cost leaves that work out and is not comparable.</p>\n");
+        }
         sb.append("<h2>Cost per policy</h2>\n").append(svg(costChart(Comparison.meansByPolicy(rows)), WIDTH, 420));
         List<RunResult> runs = rows.stream().map(Comparison.Row::run).toList();
         sb.append("<h2>Cumulative cost over time</h2>\n").append(svg(cumulativeChart(runs), WIDTH, 420));

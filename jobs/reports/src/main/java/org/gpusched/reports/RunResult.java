@@ -40,9 +40,11 @@ public final class RunResult {
     public final List<Segment> segments;
     public final List<String> nodeOrder;
     public final Map<String, Integer> nodeGpus;
+    /** Jobs in jobs.jsonl: a run that completed fewer left work undone, and its cost is not comparable. */
+    public final int jobCount;
 
     private RunResult(Path dir, String policy, long seed, Map<String, Double> metrics, double[] costTimes, double[] costValues,
-                      List<Segment> segments, List<String> nodeOrder, Map<String, Integer> nodeGpus) {
+                      List<Segment> segments, List<String> nodeOrder, Map<String, Integer> nodeGpus, int jobCount) {
         this.dir = dir;
         this.policy = policy;
         this.seed = seed;
@@ -52,7 +54,11 @@ public final class RunResult {
         this.segments = segments;
         this.nodeOrder = nodeOrder;
         this.nodeGpus = nodeGpus;
+        this.jobCount = jobCount;
     }
+
+    /** True when every job of the run completed (metrics.json completedJobs equals the jobs in jobs.jsonl). */
+    public boolean complete() { return metric("completedJobs") == jobCount; }
 
     public double metric(String name) {
         Double v = metrics.get(name);
@@ -185,7 +191,7 @@ public final class RunResult {
             ct[i] = times[picked.get(i)];
             cv[i] = values[picked.get(i)];
         }
-        return new RunResult(dir, policy, seed, metrics, ct, cv, gantt ? segments : List.of(), nodeOrder, nodeGpus);
+        return new RunResult(dir, policy, seed, metrics, ct, cv, gantt ? segments : List.of(), nodeOrder, nodeGpus, jobs.size());
     }
 
     private static double rate(Map<String, double[]> rates, String type, int busy) {

@@ -95,6 +95,22 @@ class ReportsTest {
     }
 
     @Test
+    void runsThatLeftJobsUnfinishedAreFlagged() throws IOException {
+        Path done = run("done", "fifo", 1, 2.525, JOBS);
+        Path partial = run("partial", "greedy", 1, 0.4, JOBS);
+        Files.writeString(partial.resolve("metrics.json"), Files.readString(partial.resolve("metrics.json")).replace("\"completedJobs\": 3", "\"completedJobs\": 2"));
+        List<Comparison.Row> rows = Reports.write(List.of(done, partial), tmp.resolve("o"), "t", null);
+        assertTrue(rows.get(0).run().complete());
+        assertFalse(rows.get(1).run().complete());
+        String table = Comparison.table(rows);
+        assertTrue(table.contains("2/3!") && table.contains("not comparable"), table);
+        String html = Files.readString(tmp.resolve("o/report.html"));
+        assertEquals(1, html.split("class=\"incomplete\"", -1).length - 1);
+        assertTrue(html.contains("not comparable"));
+        assertTrue(Files.readAllLines(tmp.resolve("o/comparison.csv")).get(2).startsWith("greedy,1,0.400000,2.247222,0.277778,1,2,3,"));
+    }
+
+    @Test
     void largeRunsGetNoGantt() throws IOException {
         StringBuilder jobs = new StringBuilder(JOBS);
         for (int i = 4; i <= RunResult.GANTT_MAX_JOBS + 1; i++) {

@@ -4,11 +4,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
@@ -85,6 +83,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
     private transient Map<String, NodeType> typesByName;
     /** Core model of each active job, derived from its immutable spec; a cache, rebuilt on demand after a restore. */
     private transient Map<String, Job> modelCache;
+    /** Per key, the cluster of its up nodes; a cache derived from state (rebuilt when the nodes differ). */
+    private transient Map<String, Cluster> clusterCache;
 
     public ControllerFunction(SchedulerConfig config) {
         this.config = config;
@@ -100,6 +100,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         catalog = config.cluster().types();
         typesByName = config.cluster().typesByName();
         modelCache = new HashMap<>();
+        clusterCache = new HashMap<>();
     }
 
     @Override
@@ -126,7 +127,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         final OnTimerContext ctx;
         final Collector<PlacementDecision> out;
         ControllerState s;
-        final TreeMap<String, JobRecord> jobs = new TreeMap<>();
+        /** The key's active jobs by id; iteration order is not relied upon (sorted where it matters). */
+        final Map<String, JobRecord> jobs = new HashMap<>();
         final Set<String> dirty = new HashSet<>();
         final Set<String> removed = new HashSet<>();
         final TreeSet<String> triggers = new TreeSet<>(Comparator.comparingInt(Step::triggerRank));
@@ -145,6 +147,13 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
 
         void run(long timestamp) throws Exception {
             s = controllerState.value();
+            EventBatch batch = pending.get(timestamp);
+            if (s != null && batch == null && s.getNextEndMillis() >= 0 && timestamp < s.getNextEndMillis()
+                    && (s.getNextPeriodMillis() < 0 || timestamp < s.getNextPeriodMillis())) {
+                // A stale timer (a job's end before it was moved, or a deleted period): nothing happens now. Progress
+                // and costs are linear until the next real event, which accounts for this interval too.
+                return;
+            }
             if (s == null) s = initialState();
             for (Map.Entry<String, JobRecord> e : jobsState.entries()) jobs.put(e.getKey(), e.getValue());
             // A late event (behind the controller's clock) is handled now: time never runs backwards.
@@ -154,9 +163,9 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             if (config.mode() == SchedulerConfig.Mode.REPLAY) {
                 List<JobRecord> ending = new ArrayList<>();
                 for (JobRecord j : jobs.values()) if (j.getNode() != null && j.getEndMillis() >= 0 && j.getEndMillis() <= now) ending.add(j);
+                ending.sort(JOB_ORDER);
                 for (JobRecord j : ending) complete(j, true);
             }
-            EventBatch batch = pending.get(timestamp);
             if (batch != null) {
                 pending.remove(timestamp);
                 List<ControllerEvent> events = new ArrayList<>(batch.getEvents());
@@ -179,10 +188,14 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 ctx.timerService().registerEventTimeTimer(next);
             }
             if (jobs.isEmpty() && s.getNextPeriodMillis() >= 0) {
-                // idle: no periodic rescheduling pending, so an idle key holds no timer
-                ctx.timerService().deleteEventTimeTimer(s.getNextPeriodMillis());
+                // idle: no periodic rescheduling pending, so an idle key holds no timer. Timers are one per timestamp:
+                // keep it when input events are buffered for that same time, or they would never be handled.
+                if (!pending.contains(s.getNextPeriodMillis())) ctx.timerService().deleteEventTimeTimer(s.getNextPeriodMillis());
                 s.setNextPeriodMillis(-1L);
             }
+            long nextEnd = Long.MAX_VALUE;
+            for (JobRecord j : jobs.values()) if (j.getNode() != null && j.getEndMillis() >= 0) nextEnd = Math.min(nextEnd, j.getEndMillis());
+            s.setNextEndMillis(config.mode() == SchedulerConfig.Mode.REPLAY ? nextEnd : -1L);
             for (String id : removed) {
                 jobsState.remove(id);
                 modelCache.remove(id);
@@ -200,7 +213,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 nodes.add(new NodeSlot(n.id(), n.fixedType(), new ArrayList<>(n.allowedTypes()), null, true));
             }
             return ControllerState.newBuilder().setNowMillis(Long.MIN_VALUE).setRandomState(RandomState.derive(config.seed(), controller).state())
-                    .setAccruedExecutionCost(0).setAccruedTardinessCost(0).setCompletedJobs(0).setNextPeriodMillis(-1).setSeq(0)
+                    .setAccruedExecutionCost(0).setAccruedTardinessCost(0).setCompletedJobs(0).setNextPeriodMillis(-1).setSeq(0).setNextEndMillis(-1)
                     .setNodes(nodes).build();
         }
 
@@ -210,7 +223,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             s.setNowMillis(now);
             if (from == Long.MIN_VALUE || now <= from) return;
             double dt = (now - from) / 1000.0;
-            Map<String, Integer> busy = new HashMap<>();
+            Map<String, Integer> busy = new java.util.TreeMap<>(); // sorted: the cost sum adds in the same order after a restore
             Map<String, String> typeOf = new HashMap<>();
             for (JobRecord j : jobs.values()) {
                 if (j.getNode() == null) continue;
@@ -274,7 +287,10 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 case REMOVED, FAILED, TYPE_CHANGED -> {
                     if (slot == null) return;
                     String reason = "node " + ev.getNode() + " " + ev.getKind().name().toLowerCase().replace('_', ' ');
-                    for (JobRecord j : new ArrayList<>(jobs.values())) if (ev.getNode().equals(j.getNode())) preempt(j, reason);
+                    List<JobRecord> onNode = new ArrayList<>();
+                    for (JobRecord j : jobs.values()) if (ev.getNode().equals(j.getNode())) onNode.add(j);
+                    onNode.sort(JOB_ORDER);
+                    for (JobRecord j : onNode) preempt(j, reason);
                     slot.setCurrentType(null);
                     switch (ev.getKind()) {
                         case REMOVED -> nodes.remove(slot);
@@ -337,7 +353,13 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     nodeIndex.put(n.getId(), nodes.size());
                     nodes.add(new Node(n.getId(), n.getFixedType(), n.getAllowedTypes()));
                 }
-                Cluster cluster = new Cluster(catalog, nodes);
+                // Rebuilt only when the up nodes change (node events); a cache derived from state, safe after a restore.
+                String key = ControllerKey.of(policy, controller);
+                Cluster cluster = clusterCache.get(key);
+                if (cluster == null || !cluster.nodes().equals(nodes)) {
+                    cluster = new Cluster(catalog, nodes);
+                    clusterCache.put(key, cluster);
+                }
                 boolean[] available = new boolean[cluster.typeCount()];
                 for (int n = 0; n < cluster.nodeCount(); n++) for (int t : cluster.candidateTypes(n)) available[t] = true;
                 List<JobRecord> candidates = new ArrayList<>();
@@ -370,11 +392,11 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     s.setRandomState(random.state());
                     objective = schedule.objective();
                     applySchedule(cluster, candidates, schedule, changes);
+                    Set<String> used = new HashSet<>();
+                    for (JobRecord j : jobs.values()) if (j.getNode() != null) used.add(j.getNode());
                     for (int n = 0; n < up.size(); n++) {
-                        boolean used = false;
-                        for (JobRecord j : jobs.values()) if (up.get(n).getId().equals(j.getNode())) used = true;
                         int t = schedule.nodeType(n);
-                        up.get(n).setCurrentType(used && t >= 0 ? cluster.type(t).name() : null);
+                        up.get(n).setCurrentType(used.contains(up.get(n).getId()) && t >= 0 ? cluster.type(t).name() : null);
                     }
                 }
             }

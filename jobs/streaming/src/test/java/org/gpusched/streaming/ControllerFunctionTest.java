@@ -212,4 +212,54 @@ class ControllerFunctionTest {
         assertEquals(runs.get(0), runs.get(1));
         assertNotEquals(List.of(), runs.get(0));
     }
+
+    @Test
+    void liveModeTakesCompletionsFromTheTopicAndTelemetryCorrectsProgress() throws Exception {
+        double[] fObjAt200 = new double[2];
+        for (int withTelemetry = 0; withTelemetry < 2; withTelemetry++) {
+            SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 3600), "fifo").mode(SchedulerConfig.Mode.LIVE).build();
+            var h = harness(cfg);
+            submit(h, TestData.job("a", 0, 100_000, 1, 1000));
+            if (withTelemetry == 1) {
+                var t = org.gpusched.streaming.avro.Telemetry.newBuilder().setTime(100).setKind(org.gpusched.streaming.avro.TelemetryKind.JOB_PROGRESS)
+                        .setJob("a").setProgress(0.5).build();
+                h.processElement(new StreamRecord<>(ControllerEvent.newBuilder().setPolicy("fifo").setController(0).setTimeMillis(100_000)
+                        .setKind(org.gpusched.streaming.state.EventKind.TELEMETRY).setId("a").setTelemetry(t).setSource("t").setPosition("").build(), 100_000L));
+            }
+            submit(h, TestData.job("b", 200, 100_000, 1, 500));
+            h.processWatermark(new Watermark(5_000_000));
+            assertEquals(1, decisions(h).size(), "live mode: no simulated completion, a keeps running");
+            for (var r : h.getSideOutput(ControllerFunction.SCHEDULING_METRICS)) if (r.getValue().getTime() == 200.0) fObjAt200[withTelemetry] = r.getValue().getFObj();
+            var done = org.gpusched.streaming.avro.JobCompleted.newBuilder().setTime(5000).setJob("a").build();
+            h.processElement(new StreamRecord<>(ControllerEvent.newBuilder().setPolicy("fifo").setController(0).setTimeMillis(5_000_000)
+                    .setKind(org.gpusched.streaming.state.EventKind.COMPLETION).setId("a").setCompleted(done).setSource("c").setPosition("").build(), 5_000_000L));
+            h.processWatermark(new Watermark(5_000_000));
+            List<PlacementDecision> d = decisions(h);
+            assertEquals(DecisionAction.COMPLETE, d.get(1).getAction());
+            assertEquals(5000.0, d.get(1).getTime(), 1e-9);
+            assertEquals("b", d.get(2).getJob());
+            assertEquals(DecisionAction.START, d.get(2).getAction());
+            assertTrue(h.getSideOutput(ControllerFunction.COMPLETIONS) == null || h.getSideOutput(ControllerFunction.COMPLETIONS).isEmpty(),
+                    "live completions are not re-emitted");
+            h.close();
+        }
+        // at 200 s a has 800 s left by the prediction, but 400 s after the telemetry said it was half done at 100 s
+        assertEquals(800.0 / 3600, fObjAt200[0], 1e-9);
+        assertEquals(400.0 / 3600, fObjAt200[1], 1e-9);
+    }
+
+    @Test
+    void submissionAtTheCancelledPeriodBoundaryIsStillHandled() throws Exception {
+        // a ends at 500 and the key goes idle, cancelling its periodic timer at 600 -- the very timestamp of b's
+        // submission, whose buffered event must still be handled (regression: b was never started)
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 600), "fifo").build();
+        var h = harness(cfg);
+        submit(h, TestData.job("a", 0, 10_000, 1, 500));
+        submit(h, TestData.job("b", 600, 10_000, 1, 100));
+        h.processWatermark(new Watermark(Long.MAX_VALUE));
+        List<String> d = new ArrayList<>();
+        for (PlacementDecision x : decisions(h)) d.add(x.getTime() + ":" + x.getJob() + ":" + x.getAction());
+        assertEquals(List.of("0.0:a:START", "500.0:a:COMPLETE", "600.0:b:START", "700.0:b:COMPLETE"), d);
+        h.close();
+    }
 }

@@ -34,9 +34,21 @@ import org.gpusched.core.random.RandomState;
  *   <li>likewise halved, only when every job on the node has an even GPU count;</li>
  *   <li>one job of such a node on another GPU count, same type, within the node's capacity.</li>
  * </ol>
- * A move is kept only when the job has a time for its new configuration and no node exceeds its capacity. Moves
+ * Plus one neighbourhood of ours, <b>not from the thesis</b>, on by default and documented on
+ * {@link ShrinkAndInsertNeighbourhood}: the k postponed jobs of highest postponement penalty are inserted into a
+ * used node by shrinking its running jobs to fewer GPUs and/or retyping it (rightsizable), into an off node switched
+ * on for them, into room made by moving one running job to another node, or in the place of a running job that is
+ * postponed instead. It competes with the seven in the same best-improving round. It exists because the randomized
+ * greedy leaves tight clusters with nodes full of jobs on their cheapest (often all-GPU) configurations and many jobs
+ * postponed, which none of the seven neighbourhoods can undo; {@link #thesisOnly} runs without it. With it, a round
+ * that still finds an improving move typically starts one more job, so on large queues {@value #MAX_ROUNDS} rounds
+ * per start is what bounds the call's time.
+ *
+ * <p>A move is kept only when the job has a time for its new configuration and no node exceeds its capacity. Moves
  * are evaluated incrementally (f_OBJ is a sum of per-job terms and per-node terms: only the moved jobs and touched
- * nodes are recomputed); the returned schedule's objective is recomputed by {@link ObjectiveFunction}.
+ * nodes are recomputed): the swaps, replacements and our moves are first scored in O(1) from the terms they change
+ * (each node keeps its least and second least execution cost), and only a move that may beat the round's best is
+ * applied, measured and undone. The returned schedule's objective is recomputed by {@link ObjectiveFunction}.
  * Deterministic: all randomness is in the randomized greedy; ties keep the earlier move and the earlier start.
  * Not thread-safe (scratch memory is reused across calls): one instance per caller.
  */
@@ -47,11 +59,22 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
 
     private final PolicyConfig config;
     private final AndreasRandomizedGreedyPolicy randomizedGreedy;
-    private final Search search = new Search();
+    private final Search search;
 
+    /** rg-ls with the thesis' seven neighbourhoods and our shrink-and-insert one. */
     public LocalSearchPolicy(PolicyConfig config) {
+        this(config, true);
+    }
+
+    private LocalSearchPolicy(PolicyConfig config, boolean shrinkAndInsert) {
         this.config = config == null ? PolicyConfig.DEFAULTS : config;
         this.randomizedGreedy = new AndreasRandomizedGreedyPolicy(this.config);
+        this.search = new Search(shrinkAndInsert);
+    }
+
+    /** rg-ls with the thesis' seven neighbourhoods only, as the thesis describes it (for comparisons). */
+    public static LocalSearchPolicy thesisOnly(PolicyConfig config) {
+        return new LocalSearchPolicy(config, false);
     }
 
     @Override public String name() { return NAME; }
@@ -69,20 +92,49 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
 
     /** The local search alone from any feasible schedule of {@code problem}: never worse than {@code start}. */
     static Schedule improve(SchedulingProblem problem, Schedule start, int k) {
-        return new Search().improve(problem, start, k);
+        return improve(problem, start, k, true);
     }
 
-    /** One local search run on a mutable copy of a schedule; arrays are reused across calls. */
-    private static final class Search {
-        private SchedulingProblem problem;
-        private Cluster cluster;
-        private int jobs, nodes, slots;
-        private double now, mu;
+    /** The same, with or without our shrink-and-insert neighbourhood. */
+    static Schedule improve(SchedulingProblem problem, Schedule start, int k, boolean shrinkAndInsert) {
+        return new Search(shrinkAndInsert).improve(problem, start, k);
+    }
 
-        private int[] jobNode = new int[0], jobType = new int[0], jobGpus = new int[0];
-        private double[] jobTerm = new double[0], postponedPenalty = new double[0];
-        private int[] nodeType = new int[0], nodeCount = new int[0], nodeBusy = new int[0], nodeJobs = new int[0];
-        private double[] nodeTerm = new double[0];
+    /**
+     * One local search run on a mutable copy of a schedule; arrays are reused across calls. The state and the move
+     * primitives are package-private for {@link ShrinkAndInsertNeighbourhood}, which reads them and proposes moves.
+     */
+    static final class Search {
+        SchedulingProblem problem;
+        Cluster cluster;
+        int jobs, nodes, slots;
+        double now, mu;
+
+        int[] jobNode = new int[0], jobType = new int[0], jobGpus = new int[0];
+        double[] jobTerm = new double[0], postponedPenalty = new double[0];
+        int[] nodeType = new int[0], nodeCount = new int[0], nodeBusy = new int[0], nodeJobs = new int[0];
+        double[] nodeTerm = new double[0];
+        /** Copies of the problem's figures the hot loops read: GPUs per type, rate[t * (slots + 1) + g], due, weight. */
+        int[] typeGpus = new int[0];
+        double[] rate = new double[0], due = new double[0], weight = new double[0];
+        /**
+         * Moves are first scored from the terms they change and handed to {@link #evaluate} only when the score may
+         * beat the round's best; this slack (far above rounding, far below any real gain) keeps the filter exact.
+         */
+        double scoreSlack;
+        /**
+         * Kept with the applied schedule (not during an evaluation): each job's execution cost, and per used node the
+         * job of least execution cost, that cost and the second least, so that a node's least without one of its jobs
+         * is O(1).
+         */
+        double[] jobCost = new double[0], nodeLeast = new double[0], nodeSecondLeast = new double[0];
+        int[] nodeLeastJob = new int[0];
+        /** Null when the search runs the thesis' neighbourhoods only. */
+        private final ShrinkAndInsertNeighbourhood shrinkAndInsert;
+
+        Search(boolean withShrinkAndInsert) {
+            shrinkAndInsert = withShrinkAndInsert ? new ShrinkAndInsertNeighbourhood(this) : null;
+        }
 
         private int[] byPressure = new int[0];
         private double[] pressure = new double[0], key = new double[0];
@@ -102,15 +154,17 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
         // the best move of the round
         private int[] bJob = new int[0], bNode = new int[0], bType = new int[0], bGpus = new int[0];
         private int bCount, bRetypeNode, bRetypeType;
-        private double bDelta;
+        /** f_OBJ change of the round's best move so far (starts just below 0: only improving moves are kept). */
+        double bDelta;
 
         Schedule improve(SchedulingProblem p, Schedule start, int k) {
-            load(p, start);
+            load(p, start, k);
             double objective = 0;
             for (int j = 0; j < jobs; j++) objective += jobTerm[j];
             for (int n = 0; n < nodes; n++) objective += nodeTerm[n];
             for (int round = 0; round < MAX_ROUNDS; round++) {
                 bDelta = -1e-9 * Math.max(1, Math.abs(objective));
+                scoreSlack = 1e-11 * Math.max(1, Math.abs(objective));
                 bCount = -1;
                 exploreNeighbourhoods(k);
                 if (bCount < 0) break;
@@ -128,7 +182,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             return new Schedule(placements, types, f);
         }
 
-        private void load(SchedulingProblem p, Schedule start) {
+        private void load(SchedulingProblem p, Schedule start, int k) {
             problem = p;
             cluster = p.cluster();
             jobs = p.jobCount();
@@ -142,10 +196,22 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
                 jobTerm = new double[jobs]; postponedPenalty = new double[jobs];
                 byPressure = new int[jobs]; pressure = new double[jobs]; key = new double[jobs]; list = new int[jobs]; late = new int[jobs];
                 costly = new int[jobs]; scratch = new int[jobs];
+                due = new double[jobs]; weight = new double[jobs]; jobCost = new double[jobs];
+            }
+            int types = cluster.typeCount();
+            if (typeGpus.length < types || rate.length < types * (slots + 1)) {
+                typeGpus = new int[types];
+                rate = new double[types * (slots + 1)];
+            }
+            for (int t = 0; t < types; t++) {
+                NodeType type = cluster.type(t);
+                typeGpus[t] = type.gpus();
+                for (int g = 0; g <= type.gpus(); g++) rate[t * (slots + 1) + g] = type.costPerHour(g);
             }
             if (nodeType.length < nodes || nodeJobs.length < nodes * slots) {
                 nodeType = new int[nodes]; nodeCount = new int[nodes]; nodeBusy = new int[nodes];
                 nodeTerm = new double[nodes]; nodeSeen = new boolean[nodes];
+                nodeLeast = new double[nodes]; nodeSecondLeast = new double[nodes]; nodeLeastJob = new int[nodes];
                 nodeJobs = new int[nodes * slots];
             }
             int moveCap = slots + 2;
@@ -161,6 +227,8 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             for (int n = 0; n < nodes; n++) nodeType[n] = start.nodeType(n);
             for (int j = 0; j < jobs; j++) {
                 var job = p.job(j).job();
+                due[j] = job.dueSeconds();
+                weight[j] = job.weightPerHour();
                 double worst = now + params.horizonSeconds() + p.slowestRemaining(j) - job.dueSeconds();
                 postponedPenalty[j] = worst > 0 ? params.rho() * job.weightPerHour() * worst / 3600.0 : 0;
                 Placement pl = start.placement(j);
@@ -172,23 +240,71 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
                     nodeBusy[pl.node()] += pl.gpus();
                 }
                 jobTerm[j] = termOf(j);
+                jobCost[j] = jobNode[j] >= 0 ? executionCost(j) : 0;
                 byPressure[j] = j;
                 pressure[j] = p.pressure(j);
             }
             IndexSort.sort(byPressure, jobs, pressure, true, scratch);
-            for (int n = 0; n < nodes; n++) nodeTerm[n] = nodeTermOf(n);
+            for (int n = 0; n < nodes; n++) refreshNode(n);
+            if (shrinkAndInsert != null) shrinkAndInsert.load(k);
         }
 
         private double remaining(int j) { return problem.remaining(j, jobType[j], jobGpus[j]); }
 
         private double termOf(int j) {
             if (jobNode[j] < 0) return postponedPenalty[j];
-            double late = now + remaining(j) - problem.job(j).job().dueSeconds();
-            return late > 0 ? problem.job(j).job().weightPerHour() * late / 3600.0 : 0;
+            return tardiness(j, remaining(j));
         }
 
-        private double executionCost(int j) {
-            return remaining(j) / 3600.0 * cluster.type(jobType[j]).costPerHour(jobGpus[j]);
+        /** Job j's tardiness term of f_OBJ when it runs with {@code remaining} seconds left. */
+        double tardiness(int j, double remaining) {
+            double late = now + remaining - due[j];
+            return late > 0 ? weight[j] * late / 3600.0 : 0;
+        }
+
+        /** Execution cost of {@code remaining} seconds on type t with g GPUs. */
+        double cost(int t, int g, double remaining) {
+            return remaining / 3600.0 * rate[t * (slots + 1) + g];
+        }
+
+        double executionCost(int j) {
+            return cost(jobType[j], jobGpus[j], remaining(j));
+        }
+
+        /** The least execution cost among node n's jobs other than its job j (infinite when j is alone). */
+        double leastExcluding(int n, int j) {
+            return nodeLeastJob[n] == j ? nodeSecondLeast[n] : nodeLeast[n];
+        }
+
+        /** Node n's f_OBJ term and least costs, from the kept job costs. */
+        private void refreshNode(int n) {
+            double least = Double.POSITIVE_INFINITY, second = Double.POSITIVE_INFINITY;
+            int leastJob = -1;
+            for (int i = 0, count = nodeCount[n]; i < count; i++) {
+                int j = nodeJobs[n * slots + i];
+                double c = jobCost[j];
+                if (c < least) {
+                    second = least;
+                    least = c;
+                    leastJob = j;
+                } else if (c < second) {
+                    second = c;
+                }
+            }
+            nodeLeast[n] = least;
+            nodeSecondLeast[n] = second;
+            nodeLeastJob[n] = leastJob;
+            nodeTerm[n] = nodeTermOf(n);
+        }
+
+        /** mu x idle GPUs of used node n (its share of f_OBJ beyond the least execution cost). */
+        double idleTerm(int n) {
+            return mu > 0 ? mu * (typeGpus[nodeType[n]] - nodeBusy[n]) : 0;
+        }
+
+        /** Whether a move scored {@code delta} may beat the round's best; {@link #evaluate} then decides exactly. */
+        boolean promising(double delta) {
+            return delta < bDelta + scoreSlack;
         }
 
         private double nodeTermOf(int n) {
@@ -196,7 +312,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             if (count == 0) return 0;
             double least = Double.POSITIVE_INFINITY;
             for (int i = 0; i < count; i++) least = Math.min(least, executionCost(nodeJobs[n * slots + i]));
-            return mu > 0 ? least + mu * (cluster.type(nodeType[n]).gpus() - nodeBusy[n]) : least;
+            return mu > 0 ? least + mu * (typeGpus[nodeType[n]] - nodeBusy[n]) : least;
         }
 
         // ---------------------------------------------------------------- neighbourhoods
@@ -235,6 +351,8 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
                 tryResize(n);
             }
             for (int a = 0; a < lateCount; a++) nodeSeen[jobNode[late[a]]] = false;
+            // ours, not the thesis': postponed jobs into room made by shrinking, switching on or moving out
+            if (shrinkAndInsert != null) shrinkAndInsert.explore(k);
         }
 
         /** late = J_T's first k (decreasing lateness); costly = the k on-time running jobs of highest cost. */
@@ -242,33 +360,59 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             int count = 0;
             for (int j = 0; j < jobs; j++) {
                 if (jobNode[j] < 0) continue;
-                double lateness = now + remaining(j) - problem.job(j).job().dueSeconds();
+                double lateness = now + remaining(j) - due[j];
                 if (lateness > 0) {
                     list[count++] = j;
                     key[j] = lateness;
                 }
             }
-            IndexSort.sort(list, count, key, true, scratch);
-            lateCount = Math.min(k, count);
+            lateCount = largestFirst(list, count, key, k);
             System.arraycopy(list, 0, late, 0, lateCount);
             count = 0;
             for (int j = 0; j < jobs; j++) {
-                if (jobNode[j] < 0 || now + remaining(j) - problem.job(j).job().dueSeconds() > 0) continue;
+                if (jobNode[j] < 0 || now + remaining(j) - due[j] > 0) continue;
                 list[count++] = j;
                 key[j] = executionCost(j);
             }
-            IndexSort.sort(list, count, key, true, scratch);
-            costlyCount = Math.min(k, count);
+            costlyCount = largestFirst(list, count, key, k);
             System.arraycopy(list, 0, costly, 0, costlyCount);
         }
 
+        /**
+         * Moves the k entries of {@code idx[0..count)} with the largest key to its front, largest first, ties in
+         * their incoming order (the first k of a stable descending sort) in O(count x k); returns min(k, count).
+         */
+        static int largestFirst(int[] idx, int count, double[] key, int k) {
+            int kept = 0;
+            for (int i = 0; i < count; i++) {
+                int v = idx[i];
+                double kv = key[v];
+                if (kept == k && !(kv > key[idx[kept - 1]])) continue;
+                int at = kept < k ? kept++ : kept - 1;
+                while (at > 0 && kv > key[idx[at - 1]]) {
+                    idx[at] = idx[at - 1];
+                    at--;
+                }
+                idx[at] = v;
+            }
+            return kept;
+        }
+
         private boolean hasTime(int j, int t, int g) {
-            return g >= 1 && g <= cluster.type(t).gpus() && !Double.isNaN(problem.remaining(j, t, g));
+            return g >= 1 && g <= typeGpus[t] && !Double.isNaN(problem.remaining(j, t, g));
         }
 
         private void trySwap(int a, int b) {
             if (a == b || jobNode[a] == jobNode[b]) return;
             if (!hasTime(a, jobType[b], jobGpus[b]) || !hasTime(b, jobType[a], jobGpus[a])) return;
+            // score: both jobs' terms, and each node's least execution cost (its idle GPUs do not change)
+            int na = jobNode[a], nb = jobNode[b];
+            double ra = problem.remaining(a, jobType[b], jobGpus[b]);
+            double rb = problem.remaining(b, jobType[a], jobGpus[a]);
+            double score = tardiness(a, ra) - jobTerm[a] + tardiness(b, rb) - jobTerm[b]
+                    + Math.min(leastExcluding(na, a), cost(jobType[a], jobGpus[a], rb)) + idleTerm(na) - nodeTerm[na]
+                    + Math.min(leastExcluding(nb, b), cost(jobType[b], jobGpus[b], ra)) + idleTerm(nb) - nodeTerm[nb];
+            if (!promising(score)) return;
             beginMove();
             addMove(a, jobNode[b], jobType[b], jobGpus[b]);
             addMove(b, jobNode[a], jobType[a], jobGpus[a]);
@@ -277,6 +421,11 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
 
         private void tryReplace(int waiting, int running) {
             if (!hasTime(waiting, jobType[running], jobGpus[running])) return;
+            int n = jobNode[running];
+            double r = problem.remaining(waiting, jobType[running], jobGpus[running]);
+            double score = tardiness(waiting, r) - jobTerm[waiting] + postponedPenalty[running] - jobTerm[running]
+                    + Math.min(leastExcluding(n, running), cost(jobType[running], jobGpus[running], r)) + idleTerm(n) - nodeTerm[n];
+            if (!promising(score)) return;
             beginMove();
             addMove(waiting, jobNode[running], jobType[running], jobGpus[running]);
             addMove(running, -1, 0, 0);
@@ -342,14 +491,20 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
 
         // ---------------------------------------------------------------- moves
 
-        private void beginMove() {
+        void beginMove() {
             mCount = 0;
             mRetypeNode = -1;
         }
 
-        private void addMove(int j, int node, int type, int gpus) {
+        void addMove(int j, int node, int type, int gpus) {
             mJob[mCount] = j; mNode[mCount] = node; mType[mCount] = type; mGpus[mCount] = gpus;
             mCount++;
+        }
+
+        /** The current move also sets node n's type to v (switches it on as v when it hosts no job). */
+        void retype(int n, int v) {
+            mRetypeNode = n;
+            mRetypeType = v;
         }
 
         private void touch(int n) {
@@ -359,7 +514,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
         }
 
         /** Applies the move, measures the change of f_OBJ on the touched jobs and nodes, undoes it; keeps the best. */
-        private void evaluate() {
+        void evaluate() {
             touchedCount = 0;
             double before = 0;
             for (int i = 0; i < mCount; i++) {
@@ -375,7 +530,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             for (int i = 0; i < mCount; i++) after += termOf(mJob[i]);
             for (int i = 0; i < touchedCount; i++) {
                 int n = touched[i];
-                if (nodeCount[n] > 0 && nodeBusy[n] > cluster.type(nodeType[n]).gpus()) fits = false;
+                if (nodeCount[n] > 0 && nodeBusy[n] > typeGpus[nodeType[n]]) fits = false;
                 after += nodeTermOf(n);
             }
             undoRaw();
@@ -411,13 +566,18 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
         /** Applies the best move for good and refreshes the terms of its jobs and touched nodes. */
         private void apply() {
             applyRaw();
-            for (int i = 0; i < mCount; i++) jobTerm[mJob[i]] = termOf(mJob[i]);
-            for (int i = 0; i < touchedCount; i++) nodeTerm[touched[i]] = nodeTermOf(touched[i]);
+            for (int i = 0; i < mCount; i++) {
+                int j = mJob[i];
+                jobTerm[j] = termOf(j);
+                jobCost[j] = jobNode[j] >= 0 ? executionCost(j) : 0;
+            }
+            for (int i = 0; i < touchedCount; i++) refreshNode(touched[i]);
         }
 
         /**
          * Applies the current move, recording the undo log. All moved jobs leave their nodes before any arrives, so
-         * no node ever holds more jobs than it has GPUs (every move keeps the job count of each node).
+         * no node ever holds more jobs than it has GPUs (the thesis' moves keep the job count of each node; the
+         * shrink-and-insert ones add a job only where its GPUs fit, checked before they are evaluated).
          */
         private void applyRaw() {
             for (int i = 0; i < mCount; i++) {

@@ -34,6 +34,23 @@ class LocalSearchPolicyPropertiesTest {
         assertTrue(ls.objective() >= optimum - 1e-6 * Math.max(1, optimum), "rg-ls " + ls.objective() + " below the optimum " + optimum);
     }
 
+    /** Tighter and larger than {@link #instance}: many postponed jobs, where shrink-and-insert does most of its work. */
+    @Property(tries = 30)
+    void onTightClustersRgLsIsFeasibleAndNeverWorseThanAndreasRg(@ForAll @LongRange(min = 0, max = 1_000_000) long seed,
+                                                                  @ForAll boolean rightsizable) {
+        int nodes = 2 + (int) Math.floorMod(seed, 4L);
+        SchedulingProblem problem = rightsizable
+                ? MilpPolicyInstances.rightsizable(seed, nodes, 3 * nodes + (int) Math.floorMod(seed, 5L), seed % 2)
+                : MilpPolicyInstances.andreasLike(seed, nodes, 3 * nodes + (int) Math.floorMod(seed, 7L), 2 + 2 * (int) Math.floorMod(seed / 4, 2L), seed % 2);
+        Schedule rg = new AndreasRandomizedGreedyPolicy(CONFIG).schedule(problem, RandomState.derive(seed, 5));
+        Schedule ls = new LocalSearchPolicy(CONFIG).schedule(problem, RandomState.derive(seed, 5));
+        ScheduleChecks.verify(problem, ls);
+        assertTrue(ls.objective() <= rg.objective(), "rg-ls " + ls.objective() + " > andreas-rg " + rg.objective());
+        Schedule thesis = LocalSearchPolicy.thesisOnly(CONFIG).schedule(problem, RandomState.derive(seed, 5));
+        ScheduleChecks.verify(problem, thesis);
+        assertTrue(thesis.objective() <= rg.objective(), "thesis-only rg-ls " + thesis.objective() + " > andreas-rg " + rg.objective());
+    }
+
     @Property(tries = 60)
     void localSearchFromBaselineSchedulesOnlyImproves(@ForAll @LongRange(min = 0, max = 1_000_000) long seed,
                                                       @ForAll @IntRange(min = 0, max = 2) int kind,
@@ -42,8 +59,10 @@ class LocalSearchPolicyPropertiesTest {
         SchedulingProblem problem = instance(seed, kind);
         String name = new String[] {"fifo", "edf", "priority", "greedy"}[baseline];
         Schedule start = Policies.create(name, CONFIG).schedule(problem, new RandomState(seed));
-        Schedule improved = LocalSearchPolicy.improve(problem, start, k);
-        ScheduleChecks.verify(problem, improved);
-        assertTrue(improved.objective() <= start.objective(), name + " " + start.objective() + " -> " + improved.objective());
+        for (boolean shrinkAndInsert : new boolean[] {true, false}) {
+            Schedule improved = LocalSearchPolicy.improve(problem, start, k, shrinkAndInsert);
+            ScheduleChecks.verify(problem, improved);
+            assertTrue(improved.objective() <= start.objective(), name + " " + start.objective() + " -> " + improved.objective());
+        }
     }
 }

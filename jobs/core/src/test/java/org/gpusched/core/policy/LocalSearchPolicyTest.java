@@ -114,6 +114,100 @@ class LocalSearchPolicyTest {
         assertEquals(400 / 3600.0 + 4000 / 3600.0 * 10, result.objective(), EPS);
     }
 
+    // ---- shrink-and-insert: our neighbourhood, not the thesis' (ShrinkAndInsertNeighbourhood)
+
+    @Test
+    void shrinksARunningJobSoThatAPostponedOneRuns() {
+        // one node of 2 GPUs at 1/h whatever is busy; nothing else to switch on or move to
+        Cluster cluster = new Cluster(List.of(NodeType.priced("Q", "V100", 2, 1)), List.of(Node.fixed("q", "Q")));
+        var problem = new SchedulingProblem(0, cluster, List.of(
+                JobState.waiting(new Job("wide", 0, 10000, 1, Map.of("Q", Map.of(1, 7200.0, 2, 3600.0)))),
+                JobState.waiting(new Job("narrow", 0, 3600, 2, Map.of("Q", Map.of(1, 3600.0))))), null, ObjectiveParameters.DEFAULTS);
+        // wide on both GPUs, on time, 1 h x 1/h = 1; narrow postponed: 100 x 2/h x (0 + 1 h + 1 h - 1 h) = 200 -> 201
+        Schedule start = schedule(problem, new Placement[] {new Placement(0, 0, 2), null}, 0);
+        assertEquals(201.0, start.objective(), EPS);
+        // the thesis' seven neighbourhoods cannot run narrow: it has no 2-GPU time to take wide's slot, and no job is late
+        assertSame(start, LocalSearchPolicy.improve(problem, start, 10, false));
+        // wide shrunk to 1 GPU (2 h, on time, cost 2), narrow on the other (1 h, on time, cost 1): node term = least = 1
+        Schedule result = improve(problem, start);
+        assertEquals(new Placement(0, 0, 1), result.placement(0));
+        assertEquals(new Placement(0, 0, 1), result.placement(1));
+        assertEquals(1.0, result.objective(), EPS);
+    }
+
+    @Test
+    void retypesARightsizableNodeToMakeRoomForAPostponedJob() {
+        NodeType single = NodeType.priced("S", "K80", 1, 1);
+        NodeType dual = NodeType.priced("D", "K80", 2, 1.5);
+        Cluster cluster = new Cluster(List.of(single, dual), List.of(Node.rightsizable("vm")));
+        Map<String, Map<Integer, Double>> times = Map.of("S", Map.of(1, 3600.0), "D", Map.of(1, 3600.0));
+        var problem = new SchedulingProblem(0, cluster, List.of(
+                JobState.waiting(new Job("relaxed", 0, 5400, 1, times)),
+                JobState.waiting(new Job("urgent", 0, 3600, 2, times))), null, ObjectiveParameters.DEFAULTS);
+        // relaxed alone on S: 1 h x 1 = 1; urgent postponed: 200 -> 201. The thesis' best: urgent takes relaxed's slot,
+        // relaxed postponed: 100 x 1/h x (1 h + 1 h - 1.5 h) = 50 -> 51. As D: both on time, least cost 1 h x 1.5
+        Schedule start = schedule(problem, new Placement[] {new Placement(0, 0, 1), null}, 0);
+        assertEquals(201.0, start.objective(), EPS);
+        assertEquals(51.0, LocalSearchPolicy.improve(problem, start, 10, false).objective(), EPS);
+        Schedule result = improve(problem, start);
+        assertEquals(1, result.nodeType(0));
+        assertEquals(new Placement(0, 1, 1), result.placement(0));
+        assertEquals(new Placement(0, 1, 1), result.placement(1));
+        assertEquals(1.5, result.objective(), EPS);
+    }
+
+    @Test
+    void movesARunningJobToAnotherNodeToMakeRoomForAPostponedOne() {
+        Cluster cluster = new Cluster(List.of(NodeType.priced("Q", "V100", 2, 1)), List.of(Node.fixed("a", "Q"), Node.fixed("b", "Q")));
+        Map<String, Map<Integer, Double>> oneGpu = Map.of("Q", Map.of(1, 3600.0));
+        var problem = new SchedulingProblem(0, cluster, List.of(
+                JobState.waiting(new Job("x", 0, 100000, 1, oneGpu)),
+                JobState.waiting(new Job("y", 0, 100000, 1, oneGpu)),
+                JobState.waiting(new Job("pair", 0, 3600, 2, Map.of("Q", Map.of(2, 3600.0))))), null, ObjectiveParameters.DEFAULTS);
+        // x alone on a, y alone on b (1 each), pair (needs 2 GPUs) postponed: 200 -> 202
+        Schedule start = schedule(problem, new Placement[] {new Placement(0, 0, 1), new Placement(1, 0, 1), null}, 0, 0);
+        assertEquals(202.0, start.objective(), EPS);
+        assertSame(start, LocalSearchPolicy.improve(problem, start, 10, false));
+        // one of x, y joins the other; pair takes the freed node: 1 + 1
+        Schedule result = improve(problem, start);
+        Placement pair = result.placement(2);
+        assertEquals(2, pair.gpus());
+        assertEquals(result.placement(0).node(), result.placement(1).node());
+        assertTrue(result.placement(0).node() != pair.node());
+        assertEquals(2.0, result.objective(), EPS);
+    }
+
+    @Test
+    void postponesARunningJobOfSmallPenaltyForAWaitingOneOfLargePenaltyAndLowerPressure() {
+        Cluster cluster = new Cluster(List.of(NodeType.priced("Q", "V100", 2, 1)), List.of(Node.fixed("q", "Q")));
+        var problem = new SchedulingProblem(0, cluster, List.of(
+                JobState.waiting(new Job("both-gpus", 0, 3600, 1, Map.of("Q", Map.of(2, 3600.0)))),
+                JobState.waiting(new Job("heavy", 0, 9000, 10, Map.of("Q", Map.of(1, 7200.0))))), null, ObjectiveParameters.DEFAULTS);
+        // pressures: both-gpus 1 h - 1 h = 0, heavy 2 h - 2.5 h < 0, so the thesis' third neighbourhood does not swap them
+        // (nor could heavy take a 2-GPU configuration). Start: both-gpus runs, 1 h x 1 = 1; heavy postponed:
+        // 100 x 10/h x (1 h + 2 h - 2.5 h) = 500 -> 501. Swapped: both-gpus postponed 100 x 1/h x 1 h = 100, heavy 2 h x 1 = 2
+        Schedule start = schedule(problem, new Placement[] {new Placement(0, 0, 2), null}, 0);
+        assertEquals(501.0, start.objective(), EPS);
+        assertSame(start, LocalSearchPolicy.improve(problem, start, 10, false));
+        Schedule result = improve(problem, start);
+        assertNull(result.placement(0));
+        assertEquals(new Placement(0, 0, 1), result.placement(1));
+        assertEquals(102.0, result.objective(), EPS);
+    }
+
+    @Test
+    void switchesANodeOnForAPostponedJob() {
+        Cluster cluster = new Cluster(List.of(NodeType.priced("Q", "V100", 1, 1)), List.of(Node.fixed("a", "Q"), Node.fixed("b", "Q")));
+        var problem = new SchedulingProblem(0, cluster, List.of(
+                JobState.waiting(new Job("late", 0, 3600, 2, Map.of("Q", Map.of(1, 3600.0))))), null, ObjectiveParameters.DEFAULTS);
+        Schedule start = schedule(problem, new Placement[] {null}, -1, -1);
+        assertEquals(200.0, start.objective(), EPS);
+        assertSame(start, LocalSearchPolicy.improve(problem, start, 10, false));
+        Schedule result = improve(problem, start);
+        assertEquals(new Placement(0, 0, 1), result.placement(0)); // the lowest-index off node of its class
+        assertEquals(1.0, result.objective(), EPS);
+    }
+
     @Test
     void aLocalOptimumIsReturnedUnchanged() {
         Cluster cluster = new Cluster(List.of(NodeType.priced("V", "V100", 1, 1)), List.of(Node.fixed("v", "V")));

@@ -31,6 +31,9 @@ public record Task(String name, long cpuMilli, long memoryMiB, int gpuCount, int
         return new Task(name, cpuMilli, memoryMiB, gpuCount, gpuMilliPerGpu, Set.of(), Set.of());
     }
 
+    /** The same task asking for no memory (condition 2 always holds), as in the FGD simulator's resource model. */
+    public Task withoutMemory() { return new Task(name, cpuMilli, 0, gpuCount, gpuMilliPerGpu, gpuModels, cpuModels); }
+
     public GpuKind kind() {
         if (gpuCount == 0) return GpuKind.NONE;
         return gpuMilliPerGpu < MILLI ? GpuKind.SHARED : GpuKind.WHOLE;

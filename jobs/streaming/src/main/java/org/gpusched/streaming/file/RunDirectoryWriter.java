@@ -47,13 +47,10 @@ public final class RunDirectoryWriter {
         try {
             Files.createDirectories(out);
             List<JsonNode> accepted = read(parts, FileJobSinks.ACCEPTED_JOBS);
-            List<JsonNode> decisions = filter(read(parts, FileJobSinks.DECISIONS), policy);
             List<JsonNode> scheduling = filter(read(parts, FileJobSinks.SCHEDULING_METRICS), policy);
             List<JsonNode> jobMetrics = filter(read(parts, FileJobSinks.JOB_METRICS), policy);
             List<JsonNode> rejected = read(parts, FileJobSinks.REJECTED);
 
-            decisions.sort(Comparator.<JsonNode>comparingDouble(d -> d.get("time").asDouble())
-                    .thenComparingInt(d -> d.get("controller").asInt()).thenComparingLong(d -> d.get("seq").asLong()));
             accepted.sort(Comparator.<JsonNode>comparingDouble(j -> j.get("submit").asDouble()).thenComparing(j -> j.get("id").asText()));
             jobMetrics.sort(Comparator.<JsonNode>comparingDouble(j -> j.get("time").asDouble()).thenComparing(j -> j.get("job").asText()));
             rejected.sort(Comparator.<JsonNode, String>comparing(r -> r.get("source").asText()).thenComparingLong(r -> lineOf(r.get("position").asText()))
@@ -61,7 +58,7 @@ public final class RunDirectoryWriter {
 
             writeRunJson(out.resolve("run.json"), cfg, policy, inputs);
             writeLines(out.resolve("jobs.jsonl"), accepted.stream().map(RunDirectoryWriter::traceLine).toList());
-            writeLines(out.resolve("decisions.jsonl"), decisions.stream().map(RunDirectoryWriter::decisionLine).toList());
+            long decisions = writeDecisions(parts, policy, out.resolve("decisions.jsonl"));
             writeLines(out.resolve("rejected.jsonl"), rejected);
             Summary summary = summarize(policy, accepted, decisions, scheduling, jobMetrics, rejected.size());
             JSON.writeValue(out.resolve("metrics.json").toFile(), metricsJson(summary, jobMetrics));
@@ -69,6 +66,98 @@ public final class RunDirectoryWriter {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write run directory " + out, e);
         }
+    }
+
+    /** A decision line with its sort key: (time, controller, seq). */
+    private record Keyed(double time, int controller, long seq, String line) {}
+
+    private static final Comparator<Keyed> DECISION_ORDER = Comparator.comparingDouble(Keyed::time)
+            .thenComparingInt(Keyed::controller).thenComparingLong(Keyed::seq);
+
+    /**
+     * Writes the policy's decisions in (time, controller, seq) order without holding them all: each part file is in
+     * time order (a subtask's timers fire in time order), so the files are merged and only the decisions of one
+     * timestamp are sorted in memory. A part file out of time order (late input in live mode) falls back to a full
+     * in-memory sort of compact lines.
+     */
+    private static long writeDecisions(Path parts, String policy, Path out) throws IOException {
+        List<Path> files = partFiles(parts, FileJobSinks.DECISIONS);
+        if (!mergeDecisions(files, policy, out)) {
+            List<Keyed> all = new ArrayList<>();
+            for (Path f : files) {
+                try (BufferedReader in = Files.newBufferedReader(f, StandardCharsets.UTF_8)) {
+                    Keyed k;
+                    while ((k = next(in, policy)) != null) all.add(k);
+                }
+            }
+            all.sort(DECISION_ORDER);
+            try (BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
+                for (Keyed k : all) {
+                    w.write(k.line());
+                    w.write('\n');
+                }
+            }
+        }
+        long n = 0;
+        try (BufferedReader in = Files.newBufferedReader(out, StandardCharsets.UTF_8)) {
+            while (in.readLine() != null) n++;
+        }
+        return n;
+    }
+
+    private static boolean mergeDecisions(List<Path> files, String policy, Path out) throws IOException {
+        List<BufferedReader> readers = new ArrayList<>();
+        try (BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
+            Keyed[] heads = new Keyed[files.size()];
+            for (int i = 0; i < files.size(); i++) {
+                readers.add(Files.newBufferedReader(files.get(i), StandardCharsets.UTF_8));
+                heads[i] = next(readers.get(i), policy);
+            }
+            List<Keyed> group = new ArrayList<>();
+            while (true) {
+                double t = Double.POSITIVE_INFINITY;
+                for (Keyed h : heads) if (h != null) t = Math.min(t, h.time());
+                if (t == Double.POSITIVE_INFINITY) break;
+                group.clear();
+                for (int i = 0; i < heads.length; i++) {
+                    while (heads[i] != null && heads[i].time() == t) {
+                        group.add(heads[i]);
+                        heads[i] = next(readers.get(i), policy);
+                        if (heads[i] != null && heads[i].time() < t) return false;
+                    }
+                }
+                group.sort(DECISION_ORDER);
+                for (Keyed k : group) {
+                    w.write(k.line());
+                    w.write('\n');
+                }
+            }
+            return true;
+        } finally {
+            for (BufferedReader r : readers) r.close();
+        }
+    }
+
+    /** The next decision of the policy in a part file, as its run-directory line, or null at the end. */
+    private static Keyed next(BufferedReader in, String policy) throws IOException {
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.isBlank()) continue;
+            JsonNode d = LINE.readTree(line);
+            if (!policy.equals(d.path("policy").asText())) continue;
+            return new Keyed(d.get("time").asDouble(), d.get("controller").asInt(), d.get("seq").asLong(), LINE.writeValueAsString(decisionLine(d)));
+        }
+        return null;
+    }
+
+    private static List<Path> partFiles(Path parts, String name) throws IOException {
+        List<Path> files = new ArrayList<>();
+        if (!Files.isDirectory(parts)) return files;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(parts, name + "-*.jsonl")) {
+            ds.forEach(files::add);
+        }
+        files.sort(null);
+        return files;
     }
 
     private static long lineOf(String position) {
@@ -89,13 +178,7 @@ public final class RunDirectoryWriter {
     /** All records of the part files NAME-*.jsonl in a directory. */
     public static List<JsonNode> read(Path parts, String name) throws IOException {
         List<JsonNode> records = new ArrayList<>();
-        if (!Files.isDirectory(parts)) return records;
-        List<Path> files = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(parts, name + "-*.jsonl")) {
-            ds.forEach(files::add);
-        }
-        files.sort(null);
-        for (Path f : files) {
+        for (Path f : partFiles(parts, name)) {
             try (BufferedReader in = Files.newBufferedReader(f, StandardCharsets.UTF_8)) {
                 String line;
                 while ((line = in.readLine()) != null) if (!line.isBlank()) records.add(LINE.readTree(line));
@@ -175,7 +258,7 @@ public final class RunDirectoryWriter {
         }
     }
 
-    private static Summary summarize(String policy, List<JsonNode> accepted, List<JsonNode> decisions, List<JsonNode> scheduling,
+    private static Summary summarize(String policy, List<JsonNode> accepted, long decisions, List<JsonNode> scheduling,
                                      List<JsonNode> jobMetrics, long rejected) {
         Map<Integer, Double> executionByController = new HashMap<>();
         List<Long> nanos = new ArrayList<>();
@@ -198,7 +281,7 @@ public final class RunDirectoryWriter {
         nanos.sort(null);
         return new Summary(policy, execution + tardiness, execution, tardiness, tardy, jobMetrics.size(), accepted.size(),
                 jobMetrics.isEmpty() ? 0 : jct / jobMetrics.size(), jobMetrics.isEmpty() ? 0 : lastCompletion - firstSubmit,
-                percentile(nanos, 0.5) / 1e6, percentile(nanos, 0.99) / 1e6, scheduling.size(), decisions.size(), rejected);
+                percentile(nanos, 0.5) / 1e6, percentile(nanos, 0.99) / 1e6, scheduling.size(), decisions, rejected);
     }
 
     /** Nearest-rank percentile of sorted values, 0 when empty. */

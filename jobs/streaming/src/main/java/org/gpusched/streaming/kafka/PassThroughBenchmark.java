@@ -21,6 +21,8 @@ import org.gpusched.streaming.Topics;
  *   <li>{@code passthrough --bootstrap B --from TOPIC --to TOPIC}: the ceiling a replay over Kafka is measured against,
  *       a Kafka -> Flink -> Kafka job that reads a topic bounded (same source and deserializer as the scheduler) and
  *       writes every value unchanged to another topic; prints records, wall seconds and records/s.</li>
+ *   <li>{@code fill --bootstrap B --from TOPIC --to TOPIC --records N}: (re)creates TOPIC with N records, the values of
+ *       the source topic repeated, so the pass-through can be measured on more records than a trace has.</li>
  *   <li>{@code workload --jobs N --nodes M --seed S --out DIR}: the synthetic {@link BenchmarkWorkload}
  *       (trace.jsonl, cluster.yaml).</li>
  * </ul>
@@ -41,8 +43,8 @@ public final class PassThroughBenchmark {
         }
     }
 
-    /** Records copied and the wall time of the Flink job (mini cluster start and stop included). */
-    public record Result(long records, double seconds) {
+    /** Records copied, the wall time of the Flink job (mini cluster start and stop included) and its net runtime. */
+    public record Result(long records, double seconds, double netSeconds) {
         public double recordsPerSecond() { return records / seconds; }
     }
 
@@ -59,13 +61,48 @@ public final class PassThroughBenchmark {
                         .setRecordSerializer(new RawValueSerializer(to)).setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE).build())
                 .uid("passthrough-sink").name("kafka-out");
         long start = System.nanoTime();
-        env.execute("gpusched pass-through " + from + " -> " + to);
+        var result = env.execute("gpusched pass-through " + from + " -> " + to);
         double seconds = (System.nanoTime() - start) / 1e9;
         long records;
         try (TopicOffsets offsets = new TopicOffsets(kafka.clientConfig())) {
             records = offsets.endOffsets(List.of(to)).get(to);
         }
-        return new Result(records, seconds);
+        return new Result(records, seconds, result.getNetRuntime() / 1000.0);
+    }
+
+    /** Recreates {@code to} with {@code records} values: those of {@code from}, cycled. Returns the bytes written. */
+    public static long fill(KafkaSettings kafka, String from, String to, long records) throws Exception {
+        java.util.Properties c = kafka.clientConfig();
+        c.put("key.deserializer", org.apache.kafka.common.serialization.ByteArrayDeserializer.class.getName());
+        c.put("value.deserializer", org.apache.kafka.common.serialization.ByteArrayDeserializer.class.getName());
+        List<byte[]> values = new java.util.ArrayList<>();
+        try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>(c)) {
+            var partitions = consumer.partitionsFor(from).stream().map(i -> new org.apache.kafka.common.TopicPartition(from, i.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            var end = consumer.endOffsets(partitions);
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                consumer.poll(java.time.Duration.ofMillis(500)).forEach(r -> values.add(r.value()));
+            }
+        }
+        if (values.isEmpty()) throw new IllegalStateException("topic " + from + " is empty");
+        TopicAdmin.delete(kafka.clientConfig(), List.of(to));
+        TopicAdmin.create(kafka.clientConfig(), List.of(to), 1, (short) 1);
+        java.util.Properties p = kafka.clientConfig();
+        p.put("key.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
+        p.put("value.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
+        p.put("linger.ms", "20");
+        p.put("batch.size", Integer.toString(512 * 1024));
+        long bytes = 0;
+        try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(p)) {
+            for (long i = 0; i < records; i++) {
+                byte[] v = values.get((int) (i % values.size()));
+                bytes += v.length;
+                producer.send(new ProducerRecord<>(to, v));
+            }
+            producer.flush();
+        }
+        return bytes;
     }
 
     public static void main(String[] args) throws Exception {
@@ -80,7 +117,13 @@ public final class PassThroughBenchmark {
                 KafkaSettings kafka = KafkaSettings.of(require(opts, "bootstrap"));
                 String from = opts.getOrDefault("from", Topics.SUBMISSIONS.topic());
                 Result r = passThrough(kafka, from, require(opts, "to"));
-                System.out.printf(Locale.ROOT, "passthrough records=%d seconds=%.3f records_per_s=%.0f%n", r.records(), r.seconds(), r.recordsPerSecond());
+                System.out.printf(Locale.ROOT, "passthrough records=%d seconds=%.3f records_per_s=%.0f job_runtime=%.3f%n", r.records(), r.seconds(),
+                        r.recordsPerSecond(), r.netSeconds());
+            }
+            case "fill" -> {
+                long n = Long.parseLong(require(opts, "records"));
+                long bytes = fill(KafkaSettings.of(require(opts, "bootstrap")), require(opts, "from"), require(opts, "to"), n);
+                System.out.printf(Locale.ROOT, "fill records=%d mean_bytes=%.0f%n", n, (double) bytes / n);
             }
             case "workload" -> {
                 Path out = Path.of(require(opts, "out"));
@@ -106,6 +149,7 @@ public final class PassThroughBenchmark {
 
     private static void usage() {
         System.err.println("usage: PassThroughBenchmark passthrough --bootstrap HOST:PORT --from TOPIC --to TOPIC\n"
+                + "       PassThroughBenchmark fill --bootstrap HOST:PORT --from TOPIC --to TOPIC --records N\n"
                 + "       PassThroughBenchmark workload --jobs N --nodes M [--load X] [--seed S] --out DIR");
         System.exit(2);
     }

@@ -1,0 +1,93 @@
+package org.gpusched.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code gpusched replay} end to end on the sample shipped in examples/ (the README's first command). */
+class ReplayCommandIT {
+    private static final Path EXAMPLES = Path.of("../../examples").toAbsolutePath().normalize();
+    private static final String TRACE = EXAMPLES.resolve("armida-trace.jsonl").toString();
+    private static final String CLUSTER = EXAMPLES.resolve("armida-cluster.yaml").toString();
+    private static final ObjectMapper JSON = new ObjectMapper();
+    @TempDir Path tmp;
+
+    @Test
+    void sampleReplayWritesAValidRunDirectoryAndASummaryTable() throws Exception {
+        Path out = tmp.resolve("armida");
+        var r = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "andreas-rg", "--seed", "3", "--out", out.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("total cost") && r.out().contains("andreas-rg"), r.out());
+        assertTrue(r.err().contains("8/8 jobs finished"), "progress on stderr: " + r.err());
+        for (String f : List.of("run.json", "jobs.jsonl", "decisions.jsonl", "metrics.json", "rejected.jsonl")) assertTrue(Files.exists(out.resolve(f)), f);
+        assertFalse(Files.exists(out.resolve(".parts")), "the part files are cleaned up");
+        JsonNode metrics = JSON.readTree(out.resolve("metrics.json").toFile());
+        assertEquals(8, metrics.get("completedJobs").asInt());
+        for (String k : List.of("totalCost", "executionCost", "tardinessCost", "tardyJobs", "meanJctSeconds", "makespanSeconds", "optimizerMedianMs", "optimizerP99Ms", "rejected")) {
+            assertTrue(metrics.has(k), k);
+        }
+        JsonNode run = JSON.readTree(out.resolve("run.json").toFile());
+        assertEquals("andreas-rg", run.get("policy").asText());
+        assertEquals(3, run.get("seed").asInt());
+        assertEquals(3, run.get("nodes").size());
+        assertEquals(3, run.get("nodeTypes").get("V100x2").get("costPerHour").size());
+        List<String> decisions = Files.readAllLines(out.resolve("decisions.jsonl"));
+        assertEquals(8, decisions.stream().filter(l -> l.contains("\"COMPLETE\"")).count());
+
+        // the independent auditor accepts it (capacity, placements, completion times, totals)
+        var v = WorkloadCommandsTest.gpusched("validate", out.toString());
+        assertEquals(0, v.exit(), v.out() + v.err());
+
+        // same seed, same decisions
+        Path again = tmp.resolve("again");
+        assertEquals(0, WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "andreas-rg", "--seed", "3", "--out", again.toString()).exit());
+        assertEquals(decisions, Files.readAllLines(again.resolve("decisions.jsonl")));
+    }
+
+    @Test
+    void malformedLinesAreRejectedAndTheRunGoesOn() throws Exception {
+        List<String> lines = new ArrayList<>(Files.readAllLines(Path.of(TRACE)));
+        lines.add(2, "{\"id\": \"J99\", \"submit\": 10, \"due\": 5, \"weight\": 1, \"times\": {\"T4x1\": {\"1\": 100}}}");
+        lines.add("this is not json");
+        Path trace = tmp.resolve("bad.jsonl");
+        Files.write(trace, lines);
+        Path out = tmp.resolve("bad");
+        var r = WorkloadCommandsTest.gpusched("replay", "--trace", trace.toString(), "--cluster", CLUSTER, "--policy", "fifo", "--out", out.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("2 rejected lines"), r.out());
+        List<String> rejected = Files.readAllLines(out.resolve("rejected.jsonl"));
+        assertEquals(2, rejected.size());
+        assertEquals(trace + ":3", JSON.readTree(rejected.get(0)).get("position").asText());
+        assertTrue(JSON.readTree(rejected.get(0)).get("reason").asText().contains("before its submission"));
+        assertEquals(trace + ":10", JSON.readTree(rejected.get(1)).get("position").asText());
+        assertEquals(8, JSON.readTree(out.resolve("metrics.json").toFile()).get("completedJobs").asInt());
+    }
+
+    @Test
+    void badCommandLinesExitNonZeroWithAMessageAndNoStackTrace() throws Exception {
+        var unknownPolicy = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "magic", "--out", tmp.resolve("x").toString());
+        assertEquals(2, unknownPolicy.exit());
+        assertTrue(unknownPolicy.err().contains("unknown policy 'magic'") && unknownPolicy.err().contains("andreas-rg"), unknownPolicy.err());
+        var noTrace = WorkloadCommandsTest.gpusched("replay", "--trace", tmp.resolve("nope.jsonl").toString(), "--cluster", CLUSTER, "--policy", "fifo", "--out", tmp.resolve("x").toString());
+        assertEquals(2, noTrace.exit());
+        assertTrue(noTrace.err().contains("nope.jsonl: no such file"), noTrace.err());
+        Path badCluster = tmp.resolve("c.yaml");
+        Files.writeString(badCluster, "nodeTypes:\n  A: {gpus: 1, pricePerHour: 1}\nnodes:\n  - {id: n1, type: B}\n");
+        var cluster = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", badCluster.toString(), "--policy", "fifo", "--out", tmp.resolve("x").toString());
+        assertEquals(1, cluster.exit());
+        assertTrue(cluster.err().contains("unknown node type 'B'"), cluster.err());
+        var controllers = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "fifo", "--controllers", "9", "--out", tmp.resolve("x").toString());
+        assertEquals(2, controllers.exit());
+        assertTrue(controllers.err().contains("controllers (9) must not exceed"), controllers.err());
+        for (var r : List.of(unknownPolicy, noTrace, cluster, controllers)) assertFalse(r.err().contains("\tat "), "no stack trace: " + r.err());
+    }
+}
