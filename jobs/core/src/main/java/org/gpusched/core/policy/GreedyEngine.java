@@ -826,37 +826,42 @@ final class GreedyEngine {
     private void assign(int j, int n) {
         int t = candType;
         int g = candGpus;
-        if (nodeType[n] == -1) {
-            nodeType[n] = t;
-            nodeFree[n] = typeGpus[t];
-            nodeFirstCost[n] = Double.POSITIVE_INFINITY;
-            freeOpenTotal += typeGpus[t];
-            opened[openedCount++] = n;
-            offTotal--;
-            offMask[n >>> 6] &= ~(1L << (n & 63));
-            boolean idle = (idleMask[n >>> 6] & (1L << (n & 63))) != 0;
-            classOffIdle[nodeClass[n] * 2 + (idle ? 0 : 1)]--;
-            if (--classOff[nodeClass[n]] == 0) classExhausted(nodeClass[n]);
-        } else {
-            bucketRemove(t, nodeFree[n], n);
-        }
-        nodeFree[n] -= g;
+        if (nodeType[n] == -1) switchOn(n, t);
+        else bucketRemove(t, nodeFree[n], n);
+        int free = nodeFree[n] - g;
+        nodeFree[n] = free;
         freeOpenTotal -= g;
-        if (nodeFree[n] > 0) bucketAdd(t, nodeFree[n], n);
-        int max = 0;
-        for (int f = typeGpus[t]; f > 0; f--) {
-            if (bucketCount[t * stride + f] > 0) { max = f; break; }
-        }
+        if (free > 0) bucketAdd(t, free, n);
+        // only the bucket of this node changed: no bucket above max(previous maximum, free) can be non-empty
+        int base = t * stride;
+        int max = Math.max(maxFreeOpen[t], free);
+        while (max > 0 && bucketCount[base + max] == 0) max--;
         maxFreeOpen[t] = max;
         nodeJobs[n * maxG + nodeJobCount[n]++] = j;
         jobNode[j] = n;
         jobType[j] = t;
         jobGpus[j] = g;
         jobDeltaUnits[j] = candDelta;
-        jobCost[j] = candCost;
+        double cost = candCost;
+        jobCost[j] = cost;
         placedDelta += candDelta;
-        if (candCost < nodeFirstCost[n]) nodeFirstCost[n] = candCost;
+        if (cost < nodeFirstCost[n]) nodeFirstCost[n] = cost;
         placed[placedCount++] = j;
+    }
+
+    /** Switches off node n on as type t (kept out of {@link #assign} so that the hot path stays small to inline). */
+    private void switchOn(int n, int t) {
+        nodeType[n] = t;
+        nodeFree[n] = typeGpus[t];
+        nodeFirstCost[n] = Double.POSITIVE_INFINITY;
+        freeOpenTotal += typeGpus[t];
+        opened[openedCount++] = n;
+        offTotal--;
+        offMask[n >>> 6] &= ~(1L << (n & 63));
+        boolean idle = (idleMask[n >>> 6] & (1L << (n & 63))) != 0;
+        int c = nodeClass[n];
+        classOffIdle[c * 2 + (idle ? 0 : 1)]--;
+        if (--classOff[c] == 0) classExhausted(c);
     }
 
     /** After post-processing changed a job's type or GPU count. */

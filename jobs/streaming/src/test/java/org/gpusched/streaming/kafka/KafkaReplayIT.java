@@ -51,7 +51,8 @@ import org.junit.jupiter.api.Test;
  * and seed; malformed records must reach the rejected topic with a reason, and the job must go on.
  */
 class KafkaReplayIT {
-    private static final Path WORK = Path.of("target", "kafka-replay-it").toAbsolutePath();
+    /** Inputs and file-path outputs; per JVM, so concurrent runs in the same tree do not overwrite each other's. */
+    private static final Path WORK = Path.of("target", "replay-it-work-" + ProcessHandle.current().pid()).toAbsolutePath();
     private static final int JOBS = 60;
     private static LocalKafkaBroker broker;
 

@@ -26,10 +26,13 @@ final class LocalKafkaBroker implements AutoCloseable {
         this.port = port;
     }
 
-    /** Starts a fresh broker (empty data dir) and returns when it accepts clients. */
+    /**
+     * Starts a fresh broker (empty data dir, named after the test and this JVM so concurrent runs in the same tree do
+     * not share one) and returns when it accepts clients.
+     */
     static LocalKafkaBroker start(String name) throws IOException, InterruptedException {
         Path script = findScript();
-        Path dir = Path.of("target", "kafka-" + name).toAbsolutePath();
+        Path dir = Path.of("target", "kafka-" + name + "-" + ProcessHandle.current().pid()).toAbsolutePath();
         deleteRecursively(dir);
         int port = freePortPair();
         LocalKafkaBroker broker = new LocalKafkaBroker(script, dir, port);
@@ -45,6 +48,7 @@ final class LocalKafkaBroker implements AutoCloseable {
     @Override
     public void close() throws IOException, InterruptedException {
         run("stop");
+        deleteRecursively(dir);
     }
 
     private void stopQuietly() {
