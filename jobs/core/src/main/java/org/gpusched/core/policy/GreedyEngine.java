@@ -145,6 +145,7 @@ final class GreedyEngine {
     private int[] opened = new int[0];
     private int openedCount;
     private int offTotal, freeOpenTotal, maxAvailable;
+    private int offIdleTotal;                       // nodes still off that host no running job
     private int[] jobNode = new int[0], jobType = new int[0], jobGpus = new int[0];
     private long[] jobDeltaUnits = new long[0];
     private double[] jobCost = new double[0];
@@ -162,7 +163,8 @@ final class GreedyEngine {
     private double[] pickWeights = new double[K];
 
     // ---- the deterministic iteration, kept for the never-worse-than-greedy guarantee ----
-    private int[] greedyNode, greedyType, greedyGpus, greedyNodeType;
+    // (scratch reused across calls like the rest, so that a call allocates little beyond the returned schedules)
+    private int[] greedyNode = new int[0], greedyType = new int[0], greedyGpus = new int[0], greedyNodeType = new int[0];
 
     // ---- best solutions kept ----
     private int keep;
@@ -183,16 +185,16 @@ final class GreedyEngine {
             long f = construct(randomized ? random : null, bestFit);
             offer(f);
             if (it == 0 && iterations > 1) {
-                greedyNode = Arrays.copyOf(jobNode, jobs);
-                greedyType = Arrays.copyOf(jobType, jobs);
-                greedyGpus = Arrays.copyOf(jobGpus, jobs);
-                greedyNodeType = Arrays.copyOf(nodeType, nodes);
+                greedyNode = copyInto(greedyNode, jobNode, jobs);
+                greedyType = copyInto(greedyType, jobType, jobs);
+                greedyGpus = copyInto(greedyGpus, jobGpus, jobs);
+                greedyNodeType = copyInto(greedyNodeType, nodeType, nodes);
             }
             resetIteration();
         }
         List<Schedule> result = new ArrayList<>(poolSize);
         for (int k = 0; k < poolSize; k++) result.add(toSchedule(poolNode[k], poolType[k], poolGpus[k], poolNodeType[k]));
-        if (iterations > 1) {
+        if (iterations > 1 && !greedyIsBest()) {
             // The ranking objective is rounded to 1e-6 per term; the exact evaluation decides here so that the result
             // is never worse than the deterministic greedy by ObjectiveFunction itself.
             Schedule greedy = toSchedule(greedyNode, greedyType, greedyGpus, greedyNodeType);
@@ -201,10 +203,23 @@ final class GreedyEngine {
                 result.add(0, greedy);
                 if (result.size() > keepBest) result.remove(result.size() - 1);
             }
-            greedyNode = greedyType = greedyGpus = greedyNodeType = null;
         }
         this.problem = null;
         return result;
+    }
+
+    /** Whether the best kept solution is the deterministic greedy's: then the exact comparison cannot change it. */
+    private boolean greedyIsBest() {
+        return Arrays.equals(poolNode[0], 0, jobs, greedyNode, 0, jobs)
+                && Arrays.equals(poolType[0], 0, jobs, greedyType, 0, jobs)
+                && Arrays.equals(poolGpus[0], 0, jobs, greedyGpus, 0, jobs)
+                && Arrays.equals(poolNodeType[0], 0, nodes, greedyNodeType, 0, nodes);
+    }
+
+    private static int[] copyInto(int[] target, int[] source, int length) {
+        int[] copy = grow(target, length);
+        System.arraycopy(source, 0, copy, 0, length);
+        return copy;
     }
 
     // =====================================================================================================
@@ -549,7 +564,7 @@ final class GreedyEngine {
      * jobs already run as t; else the lowest-index other node (its running jobs will have to move). -1 if none.
      */
     private int offNodeFor(int t) {
-        int best = lowestOff(t, true);
+        int best = offIdleTotal == 0 ? -1 : lowestOff(t, true);
         if (best >= 0) return best;
         int ptr = sameTypePointer[t];
         int end = sameTypeStart[t + 1];
@@ -621,7 +636,11 @@ final class GreedyEngine {
             maxFreeOpen[t] = 0;
             sameTypePointer[t] = sameTypeStart[t];
         }
-        for (int c = 0; c < classCount; c++) classOff[c] = classSize[c];
+        offIdleTotal = 0;
+        for (int c = 0; c < classCount; c++) {
+            classOff[c] = classSize[c];
+            offIdleTotal += classSizeIdle[c * 2];
+        }
         for (int i = 0; i < classCount * 2; i++) {
             classOffIdle[i] = classSizeIdle[i];
             classWordHint[i] = 0;
@@ -860,6 +879,7 @@ final class GreedyEngine {
         offMask[n >>> 6] &= ~(1L << (n & 63));
         boolean idle = (idleMask[n >>> 6] & (1L << (n & 63))) != 0;
         int c = nodeClass[n];
+        if (idle) offIdleTotal--;
         classOffIdle[c * 2 + (idle ? 0 : 1)]--;
         if (--classOff[c] == 0) classExhausted(c);
     }
@@ -906,6 +926,13 @@ final class GreedyEngine {
     }
 
     private void clearBuckets() {
+        int bucketCells = types * stride;
+        if (bucketCells * (words + 1) <= 2 * openedCount) {
+            // only open nodes are in buckets: wiping the (small) tables is cheaper than visiting every open node
+            Arrays.fill(bucketCount, 0, bucketCells, 0);
+            Arrays.fill(bucketBits, 0, bucketCells * words, 0L);
+            return;
+        }
         for (int i = 0; i < openedCount; i++) {
             int n = opened[i];
             if (nodeFree[n] > 0) bucketRemove(nodeType[n], nodeFree[n], n);

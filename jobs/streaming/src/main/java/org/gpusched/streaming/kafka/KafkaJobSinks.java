@@ -63,6 +63,9 @@ public final class KafkaJobSinks implements JobSinks {
         if (kafka.exactlyOnce()) {
             builder.setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
                     .setTransactionalIdPrefix(kafka.groupId() + "-" + topic.topic(kafka.topicPrefix()));
+            // The sink's own default (1 h) exceeds a default broker's transaction.max.timeout.ms (15 min), which
+            // fails every transaction; 10 min still outlasts any checkpoint interval this job is run with.
+            if (!kafka.clientProperties().containsKey("transaction.timeout.ms")) builder.setProperty("transaction.timeout.ms", "600000");
         } else {
             builder.setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE);
         }

@@ -73,7 +73,7 @@ public final class TraceProducer {
         config.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "10");
         config.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
         config.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
-        config.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "60000");
+        config.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
         AtomicReference<Exception> failure = new AtomicReference<>();
         AtomicLong acked = new AtomicLong();
         long lines = 0, published = 0, malformed = 0;

@@ -48,7 +48,6 @@ final class LocalKafkaBroker implements AutoCloseable {
     @Override
     public void close() throws IOException, InterruptedException {
         run("stop");
-        deleteRecursively(dir);
     }
 
     private void stopQuietly() {

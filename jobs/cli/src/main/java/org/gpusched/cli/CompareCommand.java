@@ -1,0 +1,222 @@
+package org.gpusched.cli;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.gpusched.audit.AuditInputException;
+import org.gpusched.audit.AuditReport;
+import org.gpusched.audit.RunAuditor;
+import org.gpusched.formats.ClusterSpec;
+import org.gpusched.formats.ClusterYaml;
+import org.gpusched.formats.FormatException;
+import org.gpusched.reports.Comparison;
+import org.gpusched.reports.ReportInputException;
+import org.gpusched.reports.Reports;
+import org.gpusched.streaming.SchedulerConfig;
+import org.gpusched.streaming.file.FileJobSources;
+import org.gpusched.streaming.file.LocalRun;
+import org.gpusched.streaming.file.RunDirectoryWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code gpusched compare}: every policy over the same event stream in one Flink job per seed (the events are copied to
+ * one keyed pipeline per policy by the dispatcher), a run directory per policy, comparison.csv, report.html and an
+ * independent audit of every run directory.
+ *
+ * <p>Seeds run as separate Flink jobs, one after the other: the seed drives both the policies' random state and the
+ * replay noise, so two seeds are two different real event streams when --noise is set; within a seed every policy sees
+ * exactly the same events in the same pass.
+ */
+@Command(name = "compare", mixinStandardHelpOptions = true,
+        description = {"Runs several policies on the same trace in one pass: the events are broadcast to one keyed pipeline",
+                "per policy in a single Flink job (one job per seed, since the seed also draws the noise). Writes",
+                "  DIR/POLICY/                 (one seed)  or  DIR/seed-S/POLICY/ (several seeds): run directories as replay",
+                "  DIR/comparison.csv          per run: total, execution and tardiness cost, tardy jobs, mean JCT,",
+                "                              makespan, optimizer p50/p99 ms, reduction vs the best of fifo/edf/priority",
+                "  DIR/report.html             cost per policy, cumulative cost over time, Gantt chart (<= 60 jobs)",
+                "  DIR/audit.txt               the independent audit (gpusched validate) of every run directory",
+                "Progress on stderr, the summary table and audit results on stdout."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:every run complete and clean under the audit", "1:an input could not be read (message names file and line)",
+                "2:invalid options", "3:some run left accepted jobs unfinished", "4:the audit found violations (DIR/audit.txt)"})
+public final class CompareCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--trace", required = true, paramLabel = "FILE", description = "Trace (JSON Lines, one job a line).")
+    Path trace;
+
+    @Option(names = "--cluster", required = true, paramLabel = "FILE", description = "Cluster file (YAML: node types and nodes).")
+    Path cluster;
+
+    @Option(names = "--policies", required = true, split = ",", paramLabel = "A,B,...",
+            description = "Policies to compare, comma separated (e.g. fifo,edf,priority,greedy,andreas-rg,rg-ls).")
+    List<String> policies;
+
+    @Option(names = "--seeds", split = ",", paramLabel = "S1,S2,...", defaultValue = "1",
+            description = "Seeds, comma separated; one Flink job each (default: ${DEFAULT-VALUE}).")
+    List<Long> seeds;
+
+    @Option(names = "--iterations", paramLabel = "N", defaultValue = "1000", description = "MaxIt of the randomized policies (default: ${DEFAULT-VALUE}).")
+    int iterations;
+
+    @Option(names = "--controllers", paramLabel = "K", defaultValue = "1", description = "Local controllers (default: ${DEFAULT-VALUE} = centralized).")
+    int controllers;
+
+    @Option(names = "--noise", paramLabel = "F", defaultValue = "0", description = "Prediction noise: real duration = predicted x U[1-F, 1+F] per job, drawn from the seed (default: ${DEFAULT-VALUE}).")
+    double noise;
+
+    @Option(names = "--period", paramLabel = "SECONDS", description = "H, the periodic rescheduling interval (default: the cluster file's objective.horizonSeconds, else 3600).")
+    Double period;
+
+    @Option(names = "--title", paramLabel = "TEXT", description = "Report title (default: compare TRACE).")
+    String title;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory (created; files in it are replaced).")
+    Path out;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter stdout = spec.commandLine().getOut();
+        requireFile(trace, "--trace");
+        requireFile(cluster, "--cluster");
+        if (seeds.isEmpty()) throw new ParameterException(spec.commandLine(), "--seeds must name at least one seed");
+        if (seeds.stream().distinct().count() != seeds.size()) throw new ParameterException(spec.commandLine(), "--seeds lists a seed twice: " + seeds);
+        if (Files.exists(out) && !Files.isDirectory(out)) throw new ParameterException(spec.commandLine(), "--out " + out + " exists and is not a directory");
+        ClusterSpec clusterSpec;
+        try {
+            clusterSpec = ClusterYaml.read(cluster);
+        } catch (FormatException e) {
+            err.println("gpusched compare: " + e.getMessage());
+            return 1;
+        }
+        List<SchedulerConfig> configs = new ArrayList<>();
+        for (long seed : seeds) {
+            try {
+                SchedulerConfig.Builder b = SchedulerConfig.builder().cluster(clusterSpec).policies(policies).seed(seed).maxIterations(iterations)
+                        .controllers(controllers).noise(noise).mode(SchedulerConfig.Mode.REPLAY)
+                        .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK);
+                if (period != null) b.periodSeconds(period);
+                configs.add(b.build());
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+        }
+
+        long jobs = countLines(trace);
+        long expected = jobs * policies.size();
+        long started = System.nanoTime();
+        List<Path> runDirs = new ArrayList<>();
+        List<RunDirectoryWriter.Summary> summaries = new ArrayList<>();
+        for (int i = 0; i < configs.size(); i++) {
+            SchedulerConfig cfg = configs.get(i);
+            long seed = cfg.seed();
+            String runLabel = seeds.size() == 1 ? "" : String.format(Locale.ROOT, "seed %d (%d/%d), ", seed, i + 1, seeds.size());
+            err.printf(Locale.ROOT, "compare: %s%d trace lines, %d nodes, policies %s, K=%d, noise %.2f, H=%.0fs%n",
+                    runLabel, jobs, cfg.nodes().size(), String.join(",", policies), controllers, noise, cfg.periodSeconds());
+            err.flush();
+            Path base = seeds.size() == 1 ? out : out.resolve("seed-" + seed);
+            Path parts = base.resolve(".parts");
+            long seedStarted = System.nanoTime();
+            LocalRun.run(cfg, new FileJobSources(trace, null, null, null), parts, 1, "gpusched compare " + trace.getFileName() + " seed " + seed, done -> {
+                double s = (System.nanoTime() - seedStarted) / 1e9;
+                err.printf(Locale.ROOT, "\rcompare: %s%d/%d (job, policy) pairs finished (%.0f%%), %.1f s", runLabel, done, expected,
+                        expected == 0 ? 100.0 : 100.0 * done / expected, s);
+                err.flush();
+            });
+            err.println();
+            Map<String, Object> inputs = new LinkedHashMap<>();
+            inputs.put("trace", trace.toString());
+            inputs.put("cluster", cluster.toString());
+            for (String policy : policies) {
+                Path dir = base.resolve(policy);
+                summaries.add(RunDirectoryWriter.write(parts, dir, cfg, policy, inputs));
+                runDirs.add(dir);
+            }
+            deleteParts(parts);
+        }
+
+        String command = "gpusched " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        List<Comparison.Row> rows;
+        try {
+            rows = Reports.write(runDirs, out, title != null ? title : "gpusched compare " + trace.getFileName(), command);
+        } catch (ReportInputException | java.io.UncheckedIOException e) {
+            err.println("gpusched compare: report: " + e.getMessage());
+            return 1;
+        }
+
+        err.println("compare: auditing " + runDirs.size() + " run directories");
+        err.flush();
+        StringBuilder audit = new StringBuilder();
+        long violations = 0;
+        List<String> auditLines = new ArrayList<>();
+        for (Path dir : runDirs) {
+            String name = out.relativize(dir).toString();
+            try {
+                AuditReport report = RunAuditor.audit(dir);
+                violations += report.violationCount();
+                audit.append("== ").append(name).append('\n').append(report.format()).append('\n');
+                auditLines.add(String.format(Locale.ROOT, "  %-28s %s", name, report.ok() ? "clean" : report.violationCount() + " violations " + report.counts()));
+            } catch (AuditInputException e) {
+                violations++;
+                audit.append("== ").append(name).append("\nunreadable: ").append(e.getMessage()).append('\n');
+                auditLines.add(String.format(Locale.ROOT, "  %-28s unreadable: %s", name, e.getMessage()));
+            }
+        }
+        Files.writeString(out.resolve("audit.txt"), audit.toString(), StandardCharsets.UTF_8);
+
+        double seconds = (System.nanoTime() - started) / 1e9;
+        stdout.print(Comparison.table(rows));
+        stdout.println("audit (gpusched validate) of every run directory:");
+        for (String l : auditLines) stdout.println(l);
+        stdout.printf(Locale.ROOT, "%d runs (%d policies x %d seeds) in %.1f s; wrote %s, %s and %s%n", runDirs.size(), policies.size(), seeds.size(),
+                seconds, out.resolve(Reports.CSV), out.resolve(Reports.HTML), out.resolve("audit.txt"));
+        stdout.flush();
+        long unfinished = summaries.stream().filter(s -> s.completedJobs() != s.acceptedJobs()).count();
+        if (unfinished > 0) {
+            err.printf(Locale.ROOT, "compare: %d runs left accepted jobs unfinished%n", unfinished);
+            err.flush();
+            return 3;
+        }
+        if (violations > 0) {
+            err.printf(Locale.ROOT, "compare: the audit found %d violations (see %s)%n", violations, out.resolve("audit.txt"));
+            err.flush();
+            return 4;
+        }
+        return 0;
+    }
+
+    private void requireFile(Path p, String option) {
+        if (!Files.isRegularFile(p)) throw new ParameterException(spec.commandLine(), option + " " + p + ": no such file");
+    }
+
+    private static long countLines(Path file) throws IOException {
+        long n = 0;
+        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            String line;
+            while ((line = in.readLine()) != null) if (!line.isBlank()) n++;
+        }
+        return n;
+    }
+
+    private static void deleteParts(Path parts) throws IOException {
+        if (!Files.isDirectory(parts)) return;
+        try (var files = Files.list(parts)) {
+            for (Path p : (Iterable<Path>) files::iterator) Files.delete(p);
+        }
+        Files.delete(parts);
+    }
+}
