@@ -41,14 +41,18 @@ import picocli.CommandLine.Spec;
  * exactly the same events in the same pass.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
-        description = {"Runs several policies on the same trace in one pass: the events are broadcast to one keyed pipeline",
-                "per policy in a single Flink job (one job per seed, since the seed also draws the noise). Writes",
-                "  DIR/POLICY/                 (one seed)  or  DIR/seed-S/POLICY/ (several seeds): run directories as replay",
-                "  DIR/comparison.csv          per run: total, execution and tardiness cost, tardy jobs, mean JCT,",
-                "                              makespan, optimizer p50/p99 ms, reduction vs the best of fifo/edf/priority",
-                "  DIR/report.html             cost per policy, cumulative cost over time, Gantt chart (<= 60 jobs)",
-                "  DIR/audit.txt               the independent audit (gpusched validate) of every run directory",
-                "Progress on stderr, the summary table and audit results on stdout."},
+        description = {"Runs several policies on the same trace in one pass: the events are",
+                "broadcast to one keyed pipeline per policy in a single Flink job (one job",
+                "per seed, since the seed also draws the noise). Writes:",
+                "  DIR/POLICY/ (one seed) or DIR/seed-S/POLICY/ (several seeds):",
+                "      run directories in the replay format",
+                "  DIR/comparison.csv: per run total, execution and tardiness cost, tardy",
+                "      jobs, mean JCT, makespan, optimizer p50/p99 ms, reduction vs the",
+                "      best of fifo/edf/priority with the same seed",
+                "  DIR/report.html: cost per policy, cumulative cost over time, Gantt",
+                "      chart of jobs on nodes (runs of at most 60 jobs)",
+                "  DIR/audit.txt: the independent audit (gpusched validate) of every run",
+                "Progress on stderr; the summary table and the audit results on stdout."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every run complete and clean under the audit", "1:an input could not be read (message names file and line)",
                 "2:invalid options", "3:some run left accepted jobs unfinished", "4:the audit found violations (DIR/audit.txt)"})
@@ -61,11 +65,11 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--cluster", required = true, paramLabel = "FILE", description = "Cluster file (YAML: node types and nodes).")
     Path cluster;
 
-    @Option(names = "--policies", required = true, split = ",", paramLabel = "A,B,...",
+    @Option(names = "--policies", required = true, split = ",", splitSynopsisLabel = ",", paramLabel = "POLICY",
             description = "Policies to compare, comma separated (e.g. fifo,edf,priority,greedy,andreas-rg,rg-ls).")
     List<String> policies;
 
-    @Option(names = "--seeds", split = ",", paramLabel = "S1,S2,...", defaultValue = "1",
+    @Option(names = "--seeds", split = ",", splitSynopsisLabel = ",", paramLabel = "SEED", defaultValue = "1",
             description = "Seeds, comma separated; one Flink job each (default: ${DEFAULT-VALUE}).")
     List<Long> seeds;
 

@@ -83,8 +83,13 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
     private transient Map<String, NodeType> typesByName;
     /** Core model of each active job, derived from its immutable spec; a cache, rebuilt on demand after a restore. */
     private transient Map<String, Job> modelCache;
-    /** Per key, the cluster of its up nodes; a cache derived from state (rebuilt when the nodes differ). */
-    private transient Map<String, Cluster> clusterCache;
+    /**
+     * Per key, the cluster of its up nodes and what follows from it; a cache derived from state, dropped on the key's
+     * node events and rebuilt on demand (so also after a restore), never read as the truth.
+     */
+    private transient Map<String, Topology> topologies;
+    /** Active jobs of the last key handled: sizes the next step's job map (no rehashing as it fills). */
+    private transient int jobCountHint;
 
     public ControllerFunction(SchedulerConfig config) {
         this.config = config;
@@ -100,7 +105,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         catalog = config.cluster().types();
         typesByName = config.cluster().typesByName();
         modelCache = new HashMap<>();
-        clusterCache = new HashMap<>();
+        topologies = new HashMap<>();
     }
 
     @Override
@@ -128,7 +133,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         final Collector<PlacementDecision> out;
         ControllerState s;
         /** The key's active jobs by id; iteration order is not relied upon (sorted where it matters). */
-        final Map<String, JobRecord> jobs = new HashMap<>();
+        final Map<String, JobRecord> jobs = new HashMap<>(Math.max(16, jobCountHint * 2));
         final Set<String> dirty = new HashSet<>();
         final Set<String> removed = new HashSet<>();
         final TreeSet<String> triggers = new TreeSet<>(Comparator.comparingInt(Step::triggerRank));
@@ -156,6 +161,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             }
             if (s == null) s = initialState();
             for (Map.Entry<String, JobRecord> e : jobsState.entries()) jobs.put(e.getKey(), e.getValue());
+            jobCountHint = jobs.size();
             // A late event (behind the controller's clock) is handled now: time never runs backwards.
             now = Math.max(timestamp, s.getNowMillis());
             advance();
@@ -196,9 +202,11 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             long nextEnd = Long.MAX_VALUE;
             for (JobRecord j : jobs.values()) if (j.getNode() != null && j.getEndMillis() >= 0) nextEnd = Math.min(nextEnd, j.getEndMillis());
             s.setNextEndMillis(config.mode() == SchedulerConfig.Mode.REPLAY ? nextEnd : -1L);
+            Topology topology = topologies.get(ctx.getCurrentKey());
             for (String id : removed) {
                 jobsState.remove(id);
                 modelCache.remove(id);
+                if (topology != null) topology.feasible.remove(id);
             }
             for (String id : dirty) if (!removed.contains(id)) jobsState.put(id, jobs.get(id));
             controllerState.update(s);
@@ -271,6 +279,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         }
 
         void node(NodeEvent ev) {
+            topologies.remove(ctx.getCurrentKey());
             List<NodeSlot> nodes = s.getNodes();
             NodeSlot slot = null;
             for (NodeSlot n : nodes) if (n.getId().equals(ev.getNode())) slot = n;
@@ -347,34 +356,14 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             double objective = 0;
             List<PlacementDecision> changes = new ArrayList<>();
             if (!up.isEmpty() && !ordered.isEmpty()) {
-                List<Node> nodes = new ArrayList<>();
-                Map<String, Integer> nodeIndex = new HashMap<>();
-                for (NodeSlot n : up) {
-                    nodeIndex.put(n.getId(), nodes.size());
-                    nodes.add(new Node(n.getId(), n.getFixedType(), n.getAllowedTypes()));
-                }
-                // Rebuilt only when the up nodes change (node events); a cache derived from state, safe after a restore.
-                String key = ControllerKey.of(policy, controller);
-                Cluster cluster = clusterCache.get(key);
-                if (cluster == null || !cluster.nodes().equals(nodes)) {
-                    cluster = new Cluster(catalog, nodes);
-                    clusterCache.put(key, cluster);
-                }
-                boolean[] available = new boolean[cluster.typeCount()];
-                for (int n = 0; n < cluster.nodeCount(); n++) for (int t : cluster.candidateTypes(n)) available[t] = true;
+                Topology topology = topology(up);
+                Cluster cluster = topology.cluster;
                 List<JobRecord> candidates = new ArrayList<>();
                 List<JobState> states = new ArrayList<>();
                 for (JobRecord j : ordered) {
                     Job job = model(j);
-                    boolean feasible = false;
-                    for (Map.Entry<String, Map<Integer, Double>> e : job.times().entrySet()) {
-                        int t = cluster.typeIndex(e.getKey());
-                        if (available[t]) {
-                            for (int g : e.getValue().keySet()) if (g <= cluster.type(t).gpus()) feasible = true;
-                        }
-                    }
-                    if (!feasible) continue; // waits until a node that can run it comes (back)
-                    Placement current = j.getNode() == null ? null : new Placement(nodeIndex.get(j.getNode()), cluster.typeIndex(j.getType()), j.getGpus());
+                    if (!topology.feasible(job)) continue; // waits until a node that can run it comes (back)
+                    Placement current = j.getNode() == null ? null : new Placement(cluster.nodeIndex(j.getNode()), cluster.typeIndex(j.getType()), j.getGpus());
                     candidates.add(j);
                     states.add(new JobState(job, Math.min(j.getModelDone(), MAX_MODEL_DONE), current));
                 }
@@ -409,6 +398,19 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     .setAccruedExecutionCost(s.getAccruedExecutionCost()).setAccruedTardinessCost(s.getAccruedTardinessCost())
                     .setCompletedJobs(s.getCompletedJobs()).build());
             return running > 0;
+        }
+
+        /** The key's cached topology if it still has exactly these up nodes, else a new one. */
+        Topology topology(List<NodeSlot> up) {
+            String key = ctx.getCurrentKey();
+            Topology topology = topologies.get(key);
+            if (topology == null || !topology.sameNodes(up)) {
+                List<Node> nodes = new ArrayList<>(up.size());
+                for (NodeSlot n : up) nodes.add(new Node(n.getId(), n.getFixedType(), n.getAllowedTypes()));
+                topology = new Topology(new Cluster(catalog, nodes));
+                topologies.put(key, topology);
+            }
+            return topology;
         }
 
         void applySchedule(Cluster cluster, List<JobRecord> candidates, Schedule schedule, List<PlacementDecision> changes) {
@@ -480,6 +482,45 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             s.setSeq(s.getSeq() + 1);
             d.setSeq(s.getSeq());
             out.collect(d);
+        }
+    }
+
+    /** A key's cluster of up nodes, the node types they can take, and which jobs some of them can run. */
+    private static final class Topology {
+        final Cluster cluster;
+        final boolean[] available;
+        /** Per active job id: whether some up node can run it; entries leave with the job. */
+        final Map<String, Boolean> feasible = new HashMap<>();
+
+        Topology(Cluster cluster) {
+            this.cluster = cluster;
+            available = new boolean[cluster.typeCount()];
+            for (int n = 0; n < cluster.nodeCount(); n++) for (int t : cluster.candidateTypes(n)) available[t] = true;
+        }
+
+        /** Node events drop the topology; this also guards against state that changed under it otherwise. */
+        boolean sameNodes(List<NodeSlot> up) {
+            if (up.size() != cluster.nodeCount()) return false;
+            for (int n = 0; n < up.size(); n++) {
+                NodeSlot slot = up.get(n);
+                Node node = cluster.node(n);
+                if (!node.id().equals(slot.getId()) || !java.util.Objects.equals(node.fixedType(), slot.getFixedType())) return false;
+            }
+            return true;
+        }
+
+        boolean feasible(Job job) {
+            Boolean known = feasible.get(job.id());
+            if (known != null) return known;
+            boolean result = false;
+            for (Map.Entry<String, Map<Integer, Double>> e : job.times().entrySet()) {
+                int t = cluster.typeIndex(e.getKey());
+                if (available[t]) {
+                    for (int g : e.getValue().keySet()) if (g <= cluster.type(t).gpus()) result = true;
+                }
+            }
+            feasible.put(job.id(), result);
+            return result;
         }
     }
 

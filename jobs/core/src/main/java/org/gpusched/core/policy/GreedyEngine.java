@@ -55,7 +55,9 @@ import org.gpusched.core.random.RandomState;
  * candidates, its best configuration per type and GPU budget) is computed once per call; iterations reuse
  * preallocated arrays and undo only what they touched; open nodes are indexed by type and free GPUs (bitsets), off
  * nodes by candidate-type class; the construction stops as soon as no GPU is left; f_OBJ is summed in fixed point
- * from per-configuration terms. Not thread-safe: one engine per policy instance.
+ * from per-configuration terms. An iteration is never cut short on a partial f_OBJ bound: its remaining random draws
+ * would then not be consumed, so every later iteration (and the caller's next call) would see a different random
+ * stream and the decisions would change. Not thread-safe: one engine per policy instance.
  */
 final class GreedyEngine {
     static final double SWAP_SCALE = 0.25;
@@ -713,7 +715,11 @@ final class GreedyEngine {
         candGpus = topGpus[slot];
         candDelta = topDelta[slot];
         candCost = topCost[slot];
-        if (assignOpen(j, random, bestFit) || assignNew(j)) return true;
+        return assignOpen(j, random, bestFit) || assignNew(j) || placeSubOptimal(j, random, bestFit);
+    }
+
+    /** The drawn configuration fits nowhere: thesis (c). Kept apart so that the common path of place stays small. */
+    private boolean placeSubOptimal(int j, RandomState random, boolean bestFit) {
         // Sub-optimal: the most preferred configuration that fits an open node, else one a node can be switched on
         // for. The chosen one cannot be among them: it just failed both ways.
         ensureSorted(j);

@@ -63,16 +63,33 @@ abstract class QueueOrderBaseline implements SchedulingPolicy {
         int[] emptyCount = new int[types];
         int emptyTotal = 0;
         for (int n = 0; n < nodes; n++) if (nodeTypes[n] == -1) emptyTotal++;
-        for (int t = 0; t < types; t++) {
-            int[] list = new int[nodes];
-            int k = 0;
-            for (int pass = 0; pass < 2; pass++) {
-                for (int n = 0; n < nodes; n++) {
-                    if (nodeTypes[n] != -1 || !canRun(cluster, n, t)) continue;
-                    if ((problem.currentNodeType(n) == t) == (pass == 0)) list[k++] = n;
+        // one pass over the nodes (not one per type): per type, the empty nodes already running as it, then the others,
+        // each in node order
+        int[][] first = new int[types][nodes];
+        int[] firstCount = new int[types];
+        int[][] rest = new int[types][];
+        int[] restCount = new int[types];
+        int[] listedNode = new int[types]; // a type listed twice for a node lists the node once
+        Arrays.fill(listedNode, -1);
+        for (int n = 0; n < nodes && waitingCount > 0; n++) { // nobody waits (often): nothing to place
+            if (nodeTypes[n] != -1) continue;
+            int current = problem.currentNodeType(n);
+            for (int t : cluster.candidateTypes(n)) {
+                if (listedNode[t] == n) continue;
+                listedNode[t] = n;
+                if (t == current) {
+                    first[t][firstCount[t]++] = n;
+                } else {
+                    if (rest[t] == null) rest[t] = new int[nodes];
+                    rest[t][restCount[t]++] = n;
                 }
             }
-            emptyByType[t] = Arrays.copyOf(list, k);
+        }
+        for (int t = 0; t < types; t++) {
+            int k = firstCount[t] + restCount[t];
+            int[] list = Arrays.copyOf(first[t], k);
+            if (restCount[t] > 0) System.arraycopy(rest[t], 0, list, firstCount[t], restCount[t]);
+            emptyByType[t] = list;
             emptyCount[t] = k;
         }
 
