@@ -65,6 +65,12 @@ public final class Cluster {
     }
     public boolean hasType(String name) { return typeIndex.containsKey(name); }
 
+    /** The index of a type, or -1 when the cluster has no type of that name (one lookup, for hot paths). */
+    public int typeIndexOrMinusOne(String name) {
+        Integer t = typeIndex.get(name);
+        return t == null ? -1 : t;
+    }
+
     public int nodeIndex(String id) {
         Integer n = nodeIndex.get(id);
         if (n == null) throw new InvalidInstanceException("unknown node '" + id + "'");

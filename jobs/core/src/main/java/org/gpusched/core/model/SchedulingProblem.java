@@ -38,7 +38,10 @@ public final class SchedulingProblem {
         for (int n = 0; n < cluster.nodeCount(); n++) for (int t : cluster.candidateTypes(n)) typeAvailable[t] = true;
 
         int maxG = cluster.maxGpus();
-        remaining = new double[this.jobs.size()][cluster.typeCount()][maxG + 1];
+        // Rows of types a job has no time for share one all-NaN row: most jobs run on few of the catalog's types.
+        double[] cannotRun = new double[maxG + 1];
+        java.util.Arrays.fill(cannotRun, Double.NaN);
+        remaining = new double[this.jobs.size()][cluster.typeCount()][];
         fastest = new double[this.jobs.size()];
         slowest = new double[this.jobs.size()];
         java.util.Set<String> ids = new java.util.HashSet<>();
@@ -49,20 +52,23 @@ public final class SchedulingProblem {
             double left = 1 - state.doneFraction();
             double min = Double.POSITIVE_INFINITY;
             double max = 0;
-            for (double[] row : remaining[j]) java.util.Arrays.fill(row, Double.NaN);
+            java.util.Arrays.fill(remaining[j], cannotRun);
             for (Map.Entry<String, Map<Integer, Double>> byType : job.times().entrySet()) {
-                if (!cluster.hasType(byType.getKey())) {
+                int t = cluster.typeIndexOrMinusOne(byType.getKey());
+                if (t < 0) {
                     throw new InvalidInstanceException("job " + job.id() + ": unknown node type '" + byType.getKey() + "' in its times (cluster types: " + cluster.typesByName().keySet() + ")");
                 }
-                int t = cluster.typeIndex(byType.getKey());
                 NodeType type = cluster.type(t);
+                double[] row = new double[maxG + 1];
+                java.util.Arrays.fill(row, Double.NaN);
+                remaining[j][t] = row;
                 for (Map.Entry<Integer, Double> e : byType.getValue().entrySet()) {
                     int g = e.getKey();
                     if (g > type.gpus()) {
                         throw new InvalidInstanceException("job " + job.id() + ": times." + type.name() + "." + g + " asks for more GPUs than the type has (" + type.gpus() + ")");
                     }
                     double r = e.getValue() * left;
-                    remaining[j][t][g] = r;
+                    row[g] = r;
                     if (typeAvailable[t]) {
                         min = Math.min(min, r);
                         max = Math.max(max, r);
@@ -78,7 +84,7 @@ public final class SchedulingProblem {
             if (p != null) {
                 if (p.node() >= cluster.nodeCount()) throw new InvalidInstanceException("job " + job.id() + ": runs on unknown node index " + p.node());
                 if (p.type() >= cluster.typeCount()) throw new InvalidInstanceException("job " + job.id() + ": runs as unknown node type index " + p.type());
-                if (java.util.Arrays.stream(cluster.candidateTypes(p.node())).noneMatch(t -> t == p.type())) {
+                if (!contains(cluster.candidateTypes(p.node()), p.type())) {
                     throw new InvalidInstanceException("job " + job.id() + ": runs on node " + cluster.node(p.node()).id() + " as type "
                             + cluster.type(p.type()).name() + ", which that node cannot be");
                 }
@@ -88,6 +94,11 @@ public final class SchedulingProblem {
                 }
             }
         }
+    }
+
+    private static boolean contains(int[] values, int value) {
+        for (int v : values) if (v == value) return true;
+        return false;
     }
 
     public double now() { return now; }
