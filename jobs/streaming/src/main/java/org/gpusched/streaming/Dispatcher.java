@@ -86,12 +86,7 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
 
     @Override
     public void processElement(ControllerEvent event, Context ctx, Collector<ControllerEvent> out) throws Exception {
-        long t = event.getTimeMillis();
-        EventBatch batch = pending.get(t);
-        if (batch == null) batch = new EventBatch(new ArrayList<>());
-        batch.getEvents().add(event);
-        pending.put(t, batch);
-        ctx.timerService().registerEventTimeTimer(t);
+        EventOrder.holdUntilWatermark(event, pending, ctx.timerService());
     }
 
     @Override
