@@ -66,6 +66,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
     public static final OutputTag<JobMetrics> JOB_METRICS = new OutputTag<>("job-metrics", new AvroTypeInfo<>(JobMetrics.class));
     public static final OutputTag<JobCompleted> COMPLETIONS = new OutputTag<>("completions", new AvroTypeInfo<>(JobCompleted.class));
 
+    /** Periodic ticks kept for a waiting job (with nothing running) after its due date; see Step.waitingJobMayStart. */
+    static final long WAITING_TICKS_AFTER_DUE = 1000;
     static final MapStateDescriptor<Long, EventBatch> PENDING = new MapStateDescriptor<>("controller-pending", Types.LONG, new AvroTypeInfo<>(EventBatch.class));
     static final MapStateDescriptor<String, JobRecord> JOBS = new MapStateDescriptor<>("controller-jobs", Types.STRING, new AvroTypeInfo<>(JobRecord.class));
     static final ValueStateDescriptor<ControllerState> CONTROLLER = new ValueStateDescriptor<>("controller-state", new AvroTypeInfo<>(ControllerState.class));
@@ -145,6 +147,19 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             return switch (t) { case "COMPLETION" -> 0; case "NODE" -> 1; case "SUBMISSION" -> 3; case "PERIOD" -> 4; default -> 2; };
         }
 
+        /**
+         * Whether a waiting job's postponement penalty (rho x weight x worst-case tardiness) can still grow enough to
+         * make the policy start it: weight > 0, and not more than {@value #WAITING_TICKS_AFTER_DUE} periods past its due
+         * date (a safety stop, so a policy that never starts a job cannot keep a replay's final watermark firing).
+         */
+        boolean waitingJobMayStart() {
+            long horizon = WAITING_TICKS_AFTER_DUE * config.periodMillis();
+            for (JobRecord j : jobs.values()) {
+                if (j.getNode() == null && j.getSpec().getWeight() > 0 && now < (long) (j.getSpec().getDue() * 1000) + horizon) return true;
+            }
+            return false;
+        }
+
         void run(long timestamp) throws Exception {
             s = controllerState.value();
             EventBatch batch = pending.get(timestamp);
@@ -180,9 +195,10 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             boolean progress = false;
             if (!triggers.isEmpty()) progress = reschedule();
             long running = jobs.values().stream().filter(j -> j.getNode() != null).count();
-            // Periodic rescheduling only while something runs: with nothing running and nothing placed, a tick would
-            // change nothing, and in replay it would keep the final watermark firing forever.
-            if (!jobs.isEmpty() && (running > 0 || progress) && s.getNextPeriodMillis() < 0) {
+            // Periodic rescheduling while something runs, and while a job waits whose postponement penalty still grows:
+            // a policy may postpone by choice (milp, rg-ls) and only the passing of time makes it start the job.
+            // Otherwise a tick would change nothing, and in replay it would keep the final watermark firing forever.
+            if (!jobs.isEmpty() && (running > 0 || progress || waitingJobMayStart()) && s.getNextPeriodMillis() < 0) {
                 long period = config.periodMillis();
                 long next = (now / period + 1) * period;
                 s.setNextPeriodMillis(next);

@@ -89,6 +89,26 @@ class ControllerFunctionTest {
     }
 
     @Test
+    void aJobPostponedByChoiceIsStartedByLaterPeriodicTicksEvenWithNothingRunning() throws Exception {
+        // Due in 10 h on an idle cluster: milp postpones the job (postponing is free in f_OBJ while now + H + M < due,
+        // running costs energy). Only the periodic ticks, as time passes, can make it start: nothing else arrives.
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 3600), "milp").build();
+        var h = harness(cfg);
+        JobSubmitted a = TestData.job("a", 0, 36_000, 1, 1000);
+        ControllerEvent e = TestData.submission(a, "milp", 0);
+        h.processElement(new StreamRecord<>(e, e.getTimeMillis()));
+        h.processWatermark(new Watermark(0));
+        assertTrue(decisions(h).isEmpty(), "milp postpones a job whose due date is far: " + decisions(h));
+        assertEquals(1, h.numEventTimeTimers(), "a waiting job keeps a periodic tick even with nothing running");
+        h.processWatermark(new Watermark(Long.MAX_VALUE));
+        List<PlacementDecision> d = decisions(h);
+        assertEquals(List.of(DecisionAction.START, DecisionAction.COMPLETE), d.stream().map(PlacementDecision::getAction).toList());
+        assertTrue(d.get(0).getTime() > 0 && d.get(1).getTime() <= 36_000, "started by a tick, finished by its due date: " + d);
+        assertEquals(0, h.numEventTimeTimers());
+        h.close();
+    }
+
+    @Test
     void tardinessCostAndQueueingOnOneNode() throws Exception {
         SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 3600), "fifo").build();
         var h = harness(cfg);
