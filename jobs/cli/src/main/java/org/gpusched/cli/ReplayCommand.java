@@ -31,7 +31,9 @@ import picocli.CommandLine.Spec;
                 + "bounded stream, completions are simulated at each job's real end (predicted time x actualFactor), and the run "
                 + "directory --out receives run.json, jobs.jsonl, decisions.jsonl, metrics.json and rejected.jsonl. "
                 + "Malformed trace lines are rejected with file:line and the reason; the run goes on. "
-                + "Progress on stderr, a summary table on stdout."},
+                + "Progress on stderr, a summary table on stdout.",
+                "For Alibaba GPU pod lists with the PWR/FGD placement policies (fgd, pwr, pwr-fgd, bestfit, ...), tasks "
+                + "arriving at creation_time and leaving at deletion_time, use: gpusched place-replay --help."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every accepted job completed", "1:an input could not be read (message names file and line)",
                 "2:invalid options", "3:some accepted jobs never completed (metrics.json unfinishedJobs)"})
