@@ -1,0 +1,69 @@
+package org.gpusched.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code gpusched place-replay} end to end on the hand-checked fixture (jobs/streaming/.../place-replay/README.md). */
+class PlaceReplayCommandIT {
+    private static final Path PODS = Path.of("src/test/resources/place-replay/pods.csv");
+    private static final Path NODES = Path.of("src/test/resources/place-replay/nodes.csv");
+
+    @TempDir Path dir;
+
+    private static int run(StringBuilder err, StringBuilder out, String... args) {
+        PrintStream oldErr = System.err, oldOut = System.out;
+        ByteArrayOutputStream e = new ByteArrayOutputStream(), o = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(e, true));
+        System.setOut(new PrintStream(o, true));
+        try {
+            return GpuSched.commandLine().execute(args);
+        } finally {
+            System.setErr(oldErr);
+            System.setOut(oldOut);
+            err.append(e);
+            out.append(o);
+        }
+    }
+
+    @Test
+    void replaysTheFixtureWritingTheRunFilesAndTheSummaryTable() throws Exception {
+        StringBuilder err = new StringBuilder(), out = new StringBuilder();
+        Path runDir = dir.resolve("run");
+        int code = run(err, out, "place-replay", "--pods", PODS.toString(), "--nodes", NODES.toString(), "--policy", "bestfit",
+                "--out", runDir.toString());
+        assertEquals(0, code, err.toString());
+        assertTrue(out.toString().matches("(?s).*bestfit\\s+5\\s+4\\s+1\\s+4\\s+230\\s+260\\s+0\\.006\\s*"), out.toString());
+        assertTrue(err.toString().contains("[     5/5]"), err.toString());
+        assertEquals(9, Files.readAllLines(runDir.resolve("decisions.jsonl")).size());
+        assertEquals(10, Files.readAllLines(runDir.resolve("metrics.csv")).size());
+        assertTrue(Files.readString(runDir.resolve("metrics.json")).contains("\"energyKWh\" : 0.00638888"));
+    }
+
+    @Test
+    void aBadRowFailsWithFileLineAndColumn() throws Exception {
+        Path pods = dir.resolve("bad.csv");
+        Files.writeString(pods, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\n"
+                + "a,1000,1024,0,0,10,20,10\nb,1000,1024,0,0,30,5,30\n");
+        StringBuilder err = new StringBuilder(), out = new StringBuilder();
+        int code = run(err, out, "place-replay", "--pods", pods.toString(), "--nodes", NODES.toString(), "--policy", "fgd",
+                "--out", dir.resolve("run").toString());
+        assertEquals(1, code);
+        assertTrue(err.toString().contains("bad.csv:3: column 'deletion_time': 5 before creation_time 30"), err.toString());
+    }
+
+    @Test
+    void anUnknownPolicyIsAnOptionError() {
+        StringBuilder err = new StringBuilder(), out = new StringBuilder();
+        int code = run(err, out, "place-replay", "--pods", PODS.toString(), "--nodes", NODES.toString(), "--policy", "nope",
+                "--out", dir.resolve("run").toString());
+        assertEquals(2, code);
+        assertTrue(err.toString().contains("unknown --policy 'nope'"), err.toString());
+    }
+}
