@@ -1,6 +1,5 @@
 package org.gpusched.cli;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -95,8 +94,8 @@ public final class CompareCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter stdout = spec.commandLine().getOut();
-        requireFile(trace, "--trace");
-        requireFile(cluster, "--cluster");
+        CliFiles.requireFile(spec.commandLine(), trace, "--trace");
+        CliFiles.requireFile(spec.commandLine(), cluster, "--cluster");
         if (seeds.isEmpty()) throw new ParameterException(spec.commandLine(), "--seeds must name at least one seed");
         if (seeds.stream().distinct().count() != seeds.size()) throw new ParameterException(spec.commandLine(), "--seeds lists a seed twice: " + seeds);
         if (Files.exists(out) && !Files.isDirectory(out)) throw new ParameterException(spec.commandLine(), "--out " + out + " exists and is not a directory");
@@ -120,7 +119,7 @@ public final class CompareCommand implements Callable<Integer> {
             }
         }
 
-        long jobs = countLines(trace);
+        long jobs = CliFiles.countLines(trace);
         long expected = jobs * policies.size();
         long started = System.nanoTime();
         List<Path> runDirs = new ArrayList<>();
@@ -150,7 +149,7 @@ public final class CompareCommand implements Callable<Integer> {
                 summaries.add(RunDirectoryWriter.write(parts, dir, cfg, policy, inputs));
                 runDirs.add(dir);
             }
-            deleteParts(parts);
+            CliFiles.deleteParts(parts);
         }
 
         String command = "gpusched " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
@@ -201,26 +200,5 @@ public final class CompareCommand implements Callable<Integer> {
             return 4;
         }
         return 0;
-    }
-
-    private void requireFile(Path p, String option) {
-        if (!Files.isRegularFile(p)) throw new ParameterException(spec.commandLine(), option + " " + p + ": no such file");
-    }
-
-    private static long countLines(Path file) throws IOException {
-        long n = 0;
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String line;
-            while ((line = in.readLine()) != null) if (!line.isBlank()) n++;
-        }
-        return n;
-    }
-
-    private static void deleteParts(Path parts) throws IOException {
-        if (!Files.isDirectory(parts)) return;
-        try (var files = Files.list(parts)) {
-            for (Path p : (Iterable<Path>) files::iterator) Files.delete(p);
-        }
-        Files.delete(parts);
     }
 }

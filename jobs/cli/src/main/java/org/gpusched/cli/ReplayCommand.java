@@ -1,9 +1,7 @@
 package org.gpusched.cli;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -77,9 +75,9 @@ public final class ReplayCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter stdout = spec.commandLine().getOut();
-        requireFile(trace, "--trace");
-        requireFile(cluster, "--cluster");
-        if (nodeEvents != null) requireFile(nodeEvents, "--node-events");
+        CliFiles.requireFile(spec.commandLine(), trace, "--trace");
+        CliFiles.requireFile(spec.commandLine(), cluster, "--cluster");
+        if (nodeEvents != null) CliFiles.requireFile(spec.commandLine(), nodeEvents, "--node-events");
         if (parallelism < 1) throw new ParameterException(spec.commandLine(), "--parallelism must be >= 1, got " + parallelism);
         ClusterSpec clusterSpec;
         try {
@@ -100,7 +98,7 @@ public final class ReplayCommand implements Callable<Integer> {
         }
         if (Files.exists(out) && !Files.isDirectory(out)) throw new ParameterException(spec.commandLine(), "--out " + out + " exists and is not a directory");
 
-        long jobs = countLines(trace);
+        long jobs = CliFiles.countLines(trace);
         Path parts = out.resolve(".parts");
         long started = System.nanoTime();
         err.printf(Locale.ROOT, "replay: %d trace lines, %d nodes, policy %s, seed %d, K=%d, noise %.2f, H=%.0fs%n",
@@ -117,7 +115,7 @@ public final class ReplayCommand implements Callable<Integer> {
         inputs.put("cluster", cluster.toString());
         if (nodeEvents != null) inputs.put("nodeEvents", nodeEvents.toString());
         RunDirectoryWriter.Summary s = RunDirectoryWriter.write(parts, out, cfg, policy, inputs);
-        deleteParts(parts);
+        CliFiles.deleteParts(parts);
         double seconds = (System.nanoTime() - started) / 1e9;
         printSummary(stdout, List.of(s));
         stdout.printf(Locale.ROOT, "%d jobs accepted, %d completed, %d rejected lines (see %s), %d decisions in %.1f s; run directory %s%n",
@@ -130,27 +128,6 @@ public final class ReplayCommand implements Callable<Integer> {
             return 3;
         }
         return 0;
-    }
-
-    private void requireFile(Path p, String option) {
-        if (!Files.isRegularFile(p)) throw new ParameterException(spec.commandLine(), option + " " + p + ": no such file");
-    }
-
-    private static long countLines(Path file) throws IOException {
-        long n = 0;
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String line;
-            while ((line = in.readLine()) != null) if (!line.isBlank()) n++;
-        }
-        return n;
-    }
-
-    private static void deleteParts(Path parts) throws IOException {
-        if (!Files.isDirectory(parts)) return;
-        try (var files = Files.list(parts)) {
-            for (Path p : (Iterable<Path>) files::iterator) Files.delete(p);
-        }
-        Files.delete(parts);
     }
 
     /** The summary table: one row per policy. */

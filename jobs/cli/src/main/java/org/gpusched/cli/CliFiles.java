@@ -1,0 +1,38 @@
+package org.gpusched.cli;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
+
+/** File chores shared by the commands that run the scheduler job (replay, compare). */
+final class CliFiles {
+    private CliFiles() {}
+
+    /** A missing input file is a usage error (exit 2) naming the option, not a stack trace. */
+    static void requireFile(CommandLine commandLine, Path p, String option) {
+        if (!Files.isRegularFile(p)) throw new ParameterException(commandLine, option + " " + p + ": no such file");
+    }
+
+    /** Non-blank lines: the number of trace records, for progress. */
+    static long countLines(Path file) throws IOException {
+        long n = 0;
+        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            String line;
+            while ((line = in.readLine()) != null) if (!line.isBlank()) n++;
+        }
+        return n;
+    }
+
+    /** Removes the sinks' part files once the run directory has been assembled from them. */
+    static void deleteParts(Path parts) throws IOException {
+        if (!Files.isDirectory(parts)) return;
+        try (var files = Files.list(parts)) {
+            for (Path p : (Iterable<Path>) files::iterator) Files.delete(p);
+        }
+        Files.delete(parts);
+    }
+}
