@@ -25,6 +25,7 @@ import org.gpusched.streaming.file.FileJobSources;
 import org.gpusched.streaming.file.LocalRun;
 import org.gpusched.streaming.file.RunDirectoryWriter;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -72,17 +73,11 @@ public final class CompareCommand implements Callable<Integer> {
             description = "Seeds, comma separated; one Flink job each (default: ${DEFAULT-VALUE}).")
     List<Long> seeds;
 
-    @Option(names = "--iterations", paramLabel = "N", defaultValue = "1000", description = "MaxIt of the randomized policies (default: ${DEFAULT-VALUE}).")
-    int iterations;
 
-    @Option(names = "--controllers", paramLabel = "K", defaultValue = "1", description = "Local controllers (default: ${DEFAULT-VALUE} = centralized).")
-    int controllers;
 
-    @Option(names = "--noise", paramLabel = "F", defaultValue = "0", description = "Prediction noise: real duration = predicted x U[1-F, 1+F] per job, drawn from the seed (default: ${DEFAULT-VALUE}).")
-    double noise;
 
-    @Option(names = "--period", paramLabel = "SECONDS", description = "H, the periodic rescheduling interval (default: the cluster file's objective.horizonSeconds, else 3600).")
-    Double period;
+
+    @Mixin ReplaySchedulerOptions scheduler;
 
     @Option(names = "--title", paramLabel = "TEXT", description = "Report title (default: compare TRACE).")
     String title;
@@ -109,11 +104,7 @@ public final class CompareCommand implements Callable<Integer> {
         List<SchedulerConfig> configs = new ArrayList<>();
         for (long seed : seeds) {
             try {
-                SchedulerConfig.Builder b = SchedulerConfig.builder().cluster(clusterSpec).policies(policies).seed(seed).maxIterations(iterations)
-                        .controllers(controllers).noise(noise).mode(SchedulerConfig.Mode.REPLAY)
-                        .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK);
-                if (period != null) b.periodSeconds(period);
-                configs.add(b.build());
+                configs.add(scheduler.replayConfig(clusterSpec, seed).policies(policies).build());
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
@@ -129,7 +120,7 @@ public final class CompareCommand implements Callable<Integer> {
             long seed = cfg.seed();
             String runLabel = seeds.size() == 1 ? "" : String.format(Locale.ROOT, "seed %d (%d/%d), ", seed, i + 1, seeds.size());
             err.printf(Locale.ROOT, "compare: %s%d trace lines, %d nodes, policies %s, K=%d, noise %.2f, H=%.0fs%n",
-                    runLabel, jobs, cfg.nodes().size(), String.join(",", policies), controllers, noise, cfg.periodSeconds());
+                    runLabel, jobs, cfg.nodes().size(), String.join(",", policies), cfg.controllers(), cfg.noise(), cfg.periodSeconds());
             err.flush();
             Path base = seeds.size() == 1 ? out : out.resolve("seed-" + seed);
             Path parts = base.resolve(".parts");

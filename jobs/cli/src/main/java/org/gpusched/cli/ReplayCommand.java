@@ -18,6 +18,7 @@ import org.gpusched.streaming.file.FileJobSources;
 import org.gpusched.streaming.file.LocalRun;
 import org.gpusched.streaming.file.RunDirectoryWriter;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -50,17 +51,11 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "N", defaultValue = "1", description = "Seed of the policy's random state and of the noise (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--iterations", paramLabel = "N", defaultValue = "1000", description = "MaxIt of the randomized policies (default: ${DEFAULT-VALUE}).")
-    int iterations;
 
-    @Option(names = "--controllers", paramLabel = "K", defaultValue = "1", description = "Local controllers; jobs are dispatched round robin, node i belongs to controller i mod K (default: ${DEFAULT-VALUE} = centralized).")
-    int controllers;
 
-    @Option(names = "--noise", paramLabel = "F", defaultValue = "0", description = "Prediction noise: real duration = predicted x U[1-F, 1+F], drawn per job from the seed (default: ${DEFAULT-VALUE}).")
-    double noise;
 
-    @Option(names = "--period", paramLabel = "SECONDS", description = "H, the periodic rescheduling interval (default: the cluster file's objective.horizonSeconds, else 3600).")
-    Double period;
+
+    @Mixin ReplaySchedulerOptions scheduler;
 
     @Option(names = "--node-events", paramLabel = "FILE", description = "Optional node events (JSON Lines: time, node, kind ADDED|REMOVED|FAILED|TYPE_CHANGED, type).")
     Path nodeEvents;
@@ -88,11 +83,7 @@ public final class ReplayCommand implements Callable<Integer> {
         }
         SchedulerConfig cfg;
         try {
-            SchedulerConfig.Builder b = SchedulerConfig.builder().cluster(clusterSpec).policy(policy).seed(seed).maxIterations(iterations)
-                    .controllers(controllers).noise(noise).mode(SchedulerConfig.Mode.REPLAY)
-                    .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK);
-            if (period != null) b.periodSeconds(period);
-            cfg = b.build();
+            cfg = scheduler.replayConfig(clusterSpec, seed).policy(policy).build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -102,7 +93,7 @@ public final class ReplayCommand implements Callable<Integer> {
         Path parts = out.resolve(".parts");
         long started = System.nanoTime();
         err.printf(Locale.ROOT, "replay: %d trace lines, %d nodes, policy %s, seed %d, K=%d, noise %.2f, H=%.0fs%n",
-                jobs, cfg.nodes().size(), policy, seed, controllers, noise, cfg.periodSeconds());
+                jobs, cfg.nodes().size(), policy, seed, cfg.controllers(), cfg.noise(), cfg.periodSeconds());
         err.flush();
         LocalRun.run(cfg, new FileJobSources(trace, nodeEvents, null, null), parts, parallelism, "gpusched replay " + trace.getFileName(), done -> {
             double s = (System.nanoTime() - started) / 1e9;
