@@ -83,7 +83,8 @@ public final class ReplayCommand implements Callable<Integer> {
         }
         SchedulerConfig cfg;
         try {
-            cfg = scheduler.replayConfig(clusterSpec, seed).policy(policy).build();
+            cfg = scheduler.replayConfig(clusterSpec, seed).policy(policy)
+                    .outOfOrderness(ReplaySchedulerOptions.watermarksFor(err, "gpusched replay", trace, nodeEvents)).build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

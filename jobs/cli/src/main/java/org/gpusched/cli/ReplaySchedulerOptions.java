@@ -1,6 +1,11 @@
 package org.gpusched.cli;
 
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
 import org.gpusched.formats.ClusterSpec;
+import org.gpusched.formats.TimeOrder;
 import org.gpusched.streaming.SchedulerConfig;
 import picocli.CommandLine.Option;
 
@@ -25,5 +30,21 @@ final class ReplaySchedulerOptions {
                 .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK);
         if (period != null) b.periodSeconds(period);
         return b;
+    }
+
+    /**
+     * The out-of-orderness of a file replay: watermarks follow the input when every input file is in time order, so
+     * it streams through in bounded memory and scheduling starts at once; otherwise one watermark at the end of the
+     * input, the whole input buffered so that events are still handled in time order (with a note saying so). The
+     * decisions are the same either way.
+     */
+    static Duration watermarksFor(PrintWriter err, String command, Path trace, Path nodeEvents) throws IOException {
+        long traceLine = TimeOrder.firstLineOutOfOrder(trace, "submit");
+        long nodeLine = nodeEvents == null ? 0 : TimeOrder.firstLineOutOfOrder(nodeEvents, "time");
+        if (traceLine == 0 && nodeLine == 0) return Duration.ZERO;
+        String where = traceLine != 0 ? trace + ":" + traceLine + " (submit)" : nodeEvents + ":" + nodeLine + " (time)";
+        err.println(command + ": " + where + " is earlier than a line before it: the whole input is buffered before the first"
+                + " event is handled (sort the file by time to stream it)");
+        return SchedulerConfig.END_OF_INPUT_WATERMARK;
     }
 }

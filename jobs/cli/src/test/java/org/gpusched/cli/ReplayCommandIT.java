@@ -54,6 +54,24 @@ class ReplayCommandIT {
     }
 
     @Test
+    void aTraceOutOfTimeOrderIsBufferedAndGivesTheSameDecisionsAsTheSortedOne() throws Exception {
+        Path sortedOut = tmp.resolve("sorted");
+        var sorted = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "andreas-rg", "--out", sortedOut.toString());
+        assertEquals(0, sorted.exit(), sorted.err());
+        assertFalse(sorted.err().contains("is earlier than a line before it"), "a sorted trace streams: " + sorted.err());
+
+        List<String> lines = new ArrayList<>(Files.readAllLines(Path.of(TRACE)));
+        java.util.Collections.reverse(lines);
+        Path reversed = tmp.resolve("reversed.jsonl");
+        Files.write(reversed, lines);
+        Path reversedOut = tmp.resolve("reversed");
+        var r = WorkloadCommandsTest.gpusched("replay", "--trace", reversed.toString(), "--cluster", CLUSTER, "--policy", "andreas-rg", "--out", reversedOut.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.err().contains(reversed + ":2 (submit) is earlier than a line before it"), r.err());
+        assertEquals(Files.readAllLines(sortedOut.resolve("decisions.jsonl")), Files.readAllLines(reversedOut.resolve("decisions.jsonl")));
+    }
+
+    @Test
     void malformedLinesAreRejectedAndTheRunGoesOn() throws Exception {
         List<String> lines = new ArrayList<>(Files.readAllLines(Path.of(TRACE)));
         lines.add(2, "{\"id\": \"J99\", \"submit\": 10, \"due\": 5, \"weight\": 1, \"times\": {\"T4x1\": {\"1\": 100}}}");

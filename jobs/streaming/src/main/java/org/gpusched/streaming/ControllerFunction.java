@@ -21,6 +21,7 @@ import org.apache.flink.util.OutputTag;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.Job;
 import org.gpusched.core.model.JobState;
+import org.gpusched.core.model.JobTimes;
 import org.gpusched.core.model.Node;
 import org.gpusched.core.model.NodeType;
 import org.gpusched.core.model.Placement;
@@ -85,6 +86,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
     private transient Map<String, NodeType> typesByName;
     /** Core model of each active job, derived from its immutable spec; a cache, rebuilt on demand after a restore. */
     private transient Map<String, Job> modelCache;
+    /** Each active job's times laid out for the catalog; a cache beside {@link #modelCache}, leaving with the job. */
+    private transient Map<String, JobTimes> timesCache;
     /**
      * Per key, the cluster of its up nodes and what follows from it; a cache derived from state, dropped on the key's
      * node events and rebuilt on demand (so also after a restore), never read as the truth.
@@ -107,6 +110,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         catalog = config.cluster().types();
         typesByName = config.cluster().typesByName();
         modelCache = new HashMap<>();
+        timesCache = new HashMap<>();
         topologies = new HashMap<>();
     }
 
@@ -217,6 +221,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             for (String id : removed) {
                 jobsState.remove(id);
                 modelCache.remove(id);
+                timesCache.remove(id);
                 if (topology != null) topology.feasible.remove(id);
             }
             for (String id : dirty) if (!removed.contains(id)) jobsState.put(id, jobs.get(id));
@@ -371,12 +376,14 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 Cluster cluster = topology.cluster;
                 List<JobRecord> candidates = new ArrayList<>();
                 List<JobState> states = new ArrayList<>();
+                List<JobTimes> tables = new ArrayList<>();
                 for (JobRecord j : ordered) {
                     Job job = model(j);
                     if (!topology.feasible(job)) continue; // waits until a node that can run it comes (back)
                     Placement current = j.getNode() == null ? null : new Placement(cluster.nodeIndex(j.getNode()), cluster.typeIndex(j.getType()), j.getGpus());
                     candidates.add(j);
                     states.add(new JobState(job, Math.min(j.getModelDone(), MAX_MODEL_DONE), current));
+                    tables.add(times(job, cluster));
                 }
                 int[] currentType = new int[cluster.nodeCount()];
                 for (int n = 0; n < up.size(); n++) {
@@ -384,7 +391,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     currentType[n] = t == null ? -1 : cluster.typeIndex(t);
                 }
                 if (!candidates.isEmpty()) {
-                    SchedulingProblem problem = new SchedulingProblem(now / 1000.0, cluster, states, currentType, config.objective());
+                    SchedulingProblem problem = new SchedulingProblem(now / 1000.0, cluster, states, tables, currentType, config.objective());
                     RandomState random = new RandomState(s.getRandomState());
                     long start = System.nanoTime();
                     Schedule schedule = policies.get(policy).schedule(problem, random);
@@ -537,6 +544,15 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
 
     private Job model(JobRecord j) {
         return modelCache.computeIfAbsent(j.getSpec().getId(), id -> RecordParser.toJob(j.getSpec()));
+    }
+
+    private JobTimes times(Job job, Cluster cluster) {
+        JobTimes table = timesCache.get(job.id());
+        if (table == null || table.job() != job || !table.fits(cluster)) {
+            table = JobTimes.of(job, cluster);
+            timesCache.put(job.id(), table);
+        }
+        return table;
     }
 
     private static double factor(JobRecord j) {

@@ -1,7 +1,6 @@
 package org.gpusched.core.model;
 
 import java.util.List;
-import java.util.Map;
 import org.gpusched.core.objective.ObjectiveParameters;
 
 /**
@@ -14,8 +13,10 @@ public final class SchedulingProblem {
     private final List<JobState> jobs;
     private final int[] currentNodeType;
     private final ObjectiveParameters parameters;
-    /** remaining[j][t][g]: seconds left for job j on type t with g GPUs (NaN: cannot run there). */
-    private final double[][][] remaining;
+    /** times[j][t][g]: job j's full time on type t with g GPUs (NaN: cannot run there); rows shared, not copied. */
+    private final double[][][] times;
+    /** left[j] = 1 - done: the remaining time on a configuration is its full time x left[j]. */
+    private final double[] left;
     private final double[] fastest;
     private final double[] slowest;
     private final boolean[] typeAvailable;
@@ -25,6 +26,15 @@ public final class SchedulingProblem {
      *                        or fixed. A rightsizable node that hosts running jobs must give their type.
      */
     public SchedulingProblem(double now, Cluster cluster, List<JobState> jobs, int[] currentNodeType, ObjectiveParameters parameters) {
+        this(now, cluster, jobs, null, currentNodeType, parameters);
+    }
+
+    /**
+     * @param jobTimes per job, its times laid out for this cluster's catalog (see {@link JobTimes}), or null (also
+     *                 per entry) to build them here; a table for another catalog is ignored
+     */
+    public SchedulingProblem(double now, Cluster cluster, List<JobState> jobs, List<JobTimes> jobTimes, int[] currentNodeType,
+                             ObjectiveParameters parameters) {
         if (!Double.isFinite(now)) throw new InvalidInstanceException("scheduling time must be finite, got " + now);
         this.now = now;
         this.cluster = cluster;
@@ -41,7 +51,9 @@ public final class SchedulingProblem {
         // Rows of types a job has no time for share one all-NaN row: most jobs run on few of the catalog's types.
         double[] cannotRun = new double[maxG + 1];
         java.util.Arrays.fill(cannotRun, Double.NaN);
-        remaining = new double[this.jobs.size()][cluster.typeCount()][];
+        if (jobTimes != null && jobTimes.size() != this.jobs.size()) throw new IllegalArgumentException("job times: " + jobTimes.size() + " tables for " + this.jobs.size() + " jobs");
+        times = new double[this.jobs.size()][cluster.typeCount()][];
+        left = new double[this.jobs.size()];
         fastest = new double[this.jobs.size()];
         slowest = new double[this.jobs.size()];
         java.util.Set<String> ids = new java.util.HashSet<>();
@@ -49,30 +61,21 @@ public final class SchedulingProblem {
             JobState state = this.jobs.get(j);
             Job job = state.job();
             if (!ids.add(job.id())) throw new InvalidInstanceException("job " + job.id() + ": appears twice in the queue");
-            double left = 1 - state.doneFraction();
+            double jobLeft = 1 - state.doneFraction();
+            left[j] = jobLeft;
+            JobTimes table = jobTimes == null ? null : jobTimes.get(j);
+            if (table == null || table.job() != job || !table.fits(cluster)) table = JobTimes.of(job, cluster);
             double min = Double.POSITIVE_INFINITY;
             double max = 0;
-            java.util.Arrays.fill(remaining[j], cannotRun);
-            for (Map.Entry<String, Map<Integer, Double>> byType : job.times().entrySet()) {
-                int t = cluster.typeIndexOrMinusOne(byType.getKey());
-                if (t < 0) {
-                    throw new InvalidInstanceException("job " + job.id() + ": unknown node type '" + byType.getKey() + "' in its times (cluster types: " + cluster.typesByName().keySet() + ")");
-                }
-                NodeType type = cluster.type(t);
-                double[] row = new double[maxG + 1];
-                java.util.Arrays.fill(row, Double.NaN);
-                remaining[j][t] = row;
-                for (Map.Entry<Integer, Double> e : byType.getValue().entrySet()) {
-                    int g = e.getKey();
-                    if (g > type.gpus()) {
-                        throw new InvalidInstanceException("job " + job.id() + ": times." + type.name() + "." + g + " asks for more GPUs than the type has (" + type.gpus() + ")");
-                    }
-                    double r = e.getValue() * left;
-                    row[g] = r;
-                    if (typeAvailable[t]) {
-                        min = Math.min(min, r);
-                        max = Math.max(max, r);
-                    }
+            for (int t = 0; t < cluster.typeCount(); t++) {
+                double[] row = table.row(t);
+                times[j][t] = row == null ? cannotRun : row;
+                if (row == null || !typeAvailable[t]) continue;
+                for (int g = 1; g < row.length; g++) {
+                    double r = row[g] * jobLeft;
+                    if (Double.isNaN(r)) continue;
+                    min = Math.min(min, r);
+                    max = Math.max(max, r);
                 }
             }
             if (min == Double.POSITIVE_INFINITY) {
@@ -88,8 +91,8 @@ public final class SchedulingProblem {
                     throw new InvalidInstanceException("job " + job.id() + ": runs on node " + cluster.node(p.node()).id() + " as type "
                             + cluster.type(p.type()).name() + ", which that node cannot be");
                 }
-                if (p.gpus() >= remaining[j][p.type()].length) throw new InvalidInstanceException("job " + job.id() + ": runs on " + p.gpus() + " GPUs, more than any node type has");
-                if (Double.isNaN(remaining[j][p.type()][p.gpus()])) {
+                if (p.gpus() >= times[j][p.type()].length) throw new InvalidInstanceException("job " + job.id() + ": runs on " + p.gpus() + " GPUs, more than any node type has");
+                if (Double.isNaN(times[j][p.type()][p.gpus()])) {
                     throw new InvalidInstanceException("job " + job.id() + ": runs on " + cluster.type(p.type()).name() + " with " + p.gpus() + " GPUs, a configuration it has no time for");
                 }
             }
@@ -112,7 +115,8 @@ public final class SchedulingProblem {
 
     /** Seconds job j still needs on type t with g GPUs, or NaN when it cannot run there. */
     public double remaining(int j, int t, int g) {
-        return g < remaining[j][t].length ? remaining[j][t][g] : Double.NaN;
+        double[] row = times[j][t];
+        return g < row.length ? row[g] * left[j] : Double.NaN;
     }
     /** Remaining time on the fastest configuration present in the cluster. */
     public double fastestRemaining(int j) { return fastest[j]; }

@@ -57,7 +57,10 @@ import org.gpusched.core.random.RandomState;
  * nodes by candidate-type class; the construction stops as soon as no GPU is left; f_OBJ is summed in fixed point
  * from per-configuration terms. An iteration is never cut short on a partial f_OBJ bound: its remaining random draws
  * would then not be consumed, so every later iteration (and the caller's next call) would see a different random
- * stream and the decisions would change. Not thread-safe: one engine per policy instance.
+ * stream and the decisions would change. An iteration whose draws repeat an earlier one's is recognized by them and
+ * skipped ({@link DrawMemo}); once every draw outcome has been seen, the remaining iterations only advance the random
+ * state. Both leave the result and the random stream exactly as without them, and make the small problems of K local
+ * controllers nearly free. Not thread-safe: one engine per policy instance.
  */
 final class GreedyEngine {
     static final double SWAP_SCALE = 0.25;
@@ -67,6 +70,29 @@ final class GreedyEngine {
     /** Largest f_OBJ magnitude in units, far enough below 2^63 that sums of rounded terms cannot overflow. */
     private static final double MAX_UNITS = 1e17;
     private static final int K = CANDIDATES;
+    /** Trie nodes the draw memo may grow to in one call (a few MB at most). */
+    private static final int MEMO_NODES = 1 << 16;
+    /** Randomized iterations after which the memo is dropped for the rest of the call unless it saved some. */
+    private static final int MEMO_TRIAL = 64;
+    private static final int MEMO_MIN_HITS = 8;
+
+    private final boolean useDrawMemo;
+    private final DrawMemo memo = new DrawMemo(MEMO_NODES);
+    /** Uniforms the memo walk already drew for this iteration, to be reused before fresh ones. */
+    private int replayCount, replayPos;
+    private boolean recording;
+    private int pathLength;
+    private int[] pathKind = new int[64], pathOutcome = new int[64], pathParamFrom = new int[65];
+    private double[] pathParams = new double[192];
+    private int memoHits;
+
+    GreedyEngine() { this(true); }
+
+    /** @param useDrawMemo whether repeated iterations are recognized by their draws ({@link DrawMemo}); same result */
+    GreedyEngine(boolean useDrawMemo) { this.useDrawMemo = useDrawMemo; }
+
+    /** Iterations of the last call that repeated an earlier one and were skipped (for tests and benchmarks). */
+    int lastMemoHits() { return memoHits; }
 
 
     // ---- per call: problem ----
@@ -182,9 +208,36 @@ final class GreedyEngine {
         if (iterations < 1) throw new IllegalArgumentException("iterations must be >= 1, got " + iterations);
         if (keepBest < 1) throw new IllegalArgumentException("keep must be >= 1, got " + keepBest);
         prepare(problem, keepBest);
+        boolean memoActive = useDrawMemo && iterations > 1;
+        memo.clear();
+        memoHits = 0;
         for (int it = 0; it < iterations; it++) {
             boolean randomized = it > 0;
+            if (randomized && memoActive) {
+                int every = memo.drawsOfEveryIteration();
+                if (every >= 0) {
+                    // every further iteration repeats one already offered: only the random state has to move on
+                    random.skip((long) (iterations - it) * every);
+                    memoHits += iterations - it;
+                    break;
+                }
+                int drawn = memo.walk(random);
+                if (drawn < 0) {
+                    memoHits++;
+                    continue;
+                }
+                replayCount = drawn;
+                replayPos = 0;
+                recording = !memo.full();
+                pathLength = 0;
+            }
             long f = construct(randomized ? random : null, bestFit);
+            if (randomized && memoActive) {
+                if (recording) memo.insert(pathLength, pathKind, pathParamFrom, pathParams, pathOutcome);
+                recording = false;
+                replayCount = 0;
+                if (it == MEMO_TRIAL && memoHits < MEMO_MIN_HITS) memoActive = false;
+            }
             offer(f);
             if (it == 0 && iterations > 1) {
                 greedyNode = copyInto(greedyNode, jobNode, jobs);
@@ -685,7 +738,7 @@ final class GreedyEngine {
         int touched = 0;
         for (int pos = 0; pos < jobs; pos++) {
             if (offTotal == 0 && freeOpenTotal == 0) break;
-            if (randomized && pos + 1 < jobs && random.nextDouble() < swapProbability[work[pos]]) {
+            if (randomized && pos + 1 < jobs && swapDrawn(random, swapProbability[work[pos]])) {
                 int tmp = work[pos];
                 work[pos] = work[pos + 1];
                 work[pos + 1] = tmp;
@@ -709,7 +762,7 @@ final class GreedyEngine {
     /** @return whether the job was placed (else it is postponed) */
     private boolean place(int j, RandomState random, boolean bestFit) {
         int base = j * K;
-        int k = random == null || topCount[j] == 1 ? 0 : drawCumulative(random, topCumWeight, base, topCount[j]);
+        int k = random == null || topCount[j] == 1 ? 0 : pick(DrawMemo.CUMULATIVE, random, topCumWeight, base, topCount[j]);
         int slot = base + k;
         candType = topType[slot];
         candGpus = topGpus[slot];
@@ -751,23 +804,42 @@ final class GreedyEngine {
         candCost = cfgCost[c];
     }
 
-    private static int drawCumulative(RandomState random, double[] cumulative, int offset, int count) {
-        double x = random.nextDouble() * cumulative[offset + count - 1];
-        int k = 0;
-        // cumulative weights increase: the index is the number of thresholds at or below x (branch-free)
-        for (int i = 0; i < count - 1; i++) k += x >= cumulative[offset + i] ? 1 : 0;
+    // ---- the random draws: every one takes one uniform, and is recorded for the draw memo while it records ----
+
+    private double uniform(RandomState random) {
+        return replayPos < replayCount ? memo.drawn(replayPos++) : random.nextDouble();
+    }
+
+    private boolean swapDrawn(RandomState random, double probability) {
+        boolean swap = DrawMemo.coin(uniform(random), probability);
+        if (recording) {
+            pathParams = extend(pathParams, pathParamFrom[pathLength] + 1);
+            pathParams[pathParamFrom[pathLength]] = probability;
+            endRecord(DrawMemo.COIN, swap ? 1 : 0, 1);
+        }
+        return swap;
+    }
+
+    /** An index drawn by cumulative weights ({@link DrawMemo#CUMULATIVE}) or by weights ({@link DrawMemo#WEIGHTS}). */
+    private int pick(int kind, RandomState random, double[] values, int offset, int count) {
+        double u = uniform(random);
+        int k = kind == DrawMemo.CUMULATIVE ? DrawMemo.cumulativeIndex(u, values, offset, count) : DrawMemo.weightedIndex(u, values, offset, count);
+        if (recording) {
+            pathParams = extend(pathParams, pathParamFrom[pathLength] + count);
+            System.arraycopy(values, offset, pathParams, pathParamFrom[pathLength], count);
+            endRecord(kind, k, count);
+        }
         return k;
     }
 
-    private static int draw(RandomState random, double[] w, int offset, int count) {
-        double sum = 0;
-        for (int i = 0; i < count; i++) sum += w[offset + i];
-        double x = random.nextDouble() * sum;
-        for (int i = 0; i < count - 1; i++) {
-            x -= w[offset + i];
-            if (x < 0) return i;
-        }
-        return count - 1;
+    private void endRecord(int kind, int outcome, int paramCount) {
+        pathKind = extend(pathKind, pathLength + 1);
+        pathOutcome = extend(pathOutcome, pathLength + 1);
+        pathParamFrom = extend(pathParamFrom, pathLength + 2);
+        pathKind[pathLength] = kind;
+        pathOutcome[pathLength] = outcome;
+        pathParamFrom[pathLength + 1] = pathParamFrom[pathLength] + paramCount;
+        pathLength++;
     }
 
     /** Assignment of configuration c to an already open node (thesis (a)). */
@@ -831,7 +903,7 @@ final class GreedyEngine {
                 }
             }
         }
-        return found == 1 ? pickNodes[0] : pickNodes[draw(random, pickWeights, 0, found)];
+        return found == 1 ? pickNodes[0] : pickNodes[pick(DrawMemo.WEIGHTS, random, pickWeights, 0, found)];
     }
 
     /** Switches a node on for configuration c (thesis (b)): the job's own node if it can, else by preference. */
@@ -1123,5 +1195,8 @@ final class GreedyEngine {
     private static int[] grow(int[] a, int size) { return a.length >= size ? a : new int[Math.max(size, a.length * 3 / 2)]; }
     private static long[] grow(long[] a, int size) { return a.length >= size ? a : new long[Math.max(size, a.length * 3 / 2)]; }
     private static double[] grow(double[] a, int size) { return a.length >= size ? a : new double[Math.max(size, a.length * 3 / 2)]; }
+    /** Like grow, keeping the contents (grow does not: per-call scratch is rewritten anyway). */
+    private static int[] extend(int[] a, int size) { return a.length >= size ? a : Arrays.copyOf(a, Math.max(size, a.length * 2)); }
+    private static double[] extend(double[] a, int size) { return a.length >= size ? a : Arrays.copyOf(a, Math.max(size, a.length * 2)); }
     private static boolean[] grow(boolean[] a, int size) { return a.length >= size ? a : new boolean[Math.max(size, a.length * 3 / 2)]; }
 }

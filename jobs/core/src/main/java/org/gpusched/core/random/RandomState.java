@@ -16,9 +16,17 @@ public final class RandomState {
         return new RandomState(mix(seed ^ mix(stream + 0x632BE59BD9B4E019L)));
     }
 
+    private static final long GAMMA = 0x9E3779B97F4A7C15L;
+
     public long nextLong() {
-        state += 0x9E3779B97F4A7C15L;
+        state += GAMMA;
         return mix(state);
+    }
+
+    /** Advances the state as {@code draws} calls of {@link #nextLong} or {@link #nextDouble} would, in O(1). */
+    public void skip(long draws) {
+        if (draws < 0) throw new IllegalArgumentException("draws must be >= 0, got " + draws);
+        state += draws * GAMMA;
     }
 
     /** Uniform in [0, 1). */

@@ -1,0 +1,38 @@
+package org.gpusched.formats;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TimeOrderTest {
+    @TempDir Path dir;
+
+    private Path file(String... lines) throws Exception {
+        Path p = dir.resolve("f.jsonl");
+        Files.writeString(p, String.join("\n", lines) + "\n");
+        return p;
+    }
+
+    @Test
+    void equalTimesAndMalformedLinesKeepAFileInOrder() throws Exception {
+        Path p = file("{\"id\":\"a\",\"submit\":0}", "not json", "{\"id\":\"b\",\"times\":{\"submit\":-5},\"submit\":0}",
+                "{\"id\":\"c\",\"submit\":\"late\"}", "", "{\"submit\":3.5,\"id\":\"d\"}");
+        assertEquals(0, TimeOrder.firstLineOutOfOrder(p, "submit"));
+    }
+
+    @Test
+    void namesTheFirstLineEarlierThanOneBefore() throws Exception {
+        Path p = file("{\"submit\":10}", "{\"submit\":20}", "{\"submit\":15}", "{\"submit\":1}");
+        assertEquals(3, TimeOrder.firstLineOutOfOrder(p, "submit"));
+    }
+
+    @Test
+    void onlyTheTopLevelFieldCounts() {
+        assertTrue(Double.isNaN(TimeOrder.topLevelNumber("{\"times\":{\"time\":4}}", "time")));
+        assertEquals(7.0, TimeOrder.topLevelNumber("{\"times\":{\"time\":4},\"time\":7}", "time"));
+    }
+}
