@@ -201,8 +201,10 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             long running = jobs.values().stream().filter(j -> j.getNode() != null).count();
             // Periodic rescheduling while something runs, and while a job waits whose postponement penalty still grows:
             // a policy may postpone by choice (milp, rg-ls) and only the passing of time makes it start the job.
-            // Otherwise a tick would change nothing, and in replay it would keep the final watermark firing forever.
-            if (!jobs.isEmpty() && (running > 0 || progress || waitingJobMayStart()) && s.getNextPeriodMillis() < 0) {
+            // Otherwise a tick would change nothing, and in replay it would keep the final watermark firing forever;
+            // nor for a policy whose decisions a tick cannot change (the queue baselines).
+            if (policies.get(policy).decidesOnTicks() && !jobs.isEmpty() && (running > 0 || progress || waitingJobMayStart())
+                    && s.getNextPeriodMillis() < 0) {
                 long period = config.periodMillis();
                 long next = (now / period + 1) * period;
                 s.setNextPeriodMillis(next);
@@ -506,14 +508,11 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
     /** A key's cluster of up nodes, the node types they can take, and which jobs some of them can run. */
     private static final class Topology {
         final Cluster cluster;
-        final boolean[] available;
         /** Per active job id: whether some up node can run it; entries leave with the job. */
         final Map<String, Boolean> feasible = new HashMap<>();
 
         Topology(Cluster cluster) {
             this.cluster = cluster;
-            available = new boolean[cluster.typeCount()];
-            for (int n = 0; n < cluster.nodeCount(); n++) for (int t : cluster.candidateTypes(n)) available[t] = true;
         }
 
         /** Node events drop the topology; this also guards against state that changed under it otherwise. */
@@ -533,7 +532,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             boolean result = false;
             for (Map.Entry<String, Map<Integer, Double>> e : job.times().entrySet()) {
                 int t = cluster.typeIndex(e.getKey());
-                if (available[t]) {
+                if (cluster.typeAvailable(t)) {
                     for (int g : e.getValue().keySet()) if (g <= cluster.type(t).gpus()) result = true;
                 }
             }

@@ -37,7 +37,12 @@ class ControllerFunctionTest {
     }
 
     private static void submit(KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h, JobSubmitted job) throws Exception {
-        ControllerEvent e = TestData.submission(job, "fifo", 0);
+        submit(h, job, "fifo");
+    }
+
+    private static void submit(KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h, JobSubmitted job,
+                               String policy) throws Exception {
+        ControllerEvent e = TestData.submission(job, policy, 0);
         h.processElement(new StreamRecord<>(e, e.getTimeMillis()));
     }
 
@@ -90,15 +95,16 @@ class ControllerFunctionTest {
 
     @Test
     void aJobPostponedByChoiceIsStartedByLaterPeriodicTicksEvenWithNothingRunning() throws Exception {
-        // Due in 10 h on an idle cluster: milp postpones the job (postponing is free in f_OBJ while now + H + M < due,
-        // running costs energy). Only the periodic ticks, as time passes, can make it start: nothing else arrives.
-        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 3600), "milp").build();
+        // Due in 10 h on an idle cluster: milp-relaxed postpones the job (postponing is free in f_OBJ while
+        // now + H + M < due, running costs energy; the work-conserving milp would start it at once). Only the periodic
+        // ticks, as time passes, can make it start: nothing else arrives.
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 3600), "milp-relaxed").build();
         var h = harness(cfg);
         JobSubmitted a = TestData.job("a", 0, 36_000, 1, 1000);
-        ControllerEvent e = TestData.submission(a, "milp", 0);
+        ControllerEvent e = TestData.submission(a, "milp-relaxed", 0);
         h.processElement(new StreamRecord<>(e, e.getTimeMillis()));
         h.processWatermark(new Watermark(0));
-        assertTrue(decisions(h).isEmpty(), "milp postpones a job whose due date is far: " + decisions(h));
+        assertTrue(decisions(h).isEmpty(), "milp-relaxed postpones a job whose due date is far: " + decisions(h));
         assertEquals(1, h.numEventTimeTimers(), "a waiting job keeps a periodic tick even with nothing running");
         h.processWatermark(new Watermark(Long.MAX_VALUE));
         List<PlacementDecision> d = decisions(h);
@@ -172,14 +178,24 @@ class ControllerFunctionTest {
 
     @Test
     void periodicReschedulingEveryHWhileJobsRun() throws Exception {
-        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 600), "fifo").build();
+        assertEquals(List.of("0.0:SUBMISSION", "600.0:PERIOD", "1200.0:PERIOD", "1800.0:PERIOD", "2000.0:COMPLETION"), triggersOfOneJob("andreas-rg"));
+    }
+
+    @Test
+    void noPeriodicReschedulingForAPolicyATickCannotChange() throws Exception {
+        assertEquals(List.of("0.0:SUBMISSION", "2000.0:COMPLETION"), triggersOfOneJob("fifo"));
+    }
+
+    private List<String> triggersOfOneJob(String policy) throws Exception {
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 600), policy).build();
         var h = harness(cfg);
-        submit(h, TestData.job("a", 0, 100_000, 1, 2000));
+        submit(h, TestData.job("a", 0, 100_000, 1, 2000), policy);
         h.processWatermark(new Watermark(Long.MAX_VALUE));
         List<String> triggers = new ArrayList<>();
         h.getSideOutput(ControllerFunction.SCHEDULING_METRICS).forEach(r -> triggers.add(r.getValue().getTime() + ":" + r.getValue().getTrigger()));
-        assertEquals(List.of("0.0:SUBMISSION", "600.0:PERIOD", "1200.0:PERIOD", "1800.0:PERIOD", "2000.0:COMPLETION"), triggers);
+        assertEquals(0, h.numEventTimeTimers(), "no timer left behind");
         h.close();
+        return triggers;
     }
 
     @Test

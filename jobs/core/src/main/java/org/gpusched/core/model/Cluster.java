@@ -14,6 +14,8 @@ public final class Cluster {
     /** candidateTypes[n] = type indices node n may take (one for a fixed node). */
     private final int[][] candidateTypes;
     private final int maxGpus;
+    /** Per type, whether some node can run as it. */
+    private final boolean[] typeAvailable;
 
     public Cluster(List<NodeType> types, List<Node> nodes) {
         if (types == null || types.isEmpty()) throw new InvalidInstanceException("cluster: no node types");
@@ -40,6 +42,8 @@ public final class Cluster {
                 candidateTypes[n] = node.allowedTypes().stream().mapToInt(name -> resolveType(node, name)).toArray();
             }
         }
+        typeAvailable = new boolean[this.types.size()];
+        for (int[] candidates : candidateTypes) for (int t : candidates) typeAvailable[t] = true;
     }
 
     private int resolveType(Node node, String name) {
@@ -55,6 +59,8 @@ public final class Cluster {
     public NodeType type(int t) { return types.get(t); }
     public Node node(int n) { return nodes.get(n); }
     public int maxGpus() { return maxGpus; }
+    /** Whether some node can run as type t. */
+    public boolean typeAvailable(int t) { return typeAvailable[t]; }
     /** Type indices node n may run as; do not modify. */
     public int[] candidateTypes(int n) { return candidateTypes[n]; }
 

@@ -45,7 +45,7 @@ public final class SchedulingProblem {
             this.currentNodeType[n] = currentNodeType == null ? -1 : currentNodeType[n];
         }
         typeAvailable = new boolean[cluster.typeCount()];
-        for (int n = 0; n < cluster.nodeCount(); n++) for (int t : cluster.candidateTypes(n)) typeAvailable[t] = true;
+        for (int t = 0; t < typeAvailable.length; t++) typeAvailable[t] = cluster.typeAvailable(t);
 
         int maxG = cluster.maxGpus();
         // Rows of types a job has no time for share one all-NaN row: most jobs run on few of the catalog's types.

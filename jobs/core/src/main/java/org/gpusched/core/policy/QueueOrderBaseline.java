@@ -27,6 +27,10 @@ abstract class QueueOrderBaseline implements SchedulingPolicy {
     /** Fills {@code key} (ascending = served first); ties are served by submission time, then job index. */
     protected abstract void queueKey(SchedulingProblem problem, double[] key);
 
+    /** The queue order and the fill of empty nodes do not depend on the time: a tick changes nothing. */
+    @Override
+    public boolean decidesOnTicks() { return false; }
+
     @Override
     public Schedule schedule(SchedulingProblem problem, RandomState random) {
         Cluster cluster = problem.cluster();
@@ -48,6 +52,8 @@ abstract class QueueOrderBaseline implements SchedulingPolicy {
             keepRunning(problem, j, p, nodeTypes, busy);
             placements[j] = p;
         }
+
+        if (waitingCount == 0) return new Schedule(placements, nodeTypes, ObjectiveFunction.evaluate(problem, placements, nodeTypes));
 
         // queue order: stable sort by submission, then by the policy's key
         double[] key = new double[jobs];

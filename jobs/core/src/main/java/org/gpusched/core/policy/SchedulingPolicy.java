@@ -13,4 +13,11 @@ public interface SchedulingPolicy {
     String name();
 
     Schedule schedule(SchedulingProblem problem, RandomState random);
+
+    /**
+     * Whether a periodic rescheduling, with no event since the last call, can change this policy's decisions. When it
+     * cannot, controllers do not tick for it (the queue baselines: they only fill empty nodes with waiting jobs and
+     * never move running ones, and a tick brings no empty node and no job).
+     */
+    default boolean decidesOnTicks() { return true; }
 }
