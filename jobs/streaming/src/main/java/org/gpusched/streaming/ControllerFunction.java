@@ -200,7 +200,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             if (!triggers.isEmpty()) progress = reschedule();
             long running = jobs.values().stream().filter(j -> j.getNode() != null).count();
             // Periodic rescheduling while something runs, and while a job waits whose postponement penalty still grows:
-            // a policy may postpone by choice (milp, rg-ls) and only the passing of time makes it start the job.
+            // a policy may postpone by choice (milp-relaxed) and only the passing of time makes it start the job.
             // Otherwise a tick would change nothing, and in replay it would keep the final watermark firing forever;
             // nor for a policy whose decisions a tick cannot change (the queue baselines).
             if (policies.get(policy).decidesOnTicks() && !jobs.isEmpty() && (running > 0 || progress || waitingJobMayStart())

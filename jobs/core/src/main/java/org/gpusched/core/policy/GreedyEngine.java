@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.gpusched.core.model.Cluster;
+import org.gpusched.core.model.NodeType;
 import org.gpusched.core.model.Placement;
 import org.gpusched.core.model.Schedule;
 import org.gpusched.core.model.SchedulingProblem;
@@ -107,6 +108,7 @@ final class GreedyEngine {
     private int[][] nodeCandidates = new int[0][];
     private int[] eqStart = new int[1];
     private int[] eqList = new int[0];              // smaller types with the same GPU model, by GPU count ascending
+    private List<NodeType> equivalentTypesOf;
     // Nodes that can be switched on, grouped into classes of nodes with the same candidate types, so that switching a
     // node on costs O(1) whatever the number of types.
     private int classCount;
@@ -328,6 +330,9 @@ final class GreedyEngine {
     }
 
     private void prepareEquivalentTypes(Cluster cluster) {
+        // depends on the catalog only, which the clusters of all controllers share (the same list instance)
+        if (cluster.types() == equivalentTypesOf) return;
+        equivalentTypesOf = cluster.types();
         eqStart = grow(eqStart, types + 1);
         int count = 0;
         for (int t = 0; t < types; t++) for (int u = 0; u < types; u++) if (isSmallerEquivalent(cluster, u, t)) count++;

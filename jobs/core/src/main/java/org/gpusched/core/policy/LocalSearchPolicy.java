@@ -44,6 +44,16 @@ import org.gpusched.core.random.RandomState;
  * that still finds an improving move typically starts one more job, so on large queues {@value #MAX_ROUNDS} rounds
  * per start is what bounds the call's time.
  *
+ * <p>Work-conserving (the default, {@link PolicyConfig#workConserving()}): the search never returns a schedule that
+ * leaves a job waiting while some node could host it ({@link WorkConservation}). Each start is made work-conserving
+ * first ({@link WorkConservation#fill}; the randomized greedy's schedules normally are already, since it postpones a
+ * job only when no configuration of it fits), and a move is kept only if the schedule it yields is work-conserving
+ * too: it may not postpone a job that fits somewhere, nor free room (idle GPUs, a node switched off) that a waiting
+ * job fits in. Without it, moves such as "postpone a running job in its stead" trade a job whose postponement is free
+ * in f_OBJ (worst-case tardiness 0) for nothing and leave its GPUs idle, which whole runs pay for later. The check is
+ * incremental: per round, for each type, how many used nodes have at least g idle GPUs and how many off nodes could
+ * run as it, corrected for the move's touched nodes.
+ *
  * <p>A move is kept only when the job has a time for its new configuration and no node exceeds its capacity. Moves
  * are evaluated incrementally (f_OBJ is a sum of per-job terms and per-node terms: only the moved jobs and touched
  * nodes are recomputed): the swaps, replacements and our moves are first scored in O(1) from the terms they change
@@ -69,7 +79,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
     private LocalSearchPolicy(PolicyConfig config, boolean shrinkAndInsert) {
         this.config = config == null ? PolicyConfig.DEFAULTS : config;
         this.randomizedGreedy = new AndreasRandomizedGreedyPolicy(this.config);
-        this.search = new Search(shrinkAndInsert);
+        this.search = new Search(shrinkAndInsert, this.config.workConserving());
     }
 
     /** rg-ls with the thesis' seven neighbourhoods only, as the thesis describes it (for comparisons). */
@@ -82,22 +92,29 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
     @Override
     public Schedule schedule(SchedulingProblem problem, RandomState random) {
         List<Schedule> starts = randomizedGreedy.bestSolutions(problem, random, config.localSearchKeep());
-        Schedule best = starts.get(0);
+        Schedule best = null;
         for (Schedule start : starts) {
-            Schedule improved = search.improve(problem, start, config.localSearchK());
-            if (improved.objective() < best.objective()) best = improved;
+            Schedule from = config.workConserving() ? WorkConservation.fill(problem, start) : start;
+            Schedule improved = search.improve(problem, from, config.localSearchK());
+            if (best == null || improved.objective() < best.objective()) best = improved;
         }
         return best;
     }
 
-    /** The local search alone from any feasible schedule of {@code problem}: never worse than {@code start}. */
+    /**
+     * The local search alone from any feasible schedule of {@code problem}, not work-conserving: never worse than
+     * {@code start}.
+     */
     static Schedule improve(SchedulingProblem problem, Schedule start, int k) {
-        return improve(problem, start, k, true);
+        return improve(problem, start, k, true, false);
     }
 
-    /** The same, with or without our shrink-and-insert neighbourhood. */
-    static Schedule improve(SchedulingProblem problem, Schedule start, int k, boolean shrinkAndInsert) {
-        return new Search(shrinkAndInsert).improve(problem, start, k);
+    /**
+     * The same, with or without our shrink-and-insert neighbourhood and the work-conserving rule; with it,
+     * {@code start} must be work-conserving (the moves keep it so; they do not repair it).
+     */
+    static Schedule improve(SchedulingProblem problem, Schedule start, int k, boolean shrinkAndInsert, boolean workConserving) {
+        return new Search(shrinkAndInsert, workConserving).improve(problem, start, k);
     }
 
     /**
@@ -131,9 +148,11 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
         int[] nodeLeastJob = new int[0];
         /** Null when the search runs the thesis' neighbourhoods only. */
         private final ShrinkAndInsertNeighbourhood shrinkAndInsert;
+        private final WorkConservingMoves workConserving;
 
-        Search(boolean withShrinkAndInsert) {
+        Search(boolean withShrinkAndInsert, boolean workConserving) {
             shrinkAndInsert = withShrinkAndInsert ? new ShrinkAndInsertNeighbourhood(this) : null;
+            this.workConserving = workConserving ? new WorkConservingMoves(this) : null;
         }
 
         private int[] byPressure = new int[0];
@@ -166,6 +185,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
                 bDelta = -1e-9 * Math.max(1, Math.abs(objective));
                 scoreSlack = 1e-11 * Math.max(1, Math.abs(objective));
                 bCount = -1;
+                if (workConserving != null) workConserving.beginRound();
                 exploreNeighbourhoods(k);
                 if (bCount < 0) break;
                 loadBestMove();
@@ -247,6 +267,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             IndexSort.sort(byPressure, jobs, pressure, true, scratch);
             for (int n = 0; n < nodes; n++) refreshNode(n);
             if (shrinkAndInsert != null) shrinkAndInsert.load(k);
+            if (workConserving != null) workConserving.load();
         }
 
         private double remaining(int j) { return problem.remaining(j, jobType[j], jobGpus[j]); }
@@ -524,6 +545,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             }
             touch(mRetypeNode);
             for (int i = 0; i < touchedCount; i++) before += nodeTerm[touched[i]];
+            if (workConserving != null) workConserving.recordBefore(touched, touchedCount);
             applyRaw();
             double after = 0;
             boolean fits = true;
@@ -533,8 +555,10 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
                 if (nodeCount[n] > 0 && nodeBusy[n] > typeGpus[nodeType[n]]) fits = false;
                 after += nodeTermOf(n);
             }
-            undoRaw();
             double delta = after - before;
+            // only a move that would be kept pays for the work-conserving check
+            if (fits && delta < bDelta && workConserving != null) fits = workConserving.holdsAfter(touched, touchedCount, mJob, mNode, mCount);
+            undoRaw();
             if (fits && delta < bDelta) {
                 bDelta = delta;
                 bCount = mCount;

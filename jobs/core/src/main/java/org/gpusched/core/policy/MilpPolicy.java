@@ -20,11 +20,12 @@ import org.gpusched.core.objective.ObjectiveParameters;
 import org.gpusched.core.random.RandomState;
 
 /**
- * {@code milp}: the hierarchical paper's linearized MILP (P2), solved exactly with OR-Tools/SCIP under
- * {@link PolicyConfig#milpTimeLimitSeconds()}. It is the yardstick of the heuristics on small instances.
+ * {@code milp} and {@code milp-relaxed}: the hierarchical paper's linearized MILP (P2), solved exactly with
+ * OR-Tools/SCIP under {@link PolicyConfig#milpTimeLimitSeconds()}. It is the yardstick of the heuristics on small
+ * instances. The two differ only in how they read (P1n), see below: {@code milp} is work-conserving (the
+ * default, for whole runs), {@code milp-relaxed} may postpone by choice (the per-decision lower bound of f_OBJ).
  *
- * <p>The model minimizes exactly {@link ObjectiveFunction} (f_OBJ), so its optimum is a true lower bound of every
- * heuristic's f_OBJ. Variables, with the paper's names:
+ * <p>The model minimizes exactly {@link ObjectiveFunction} (f_OBJ). Variables, with the paper's names:
  * <ul>
  *   <li>{@code x[j,n,v,g]} (P1p): job j on node n of type v with g GPUs; created only where j has a time for (v, g)
  *       and v is a candidate type of n (the single type of a fixed ANDREAS node, the VM catalog of a rightsizable
@@ -41,17 +42,39 @@ import org.gpusched.core.random.RandomState;
  *
  * <p>Readings we had to choose, on purpose:
  * <ul>
- *   <li>(P1n) {@code sum_n w_n = min(N, J)} is <b>relaxed to {@code <=}</b>, which every schedule satisfies, so it
- *       is dropped. As an equality it makes instances infeasible (a node type no queued job can run on, fewer
- *       compatible jobs than nodes) and forces jobs onto expensive nodes even when f_OBJ prefers to postpone them;
- *       and f_OBJ, which the heuristics also optimize, has no such constraint. The "run jobs as soon as resources
- *       are free" intent is carried by the rho penalty of postponed jobs.</li>
+ *   <li>(P1n) {@code sum_n w_n = min(N, J)} is not used as written: as an equality it makes instances infeasible
+ *       (a node type no queued job can run on, fewer compatible jobs than nodes), and it counts nodes, not room (a
+ *       node hosting one small job counts as used while jobs wait that would fit beside it). The paper's intent,
+ *       "the execution of jobs as soon as resources are available", is read in one of two ways:
+ *       <ul>
+ *         <li><b>work-conserving</b> ({@code milp}, our (P1n'), the default): a job may wait only if no node of the
+ *             chosen schedule could host it ({@link WorkConservation}: a node on as type v with at least
+ *             {@code m_jv} idle GPUs, {@code m_jv} = the fewest GPUs j has a time for on v, or an off node with a
+ *             type j can run on). With {@code P_j = sum_{n,v,g} x[j,n,v,g]} (1 when j runs, 0 when it waits) and
+ *             {@code U_nv = sum_{j',g} g x[j',n,v,g]} (GPUs used on n as v), for every job j and node n it can run
+ *             on:
+ *             <pre>
+ *   (P1n'a)  sum_v y[n,v] + P_j &gt;= 1                              (j waits only if n is on)
+ *   (P1n'b)  U_nv - c_jv y[n,v] + c_jv P_j &gt;= 0, c_jv = G_v - m_jv + 1   for each type v of n j has a time on
+ *             </pre>
+ *             (P1n'b) says: if n is on as v and j waits, n has fewer than {@code m_jv} idle GPUs
+ *             ({@code U_nv >= G_v - m_jv + 1}); when j runs or n is not v, the left side is already {@code >= 0}
+ *             (U and y are 0 together). Exact, no new variables, at most {@code J x N x (1 + |types of n|)} rows;
+ *             the size guard (binary variables) is unchanged. Always feasible: filling nodes first-fit until no
+ *             waiting job fits anywhere gives a work-conserving schedule. Its optimum is the least f_OBJ over
+ *             work-conserving schedules, so it is never below {@code milp-relaxed}'s;</li>
+ *         <li><b>relaxed</b> ({@code milp-relaxed}): (P1n) relaxed to {@code <=}, which every schedule satisfies,
+ *             so it is dropped; the intent is left to the rho penalty of postponed jobs. Its optimum is a true lower
+ *             bound of every policy's f_OBJ, but it postpones jobs whose worst-case tardiness is zero (postponing
+ *             them is free in f_OBJ), leaving GPUs idle, and whole runs pay for it.</li>
+ *       </ul></li>
  *   <li>The first-ending-job cost is the least {@code remaining x costPerHour[v][g]} among the node's jobs (the
  *       minimization picks alpha), as documented in {@link ObjectiveFunction}.</li>
  * </ul>
  *
  * <p>Warm start and time limit: when a warm-start policy is given ({@link #MilpPolicy(PolicyConfig)} wires the
- * randomized greedy, drawing from the caller's random state), its schedule is passed to SCIP as a hint. If the
+ * randomized greedy, drawing from the caller's random state), its schedule (made work-conserving by
+ * {@link WorkConservation#fill} in that mode) is passed to SCIP as a hint. If the
  * time limit stops SCIP, the best incumbent is returned, or the warm start when it is better or SCIP found
  * nothing; {@link Outcome#status()} says which. Only an {@link Status#OPTIMAL} outcome is proven optimal. Without a
  * warm start, a time limit too short for SCIP to find any incumbent ends in an {@link IllegalStateException} saying
@@ -64,6 +87,7 @@ import org.gpusched.core.random.RandomState;
  */
 public final class MilpPolicy implements SchedulingPolicy {
     public static final String NAME = "milp";
+    public static final String RELAXED_NAME = "milp-relaxed";
     public static final int DEFAULT_MAX_BINARY_VARIABLES = 20_000;
 
     /** How the returned schedule was obtained. */
@@ -84,31 +108,42 @@ public final class MilpPolicy implements SchedulingPolicy {
                           int binaryVariables, int constraints) {}
 
     private final PolicyConfig config;
+    private final boolean workConserving;
     private final int maxBinaryVariables;
     private final SchedulingPolicy warmStart;
 
     /**
-     * The registry's {@code milp}: warm-started by {@code andreas-rg} with the same config (drawing from the caller's
-     * random state), default size limit. Its f_OBJ is therefore never above andreas-rg's for the same random state,
-     * even when the time limit stops SCIP.
+     * The registry's {@code milp}: work-conserving unless {@link PolicyConfig#workConserving()} says otherwise,
+     * warm-started by {@code andreas-rg} with the same config (drawing from the caller's random state), default size
+     * limit. Its f_OBJ is therefore never above that of andreas-rg's schedule made work-conserving (andreas-rg's own,
+     * when it leaves no job waiting where it fits) for the same random state, even when the time limit stops SCIP.
      */
     public MilpPolicy(PolicyConfig config) {
-        this(config, DEFAULT_MAX_BINARY_VARIABLES, new AndreasRandomizedGreedyPolicy(config));
+        this(config, config == null || config.workConserving(), DEFAULT_MAX_BINARY_VARIABLES, new AndreasRandomizedGreedyPolicy(config));
+    }
+
+    /** The registry's {@code milp-relaxed}: as {@link #MilpPolicy(PolicyConfig)} with (P1n) relaxed. */
+    public static MilpPolicy relaxed(PolicyConfig config) {
+        return new MilpPolicy(config, false, DEFAULT_MAX_BINARY_VARIABLES, new AndreasRandomizedGreedyPolicy(config));
     }
 
     /**
+     * @param workConserving (P1n') on (a job waits only where nothing could host it) or off ((P1n) relaxed)
      * @param warmStart a policy whose schedule seeds SCIP and is the fallback when the time limit leaves nothing
      *                  better; null for none
      */
-    public MilpPolicy(PolicyConfig config, int maxBinaryVariables, SchedulingPolicy warmStart) {
+    public MilpPolicy(PolicyConfig config, boolean workConserving, int maxBinaryVariables, SchedulingPolicy warmStart) {
         if (config == null) throw new IllegalArgumentException("milp: config is missing");
         if (maxBinaryVariables < 1) throw new IllegalArgumentException("milp: maxBinaryVariables must be >= 1, got " + maxBinaryVariables);
         this.config = config;
+        this.workConserving = workConserving;
         this.maxBinaryVariables = maxBinaryVariables;
         this.warmStart = warmStart;
     }
 
-    @Override public String name() { return NAME; }
+    @Override public String name() { return workConserving ? NAME : RELAXED_NAME; }
+
+    public boolean workConserving() { return workConserving; }
 
     @Override public Schedule schedule(SchedulingProblem problem, RandomState random) {
         return solve(problem, random).schedule();
@@ -139,6 +174,7 @@ public final class MilpPolicy implements SchedulingPolicy {
                     + "; use andreas-rg or rg-ls for instances of this size");
         }
         Schedule start = warmStart == null ? null : warmStart.schedule(problem, random);
+        if (start != null && workConserving) start = WorkConservation.fill(problem, start);
         NativeLibraries.load();
         MPSolver solver = MPSolver.createSolver("SCIP");
         if (solver == null) throw new IllegalStateException("milp: OR-Tools has no SCIP backend on this platform");
@@ -146,6 +182,7 @@ public final class MilpPolicy implements SchedulingPolicy {
         try {
             Model model = new Model(problem, solver);
             model.breakNodeSymmetry();
+            if (workConserving) model.conserveWork();
             if (start != null) model.hint(start);
             solver.setNumThreads(1);
             solver.setTimeLimit(Math.max(1L, Math.round(config.milpTimeLimitSeconds() * 1000)));
@@ -158,7 +195,7 @@ public final class MilpPolicy implements SchedulingPolicy {
                     return new Outcome(start, Status.WARM_START, Double.NaN, Double.NaN, binaries, solver.numConstraints());
                 }
                 throw new IllegalStateException("milp: SCIP returned " + result + " after " + solver.wallTime() + " ms on "
-                        + problem.jobCount() + " jobs x " + problem.cluster().nodeCount() + " nodes (no schedule; postponing every job is always feasible, so this is a solver failure or a time limit too short to find one)");
+                        + problem.jobCount() + " jobs x " + problem.cluster().nodeCount() + " nodes (no schedule; the model is always feasible, so this is a solver failure or a time limit too short to find one)");
             }
             Schedule found = model.extract();
             Status status = result == MPSolver.ResultStatus.OPTIMAL ? Status.OPTIMAL : Status.TIME_LIMIT_INCUMBENT;
@@ -180,6 +217,9 @@ public final class MilpPolicy implements SchedulingPolicy {
         private final List<int[]> xKeys = new ArrayList<>(); // {job, node, type, gpus}
         private final MPVariable[][] y; // [node][index in candidateTypes(node)]
         private final MPSolver solver;
+        /** Per node and candidate type index, the x variables on it and their GPU counts: U_nv of (P1n'b). */
+        private final List<List<List<MPVariable>>> usedVars = new ArrayList<>();
+        private final List<List<List<Integer>>> usedGpus = new ArrayList<>();
 
         Model(SchedulingProblem problem, MPSolver solver) {
             this.problem = problem;
@@ -212,6 +252,10 @@ public final class MilpPolicy implements SchedulingPolicy {
                 MPConstraint oneType = solver.makeConstraint(Double.NEGATIVE_INFINITY, 1, "type_" + n); // (P1b), w_n <= 1
                 MPConstraint firstEnding = solver.makeConstraint(0, 0, "first_" + n); // (P1k): sum_j alpha = w_n
                 MPConstraint[] capacity = new MPConstraint[types.length];
+                List<List<MPVariable>> nodeVars = new ArrayList<>();
+                List<List<Integer>> nodeGpus = new ArrayList<>();
+                usedVars.add(nodeVars);
+                usedGpus.add(nodeGpus);
                 for (int k = 0; k < types.length; k++) {
                     NodeType type = cluster.type(types[k]);
                     y[n][k] = solver.makeBoolVar("y_" + n + "_" + types[k]);
@@ -220,6 +264,8 @@ public final class MilpPolicy implements SchedulingPolicy {
                     objective.setCoefficient(y[n][k], params.mu() * type.gpus()); // (P2a) idle-GPU term, positive part
                     capacity[k] = solver.makeConstraint(Double.NEGATIVE_INFINITY, 0, "cap_" + n + "_" + types[k]); // (P1g)
                     capacity[k].setCoefficient(y[n][k], -type.gpus());
+                    nodeVars.add(new ArrayList<>());
+                    nodeGpus.add(new ArrayList<>());
                 }
                 for (int j = 0; j < jobs; j++) {
                     var job = problem.job(j).job();
@@ -242,6 +288,8 @@ public final class MilpPolicy implements SchedulingPolicy {
                             xKeys.add(new int[] {j, n, v, g});
                             onType.setCoefficient(x, 1);
                             capacity[k].setCoefficient(x, g);
+                            nodeVars.get(k).add(x);
+                            nodeGpus.get(k).add(g);
                             oneJobPlacement[j].setCoefficient(x, 1);
                             double late = problem.now() + r - job.dueSeconds();
                             double tardiness = late > 0 ? job.weightPerHour() * late / 3600.0 : 0; // (P1h)
@@ -288,6 +336,38 @@ public final class MilpPolicy implements SchedulingPolicy {
                 MPConstraint order = solver.makeConstraint(Double.NEGATIVE_INFINITY, 0, "sym_" + m + "_" + n);
                 for (MPVariable v : y[n]) order.setCoefficient(v, 1);
                 for (MPVariable v : y[m]) order.setCoefficient(v, -1);
+            }
+        }
+
+        /**
+         * (P1n'a) and (P1n'b) of the class javadoc: a job waits only if no node could host it. The job's x variables
+         * are the ones it has in {@code xVars} (P_j); a job with no time on any type of node n gets no row for n.
+         */
+        void conserveWork() {
+            List<List<MPVariable>> placedBy = new ArrayList<>();
+            for (int j = 0; j < problem.jobCount(); j++) placedBy.add(new ArrayList<>());
+            for (int i = 0; i < xVars.size(); i++) placedBy.get(xKeys.get(i)[0]).add(xVars.get(i));
+            for (int j = 0; j < problem.jobCount(); j++) {
+                for (int n = 0; n < cluster.nodeCount(); n++) {
+                    int[] types = cluster.candidateTypes(n);
+                    MPConstraint nodeOn = null;
+                    for (int k = 0; k < types.length; k++) {
+                        int least = WorkConservation.minGpus(problem, j, types[k]);
+                        if (least == Integer.MAX_VALUE) continue;
+                        if (nodeOn == null) {
+                            nodeOn = solver.makeConstraint(1, Double.POSITIVE_INFINITY, "wc_on_" + j + "_" + n); // (P1n'a)
+                            for (MPVariable v : y[n]) nodeOn.setCoefficient(v, 1);
+                            for (MPVariable x : placedBy.get(j)) nodeOn.setCoefficient(x, 1);
+                        }
+                        int c = cluster.type(types[k]).gpus() - least + 1;
+                        MPConstraint full = solver.makeConstraint(0, Double.POSITIVE_INFINITY, "wc_full_" + j + "_" + n + "_" + types[k]); // (P1n'b)
+                        List<MPVariable> used = usedVars.get(n).get(k);
+                        for (int i = 0; i < used.size(); i++) full.setCoefficient(used.get(i), usedGpus.get(n).get(k).get(i));
+                        full.setCoefficient(y[n][k], -c);
+                        // j's own x on this node and type are both in U_nv and in P_j: the coefficients add up
+                        for (MPVariable x : placedBy.get(j)) full.setCoefficient(x, full.getCoefficient(x) + c);
+                    }
+                }
             }
         }
 

@@ -14,6 +14,7 @@ public final class Policies {
         FACTORIES.put(GreedyPolicy.NAME, GreedyPolicy::new);
         FACTORIES.put(LocalSearchPolicy.NAME, LocalSearchPolicy::new);
         FACTORIES.put(MilpPolicy.NAME, MilpPolicy::new);
+        FACTORIES.put(MilpPolicy.RELAXED_NAME, MilpPolicy::relaxed);
         FACTORIES.put(FifoPolicy.NAME, FifoPolicy::new);
         FACTORIES.put(EdfPolicy.NAME, EdfPolicy::new);
         FACTORIES.put(PriorityPolicy.NAME, PriorityPolicy::new);

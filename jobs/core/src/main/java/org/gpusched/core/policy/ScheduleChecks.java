@@ -70,6 +70,17 @@ public final class ScheduleChecks {
         }
     }
 
+    /**
+     * Checks the work-conserving rule ({@link WorkConservation}): no job is left waiting while some node of the
+     * schedule could host it.
+     *
+     * @throws IllegalStateException naming the waiting job and the node with room for it
+     */
+    public static void verifyWorkConserving(SchedulingProblem problem, Schedule schedule) {
+        String violation = WorkConservation.firstViolation(problem, schedule);
+        if (violation != null) fail("not work-conserving: " + violation);
+    }
+
     private static boolean isCandidate(Cluster cluster, int n, int t) {
         for (int u : cluster.candidateTypes(n)) if (u == t) return true;
         return false;

@@ -10,7 +10,10 @@ import org.gpusched.core.model.Schedule;
 import org.gpusched.core.model.SchedulingProblem;
 import org.gpusched.core.random.RandomState;
 
-/** rg-ls on random instances: feasible, never worse than andreas-rg (same seed), never below the MILP optimum. */
+/**
+ * rg-ls on random instances: feasible, work-conserving, never worse than andreas-rg (same seed; made work-conserving
+ * when it is not), never below the work-conserving MILP optimum; and with the rule off, never below milp-relaxed's.
+ */
 class LocalSearchPolicyPropertiesTest {
     private static final PolicyConfig CONFIG = PolicyConfig.DEFAULTS.withMaxIterations(200);
 
@@ -27,11 +30,16 @@ class LocalSearchPolicyPropertiesTest {
                                                          @ForAll @IntRange(min = 0, max = 2) int kind) {
         SchedulingProblem problem = instance(seed, kind);
         Schedule rg = new AndreasRandomizedGreedyPolicy(CONFIG).schedule(problem, RandomState.derive(seed, 3));
-        Schedule ls = new LocalSearchPolicy(CONFIG).schedule(problem, RandomState.derive(seed, 3));
-        ScheduleChecks.verify(problem, ls);
-        assertTrue(ls.objective() <= rg.objective(), "rg-ls " + ls.objective() + " > andreas-rg " + rg.objective());
-        double optimum = new MilpPolicy(CONFIG, MilpPolicy.DEFAULT_MAX_BINARY_VARIABLES, null).schedule(problem, new RandomState(seed)).objective();
-        assertTrue(ls.objective() >= optimum - 1e-6 * Math.max(1, optimum), "rg-ls " + ls.objective() + " below the optimum " + optimum);
+        for (boolean conserving : new boolean[] {true, false}) {
+            Schedule ls = new LocalSearchPolicy(CONFIG.withWorkConserving(conserving)).schedule(problem, RandomState.derive(seed, 3));
+            ScheduleChecks.verify(problem, ls);
+            Schedule bound = conserving ? WorkConservation.fill(problem, rg) : rg;
+            assertTrue(ls.objective() <= bound.objective(), "rg-ls " + ls.objective() + " > andreas-rg " + bound.objective());
+            if (conserving) ScheduleChecks.verifyWorkConserving(problem, ls);
+            double optimum = new MilpPolicy(CONFIG, conserving, MilpPolicy.DEFAULT_MAX_BINARY_VARIABLES, null).schedule(problem, new RandomState(seed)).objective();
+            assertTrue(ls.objective() >= optimum - 1e-6 * Math.max(1, optimum), "rg-ls " + ls.objective() + " below the optimum " + optimum
+                    + (conserving ? " (work-conserving)" : " (relaxed)"));
+        }
     }
 
     /** Tighter and larger than {@link #instance}: many postponed jobs, where shrink-and-insert does most of its work. */
@@ -42,12 +50,14 @@ class LocalSearchPolicyPropertiesTest {
         SchedulingProblem problem = rightsizable
                 ? MilpPolicyInstances.rightsizable(seed, nodes, 3 * nodes + (int) Math.floorMod(seed, 5L), seed % 2)
                 : MilpPolicyInstances.andreasLike(seed, nodes, 3 * nodes + (int) Math.floorMod(seed, 7L), 2 + 2 * (int) Math.floorMod(seed / 4, 2L), seed % 2);
-        Schedule rg = new AndreasRandomizedGreedyPolicy(CONFIG).schedule(problem, RandomState.derive(seed, 5));
+        Schedule rg = WorkConservation.fill(problem, new AndreasRandomizedGreedyPolicy(CONFIG).schedule(problem, RandomState.derive(seed, 5)));
         Schedule ls = new LocalSearchPolicy(CONFIG).schedule(problem, RandomState.derive(seed, 5));
         ScheduleChecks.verify(problem, ls);
+        ScheduleChecks.verifyWorkConserving(problem, ls);
         assertTrue(ls.objective() <= rg.objective(), "rg-ls " + ls.objective() + " > andreas-rg " + rg.objective());
         Schedule thesis = LocalSearchPolicy.thesisOnly(CONFIG).schedule(problem, RandomState.derive(seed, 5));
         ScheduleChecks.verify(problem, thesis);
+        ScheduleChecks.verifyWorkConserving(problem, thesis);
         assertTrue(thesis.objective() <= rg.objective(), "thesis-only rg-ls " + thesis.objective() + " > andreas-rg " + rg.objective());
     }
 
@@ -59,10 +69,17 @@ class LocalSearchPolicyPropertiesTest {
         SchedulingProblem problem = instance(seed, kind);
         String name = new String[] {"fifo", "edf", "priority", "greedy"}[baseline];
         Schedule start = Policies.create(name, CONFIG).schedule(problem, new RandomState(seed));
+        Schedule filled = WorkConservation.fill(problem, start);
+        ScheduleChecks.verifyWorkConserving(problem, filled);
         for (boolean shrinkAndInsert : new boolean[] {true, false}) {
-            Schedule improved = LocalSearchPolicy.improve(problem, start, k, shrinkAndInsert);
+            Schedule improved = LocalSearchPolicy.improve(problem, start, k, shrinkAndInsert, false);
             ScheduleChecks.verify(problem, improved);
             assertTrue(improved.objective() <= start.objective(), name + " " + start.objective() + " -> " + improved.objective());
+            // work-conserving from the filled start: its moves never break the rule
+            Schedule conserving = LocalSearchPolicy.improve(problem, filled, k, shrinkAndInsert, true);
+            ScheduleChecks.verify(problem, conserving);
+            ScheduleChecks.verifyWorkConserving(problem, conserving);
+            assertTrue(conserving.objective() <= filled.objective(), name + " filled " + filled.objective() + " -> " + conserving.objective());
         }
     }
 }

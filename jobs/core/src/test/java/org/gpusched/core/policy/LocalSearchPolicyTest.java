@@ -3,6 +3,7 @@ package org.gpusched.core.policy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
@@ -127,7 +128,7 @@ class LocalSearchPolicyTest {
         Schedule start = schedule(problem, new Placement[] {new Placement(0, 0, 2), null}, 0);
         assertEquals(201.0, start.objective(), EPS);
         // the thesis' seven neighbourhoods cannot run narrow: it has no 2-GPU time to take wide's slot, and no job is late
-        assertSame(start, LocalSearchPolicy.improve(problem, start, 10, false));
+        assertSame(start, LocalSearchPolicy.improve(problem, start, 10, false, false));
         // wide shrunk to 1 GPU (2 h, on time, cost 2), narrow on the other (1 h, on time, cost 1): node term = least = 1
         Schedule result = improve(problem, start);
         assertEquals(new Placement(0, 0, 1), result.placement(0));
@@ -148,7 +149,7 @@ class LocalSearchPolicyTest {
         // relaxed postponed: 100 x 1/h x (1 h + 1 h - 1.5 h) = 50 -> 51. As D: both on time, least cost 1 h x 1.5
         Schedule start = schedule(problem, new Placement[] {new Placement(0, 0, 1), null}, 0);
         assertEquals(201.0, start.objective(), EPS);
-        assertEquals(51.0, LocalSearchPolicy.improve(problem, start, 10, false).objective(), EPS);
+        assertEquals(51.0, LocalSearchPolicy.improve(problem, start, 10, false, false).objective(), EPS);
         Schedule result = improve(problem, start);
         assertEquals(1, result.nodeType(0));
         assertEquals(new Placement(0, 1, 1), result.placement(0));
@@ -167,7 +168,7 @@ class LocalSearchPolicyTest {
         // x alone on a, y alone on b (1 each), pair (needs 2 GPUs) postponed: 200 -> 202
         Schedule start = schedule(problem, new Placement[] {new Placement(0, 0, 1), new Placement(1, 0, 1), null}, 0, 0);
         assertEquals(202.0, start.objective(), EPS);
-        assertSame(start, LocalSearchPolicy.improve(problem, start, 10, false));
+        assertSame(start, LocalSearchPolicy.improve(problem, start, 10, false, false));
         // one of x, y joins the other; pair takes the freed node: 1 + 1
         Schedule result = improve(problem, start);
         Placement pair = result.placement(2);
@@ -188,7 +189,7 @@ class LocalSearchPolicyTest {
         // 100 x 10/h x (1 h + 2 h - 2.5 h) = 500 -> 501. Swapped: both-gpus postponed 100 x 1/h x 1 h = 100, heavy 2 h x 1 = 2
         Schedule start = schedule(problem, new Placement[] {new Placement(0, 0, 2), null}, 0);
         assertEquals(501.0, start.objective(), EPS);
-        assertSame(start, LocalSearchPolicy.improve(problem, start, 10, false));
+        assertSame(start, LocalSearchPolicy.improve(problem, start, 10, false, false));
         Schedule result = improve(problem, start);
         assertNull(result.placement(0));
         assertEquals(new Placement(0, 0, 1), result.placement(1));
@@ -202,7 +203,7 @@ class LocalSearchPolicyTest {
                 JobState.waiting(new Job("late", 0, 3600, 2, Map.of("Q", Map.of(1, 3600.0))))), null, ObjectiveParameters.DEFAULTS);
         Schedule start = schedule(problem, new Placement[] {null}, -1, -1);
         assertEquals(200.0, start.objective(), EPS);
-        assertSame(start, LocalSearchPolicy.improve(problem, start, 10, false));
+        assertSame(start, LocalSearchPolicy.improve(problem, start, 10, false, false));
         Schedule result = improve(problem, start);
         assertEquals(new Placement(0, 0, 1), result.placement(0)); // the lowest-index off node of its class
         assertEquals(1.0, result.objective(), EPS);
@@ -215,6 +216,37 @@ class LocalSearchPolicyTest {
                 null, ObjectiveParameters.DEFAULTS);
         Schedule start = schedule(problem, new Placement[] {new Placement(0, 0, 1)}, 0);
         assertSame(start, LocalSearchPolicy.improve(problem, start, 10));
+    }
+
+    @Test
+    void workConservingSearchRelocatesTheJobItDisplacesInsteadOfLeavingItWaitingBesideAnIdleGpu() {
+        // n0: one P GPU; n1: two Q GPUs. r (due far: postponing it is free) runs on n0, c on one GPU of n1, w (runs on
+        // P only, due in 1 h) waits: n0 is full and w cannot use Q, so the start is work-conserving (f = 1 + 1 + 100).
+        NodeType p = new NodeType("P", "V100", 1, new double[] {0, 1});
+        NodeType q = new NodeType("Q", "T4", 2, new double[] {0, 1, 2});
+        Cluster cluster = new Cluster(List.of(p, q), List.of(Node.fixed("n0", "P"), Node.fixed("n1", "Q")));
+        var problem = new SchedulingProblem(0, cluster, List.of(
+                JobState.waiting(new Job("r", 0, 100_000, 1, Map.of("P", Map.of(1, 3600.0), "Q", Map.of(1, 7200.0)))),
+                JobState.waiting(new Job("c", 0, 3600, 1, Map.of("Q", Map.of(1, 3600.0)))),
+                JobState.waiting(new Job("w", 0, 3600, 1, Map.of("P", Map.of(1, 3600.0))))),
+                null, new ObjectiveParameters(100, 3600, 0));
+        Schedule start = schedule(problem, new Placement[] {new Placement(0, 0, 1), new Placement(1, 1, 1), null}, 0, 1);
+        ScheduleChecks.verifyWorkConserving(problem, start);
+        assertEquals(102.0, start.objective(), EPS);
+        // w takes r's GPU. Postponing r or moving it beside c costs the same in f_OBJ (n1 is charged c's cheaper
+        // execution either way): without the rule the search keeps the first such move it meets, the thesis' third
+        // neighbourhood, and leaves r waiting beside n1's idle GPU
+        Schedule free = LocalSearchPolicy.improve(problem, start, 10, true, false);
+        assertEquals(2.0, free.objective(), EPS);
+        assertNull(free.placement(0), "without the rule r is postponed by choice: " + free);
+        assertThrows(IllegalStateException.class, () -> ScheduleChecks.verifyWorkConserving(problem, free));
+        // with it, that move is refused and shrink-and-insert's "move one running job out" runs r on n1 instead
+        Schedule conserving = LocalSearchPolicy.improve(problem, start, 10, true, true);
+        ScheduleChecks.verify(problem, conserving);
+        ScheduleChecks.verifyWorkConserving(problem, conserving);
+        assertEquals(2.0, conserving.objective(), EPS);
+        assertEquals(new Placement(0, 0, 1), conserving.placement(2));
+        assertEquals(new Placement(1, 1, 1), conserving.placement(0));
     }
 
     @Test

@@ -11,6 +11,7 @@ import org.gpusched.core.model.JobState;
 import org.gpusched.core.model.Node;
 import org.gpusched.core.model.NodeType;
 import org.gpusched.core.model.Placement;
+import org.gpusched.core.model.Schedule;
 import org.gpusched.core.model.SchedulingProblem;
 import org.gpusched.core.objective.ObjectiveFunction;
 import org.gpusched.core.objective.ObjectiveParameters;
@@ -82,45 +83,60 @@ final class MilpPolicyInstances {
 
     /** The least f_OBJ over every schedule (each job postponed or on any node/type/GPU count that fits). */
     static double bruteForceOptimum(SchedulingProblem problem) {
+        return bruteForceOptimum(problem, false);
+    }
+
+    /** The same over work-conserving schedules only ({@link WorkConservation}) when {@code workConserving}. */
+    static double bruteForceOptimum(SchedulingProblem problem, boolean workConserving) {
         Cluster cluster = problem.cluster();
         int nodes = cluster.nodeCount();
         int[] nodeTypes = new int[nodes];
         double[] best = {Double.POSITIVE_INFINITY};
-        enumerateTypes(problem, 0, nodeTypes, best);
+        enumerateTypes(problem, 0, nodeTypes, best, workConserving);
         return best[0];
     }
 
-    private static void enumerateTypes(SchedulingProblem problem, int n, int[] nodeTypes, double[] best) {
+    private static void enumerateTypes(SchedulingProblem problem, int n, int[] nodeTypes, double[] best, boolean workConserving) {
         Cluster cluster = problem.cluster();
         if (n == cluster.nodeCount()) {
             int[] free = new int[cluster.nodeCount()];
             for (int i = 0; i < free.length; i++) free[i] = cluster.type(nodeTypes[i]).gpus();
-            enumerateJobs(problem, 0, nodeTypes, free, new Placement[problem.jobCount()], best);
+            enumerateJobs(problem, 0, nodeTypes, free, new Placement[problem.jobCount()], best, workConserving);
             return;
         }
         for (int t : cluster.candidateTypes(n)) {
             nodeTypes[n] = t;
-            enumerateTypes(problem, n + 1, nodeTypes, best);
+            enumerateTypes(problem, n + 1, nodeTypes, best, workConserving);
         }
     }
 
-    private static void enumerateJobs(SchedulingProblem problem, int j, int[] nodeTypes, int[] free, Placement[] placements, double[] best) {
+    private static void enumerateJobs(SchedulingProblem problem, int j, int[] nodeTypes, int[] free, Placement[] placements, double[] best,
+                                      boolean workConserving) {
         if (j == problem.jobCount()) {
-            best[0] = Math.min(best[0], ObjectiveFunction.evaluate(problem, placements, nodeTypes));
+            double f = ObjectiveFunction.evaluate(problem, placements, nodeTypes);
+            if (f < best[0] && (!workConserving || WorkConservation.holds(problem, asSchedule(problem, placements, nodeTypes, f)))) best[0] = f;
             return;
         }
         placements[j] = null;
-        enumerateJobs(problem, j + 1, nodeTypes, free, placements, best);
+        enumerateJobs(problem, j + 1, nodeTypes, free, placements, best, workConserving);
         for (int n = 0; n < nodeTypes.length; n++) {
             int t = nodeTypes[n];
             for (int g = 1; g <= free[n]; g++) {
                 if (Double.isNaN(problem.remaining(j, t, g))) continue;
                 placements[j] = new Placement(n, t, g);
                 free[n] -= g;
-                enumerateJobs(problem, j + 1, nodeTypes, free, placements, best);
+                enumerateJobs(problem, j + 1, nodeTypes, free, placements, best, workConserving);
                 free[n] += g;
             }
         }
         placements[j] = null;
+    }
+
+    /** The enumerated placements as a schedule: nodes hosting no job are off. */
+    private static Schedule asSchedule(SchedulingProblem problem, Placement[] placements, int[] nodeTypes, double f) {
+        int[] used = new int[nodeTypes.length];
+        java.util.Arrays.fill(used, -1);
+        for (Placement p : placements) if (p != null) used[p.node()] = nodeTypes[p.node()];
+        return new Schedule(placements.clone(), used, f);
     }
 }
