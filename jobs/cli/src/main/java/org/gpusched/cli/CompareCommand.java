@@ -32,7 +32,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code gpusched compare}: every policy over the same event stream in one Flink job per seed (the events are copied to
+ * {@code gpusched compare}: with --trace/--cluster, scheduling policies; with --pods/--nodes, placement policies
+ * ({@link PlacementCompare}). Scheduling: every policy over the same event stream in one Flink job per seed (the events are copied to
  * one keyed pipeline per policy by the dispatcher), a run directory per policy, comparison.csv, report.html and an
  * independent audit of every run directory.
  *
@@ -52,30 +53,46 @@ import picocli.CommandLine.Spec;
                 "  DIR/report.html: cost per policy, cumulative cost over time, Gantt",
                 "      chart of jobs on nodes (runs of at most 60 jobs)",
                 "  DIR/audit.txt: the independent audit (gpusched validate) of every run",
-                "Progress on stderr; the summary table and the audit results on stdout."},
+                "Progress on stderr; the summary table and the audit results on stdout.",
+                "",
+                "With --pods and --nodes instead, compares placement policies (fgd, pwr,",
+                "pwr-fgd per --alpha, bestfit, dotprod, gpu-packing, gpu-clustering, random)",
+                "on an Alibaba pod list as place-replay does, every (policy, seed) in ONE",
+                "Flink job over the same pods. Writes DIR/POLICY/ (DIR/seed-S/POLICY/ for",
+                "several seeds) in the place-replay format, DIR/comparison.csv (placed,",
+                "failed, rejected, mean/peak EOPC, energy, saving vs fgd, GPU allocation,",
+                "fragmented GPUs) and DIR/report.html (EOPC per run; EOPC, allocation and",
+                "fragmentation over trace time)."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every run complete and clean under the audit", "1:an input could not be read (message names file and line)",
                 "2:invalid options", "3:some run left accepted jobs unfinished", "4:the audit found violations (DIR/audit.txt)"})
 public final class CompareCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--trace", required = true, paramLabel = "FILE", description = "Trace (JSON Lines, one job a line).")
+    @Option(names = "--trace", paramLabel = "FILE", description = "Scheduling: trace (JSON Lines, one job a line).")
     Path trace;
 
-    @Option(names = "--cluster", required = true, paramLabel = "FILE", description = "Cluster file (YAML: node types and nodes).")
+    @Option(names = "--cluster", paramLabel = "FILE", description = "Scheduling: cluster file (YAML: node types and nodes).")
     Path cluster;
 
+    @Option(names = "--pods", paramLabel = "FILE", description = "Placement: Alibaba pod list CSV with times (as place-replay takes).")
+    Path pods;
+
+    @Option(names = "--nodes", paramLabel = "FILE", description = "Placement: Alibaba node list CSV (sn,cpu_milli,memory_mib,gpu,model).")
+    Path nodes;
+
     @Option(names = "--policies", required = true, split = ",", splitSynopsisLabel = ",", paramLabel = "POLICY",
-            description = "Policies to compare, comma separated (e.g. fifo,edf,priority,greedy,andreas-rg,rg-ls).")
+            description = {"Policies to compare, comma separated: scheduling policies with --trace/--cluster (e.g. fifo,edf,priority,greedy,andreas-rg,rg-ls),",
+                    "placement policies with --pods/--nodes (fgd,pwr,pwr-fgd,bestfit,dotprod,gpu-packing,gpu-clustering,random)."})
     List<String> policies;
 
     @Option(names = "--seeds", split = ",", splitSynopsisLabel = ",", paramLabel = "SEED", defaultValue = "1",
-            description = "Seeds, comma separated; one Flink job each (default: ${DEFAULT-VALUE}).")
+            description = "Seeds, comma separated (default: ${DEFAULT-VALUE}). Scheduling: one Flink job each; placement: all runs in one job.")
     List<Long> seeds;
 
-
-
-
+    @Option(names = "--alpha", split = ",", splitSynopsisLabel = ",", paramLabel = "A",
+            description = "Placement: alpha of pwr-fgd, one run per value (default: 0.1).")
+    List<Double> alphas;
 
     @Mixin ReplaySchedulerOptions scheduler;
 
@@ -85,15 +102,44 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory (created; files in it are replaced).")
     Path out;
 
+    /** Placement (--pods/--nodes) or scheduling (--trace/--cluster): exactly one pair of inputs, and only its options. */
+    private boolean choosePlacement() {
+        boolean placement = pods != null || nodes != null;
+        boolean scheduling = trace != null || cluster != null;
+        if (placement && scheduling)
+            throw new ParameterException(spec.commandLine(), "give either --trace and --cluster (scheduling policies) or --pods and --nodes "
+                    + "(placement policies), not both");
+        if (!placement && !scheduling)
+            throw new ParameterException(spec.commandLine(), "missing inputs: --trace and --cluster (scheduling policies) or --pods and --nodes (placement policies)");
+        if (placement) {
+            if (pods == null || nodes == null) throw new ParameterException(spec.commandLine(), "placement policies need both --pods and --nodes");
+            CliFiles.requireFile(spec.commandLine(), pods, "--pods");
+            CliFiles.requireFile(spec.commandLine(), nodes, "--nodes");
+            for (String o : List.of("--iterations", "--controllers", "--noise", "--period"))
+                if (spec.commandLine().getParseResult().hasMatchedOption(o))
+                    throw new ParameterException(spec.commandLine(), o + " applies to scheduling policies (--trace/--cluster), not to placement");
+        } else if (alphas != null) {
+            throw new ParameterException(spec.commandLine(), "--alpha applies to placement policies (--pods/--nodes), not to scheduling");
+        }
+        return placement;
+    }
+
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter stdout = spec.commandLine().getOut();
-        CliFiles.requireFile(spec.commandLine(), trace, "--trace");
-        CliFiles.requireFile(spec.commandLine(), cluster, "--cluster");
         if (seeds.isEmpty()) throw new ParameterException(spec.commandLine(), "--seeds must name at least one seed");
         if (seeds.stream().distinct().count() != seeds.size()) throw new ParameterException(spec.commandLine(), "--seeds lists a seed twice: " + seeds);
         if (Files.exists(out) && !Files.isDirectory(out)) throw new ParameterException(spec.commandLine(), "--out " + out + " exists and is not a directory");
+        if (choosePlacement()) {
+            return PlacementCompare.run(spec.commandLine(), pods, nodes, policies, alphas == null ? List.of(0.1) : alphas, seeds, title, out);
+        }
+        CliFiles.requireFile(spec.commandLine(), trace, "--trace");
+        CliFiles.requireFile(spec.commandLine(), cluster, "--cluster");
+        List<String> placementPolicies = PlacementCompare.placementOnly(policies);
+        if (!placementPolicies.isEmpty())
+            throw new ParameterException(spec.commandLine(), String.join(",", placementPolicies) + ": placement policies, which need --pods and --nodes "
+                    + "(an Alibaba pod and node list) instead of --trace and --cluster (one kind per comparison)");
         ClusterSpec clusterSpec;
         try {
             clusterSpec = ClusterYaml.read(cluster);

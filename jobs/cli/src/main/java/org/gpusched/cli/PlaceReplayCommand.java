@@ -1,19 +1,14 @@
 package org.gpusched.cli;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.gpusched.placement.experiment.PolicySpec;
-import org.gpusched.placement.io.AlibabaTraceCsv;
-import org.gpusched.placement.io.TraceFormatException;
-import org.gpusched.placement.model.NodeSpec;
 import org.gpusched.placement.policy.PlacementPolicies;
-import org.gpusched.streaming.placement.PlacementReplay;
-import org.gpusched.streaming.placement.ReplayOutput;
-import org.gpusched.streaming.placement.ReplaySummary;
-import org.gpusched.streaming.placement.ReplayTrace;
+import org.gpusched.streaming.placement.ReplayRun;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -26,12 +21,15 @@ import picocli.CommandLine.Spec;
                 + "each task arrives at creation_time (event time), is placed by --policy on the node list, and leaves at "
                 + "deletion_time (an event-time timer frees it). Tasks never scheduled in the trace (empty scheduled_time) are "
                 + "skipped and counted; tasks cut off by the trace's end (empty deletion_time) leave at the end; CPU-only tasks "
-                + "are placed like the others; a task that fits nowhere fails and is not retried.",
+                + "are placed like the others; a task that fits nowhere fails and is not retried. A bad row (malformed CSV, "
+                + "missing or invalid value, impossible demand) is rejected with its line and reason and the replay goes on.",
                 "Writes to --out: decisions.jsonl (time, task, action PLACE|FAIL|RELEASE, node, gpus, gpuMilli), metrics.csv "
-                + "(EOPC watts CPU/GPU, allocated GPU fraction, fragmented GPUs after every event) and metrics.json (placed, "
-                + "failed, mean/peak EOPC, energy kWh integrated over trace time). Progress on stderr, summary table on stdout."},
+                + "(EOPC watts CPU/GPU, allocated GPU fraction, fragmented GPUs after every event), rejected.jsonl (one object "
+                + "per bad row: source, line, text, reason, field) and metrics.json (placed, failed, rejected, mean/peak EOPC, "
+                + "energy kWh integrated over trace time, mean GPU allocation and fragmentation). Progress on stderr, summary "
+                + "table on stdout. Several policies side by side: gpusched compare --pods --nodes."},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:replay finished", "1:an input could not be read (message names file and line)", "2:invalid options"})
+        exitCodeList = {"0:replay finished", "1:the node list or the pod list's header could not be read, or no pod row is valid (message names file and line)", "2:invalid options"})
 public final class PlaceReplayCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -58,59 +56,27 @@ public final class PlaceReplayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        PrintWriter err = spec.commandLine().getErr();
         PolicySpec policySpec;
         try {
-            String name = policy.trim().toLowerCase(Locale.ROOT);
-            if (!PlacementPolicies.NAMES.contains(name))
-                throw new IllegalArgumentException("unknown --policy '" + policy + "', expected one of " + PlacementPolicies.NAMES);
-            if (PlacementPolicies.takesAlpha(name) && !(alpha >= 0 && alpha <= 1))
-                throw new IllegalArgumentException("--alpha must be in [0, 1], got " + alpha);
-            policySpec = new PolicySpec(name, PlacementPolicies.takesAlpha(name) ? alpha : Double.NaN);
+            policySpec = PlacementReplayRunner.policies(List.of(policy), List.of(alpha)).get(0);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
+            throw new ParameterException(spec.commandLine(), e.getMessage().replace("placement policy", "--policy"));
         }
-        List<NodeSpec> nodeList;
-        ReplayTrace trace;
-        try {
-            nodeList = AlibabaTraceCsv.readNodes(nodes);
-            trace = ReplayTrace.read(pods);
-        } catch (TraceFormatException e) {
-            System.err.println("gpusched place-replay: " + e.getMessage());
-            return 1;
-        }
-        int total = trace.pods().size();
-        System.err.printf(Locale.ROOT, "place-replay: %d nodes, %d pods replayed (%d never scheduled, skipped), trace time %d..%d s, policy %s seed %d%n",
-                nodeList.size(), total, trace.unscheduled(), trace.startTime(), trace.endTime(), policySpec.label(), seed);
+        PlacementReplayRunner.Inputs inputs = PlacementReplayRunner.Inputs.read(err, "place-replay", nodes, pods);
+        if (inputs == null) return 1;
+        err.printf(Locale.ROOT, "place-replay: %s, policy %s seed %d%n", inputs.describe(), policySpec.label(), seed);
+        err.flush();
         long start = System.nanoTime();
-        int every = Math.max(1, total / 10);
-        ReplaySummary summary;
-        try (ReplayOutput output = new ReplayOutput(out, nodeList, trace.tasks())) {
-            PlacementReplay.run(new PlacementReplay.Config(nodeList, trace, policySpec, seed), e -> {
-                output.accept(e);
-                ReplaySummary s = output.summary();
-                long arrived = s.placed() + s.failed();
-                if (!e.action.equals("RELEASE") && (arrived % every == 0 || arrived == total))
-                    System.err.printf(Locale.ROOT, "[%6d/%d] t=%d s  running %d  failed %d  EOPC %.0f W  GPU alloc %.3f  %.1f s%n",
-                            arrived, total, e.time, e.running, s.failed(), e.eopcWatts(), e.allocatedGpuFraction,
-                            (System.nanoTime() - start) / 1e9);
-            });
-            ObjectNode run = ReplayOutput.runInfo();
-            run.put("command", "gpusched place-replay --pods " + pods + " --nodes " + nodes + " --policy " + policySpec.name()
-                    + (PlacementPolicies.takesAlpha(policySpec.name()) ? " --alpha " + alpha : "") + " --seed " + seed + " --out " + out);
-            run.put("policy", policySpec.label());
-            run.put("seed", seed);
-            run.put("nodes", nodeList.size());
-            output.finish(run, trace.unscheduled());
-            summary = output.summary();
-        }
-        if (summary.placed() + summary.failed() != total)
-            throw new IllegalStateException("the stream ended with " + (summary.placed() + summary.failed()) + " of " + total + " pods decided");
-        System.out.printf(Locale.ROOT, "%-16s %8s %7s %7s %9s %11s %11s %11s%n", "policy", "replayed", "placed", "failed", "released",
-                "meanEOPC_W", "peakEOPC_W", "energy_kWh");
-        System.out.printf(Locale.ROOT, "%-16s %8d %7d %7d %9d %11.0f %11.0f %11.3f%n", policySpec.label(), total, summary.placed(),
-                summary.failed(), summary.released(), summary.meanWatts(), summary.peakWatts(), summary.energyKWh());
-        System.err.printf(Locale.ROOT, "place-replay: %.1f s; wrote %s/{decisions.jsonl,metrics.csv,metrics.json}%n",
+        ReplayRun run = new ReplayRun(policySpec, seed);
+        String command = "gpusched place-replay --pods " + pods + " --nodes " + nodes + " --policy " + policySpec.name()
+                + (PlacementPolicies.takesAlpha(policySpec.name()) ? " --alpha " + alpha : "") + " --seed " + seed + " --out " + out;
+        List<PlacementReplayRunner.Result> results = PlacementReplayRunner.run(err, command, inputs, pods, Map.of(run, out),
+                out.resolve(".parts"));
+        PlacementReplayRunner.table(spec.commandLine().getOut(), results, inputs.trace().rejected());
+        err.printf(Locale.ROOT, "place-replay: %.1f s; wrote %s/{decisions.jsonl,metrics.csv,metrics.json,rejected.jsonl}%n",
                 (System.nanoTime() - start) / 1e9, out);
+        err.flush();
         return 0;
     }
 }

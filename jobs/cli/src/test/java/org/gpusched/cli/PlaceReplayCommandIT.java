@@ -1,6 +1,7 @@
 package org.gpusched.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -39,23 +40,48 @@ class PlaceReplayCommandIT {
         int code = run(err, out, "place-replay", "--pods", PODS.toString(), "--nodes", NODES.toString(), "--policy", "bestfit",
                 "--out", runDir.toString());
         assertEquals(0, code, err.toString());
-        assertTrue(out.toString().matches("(?s).*bestfit\\s+5\\s+4\\s+1\\s+4\\s+230\\s+260\\s+0\\.006\\s*"), out.toString());
+        assertTrue(out.toString().matches("(?s).*bestfit\\s+42\\s+5\\s+4\\s+1\\s+4\\s+230\\s+260\\s+0\\.006\\s+0\\.6250\\s.*"), out.toString());
+        assertTrue(out.toString().contains("rejected rows: 0"), out.toString());
         assertTrue(err.toString().contains("[     5/5]"), err.toString());
         assertEquals(9, Files.readAllLines(runDir.resolve("decisions.jsonl")).size());
+        assertEquals(0, Files.size(runDir.resolve("rejected.jsonl")));
         assertEquals(10, Files.readAllLines(runDir.resolve("metrics.csv")).size());
         assertTrue(Files.readString(runDir.resolve("metrics.json")).contains("\"energyKWh\" : 0.00638888"));
     }
 
     @Test
-    void aBadRowFailsWithFileLineAndColumn() throws Exception {
+    void aBadRowIsRejectedWithFileLineAndColumnAndTheReplayGoesOn() throws Exception {
         Path pods = dir.resolve("bad.csv");
         Files.writeString(pods, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\n"
-                + "a,1000,1024,0,0,10,20,10\nb,1000,1024,0,0,30,5,30\n");
+                + "a,1000,1024,0,0,10,20,10\nb,1000,1024,0,0,30,5,30\nc,1000,1024,3,300,40,50,40\n");
+        StringBuilder err = new StringBuilder(), out = new StringBuilder();
+        Path runDir = dir.resolve("run");
+        int code = run(err, out, "place-replay", "--pods", pods.toString(), "--nodes", NODES.toString(), "--policy", "fgd",
+                "--out", runDir.toString());
+        assertEquals(0, code, err.toString());
+        assertTrue(out.toString().matches("(?s).*fgd\\s+42\\s+1\\s+1\\s+0\\s+1\\s.*"), "only the good row is replayed: " + out);
+        assertTrue(out.toString().contains("rejected rows: 2 (see rejected.jsonl)"), out.toString());
+        assertTrue(err.toString().contains("2 bad rows, rejected"), err.toString());
+        var rejected = Files.readAllLines(runDir.resolve("rejected.jsonl"));
+        assertEquals(2, rejected.size());
+        assertTrue(rejected.get(0).contains("\"line\":3") && rejected.get(0).contains("column 'deletion_time': 5 before creation_time 30")
+                && rejected.get(0).contains("\"field\":\"deletion_time\""), rejected.get(0));
+        assertTrue(rejected.get(1).contains("\"line\":4") && rejected.get(1).contains("\"field\":\"gpu_milli\"")
+                && rejected.get(1).contains("\"text\":\"c,1000,1024,3,300,40,50,40\""), rejected.get(1));
+    }
+
+    @Test
+    void aFileWithNoValidRowFailsWithFileAndLine() throws Exception {
+        Path pods = dir.resolve("allbad.csv");
+        Files.writeString(pods, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\n"
+                + "b,1000,1024,0,0,30,5,30\n");
         StringBuilder err = new StringBuilder(), out = new StringBuilder();
         int code = run(err, out, "place-replay", "--pods", pods.toString(), "--nodes", NODES.toString(), "--policy", "fgd",
                 "--out", dir.resolve("run").toString());
         assertEquals(1, code);
-        assertTrue(err.toString().contains("bad.csv:3: column 'deletion_time': 5 before creation_time 30"), err.toString());
+        assertTrue(err.toString().contains("allbad.csv:1: no scheduled pods to replay (1 bad rows, first: ")
+                && err.toString().contains("allbad.csv:2: column 'deletion_time'"), err.toString());
+        assertFalse(err.toString().contains("Exception"), err.toString());
     }
 
     @Test

@@ -212,7 +212,7 @@ public final class ReportHtml {
         s.add(lane, lane - 0.4, lane + 0.4, start, start, end);
     }
 
-    private static void style(JFreeChart chart) {
+    static void style(JFreeChart chart) {
         chart.setBackgroundPaint(Color.WHITE);
         if (chart.getPlot() instanceof XYPlot plot) {
             plot.setBackgroundPaint(Color.WHITE);

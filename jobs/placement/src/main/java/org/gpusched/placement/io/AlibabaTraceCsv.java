@@ -57,21 +57,40 @@ public final class AlibabaTraceCsv {
     }
 
     public static List<Task> readPods(Path file) {
-        return read(file, POD_COLUMNS, row -> {
-            String name = row.required("name");
-            int numGpu = (int) row.longValue("num_gpu", 0, 64);
-            int gpuMilli = (int) row.longValue("gpu_milli", 0, Task.MILLI);
-            if ((numGpu == 0) != (gpuMilli == 0))
-                throw row.error("gpu_milli", "num_gpu " + numGpu + " with gpu_milli " + gpuMilli);
-            if (numGpu > 1 && gpuMilli < Task.MILLI)
-                throw row.error("gpu_milli", "a task shares one GPU or takes whole GPUs, not " + numGpu + " x " + gpuMilli + " milli");
-            Set<String> models = new LinkedHashSet<>();
-            String spec = row.optional("gpu_spec");
-            if (!spec.isEmpty()) for (String m : spec.split("\\|")) if (!m.isBlank()) models.add(m.trim());
-            return new Task(name, row.longValue("cpu_milli", 0, Long.MAX_VALUE), row.longValue("memory_mib", 0, Long.MAX_VALUE),
-                    numGpu, gpuMilli, models, Set.of());
-        });
+        return read(file, POD_COLUMNS, AlibabaTraceCsv::podTask);
     }
+
+    /**
+     * The task of one pod-list row ({@code values}: column name to text) at {@code file:line}; a bad value fails with a
+     * {@link TraceFormatException} naming the column ({@link TraceFormatException#column()}).
+     */
+    public static Task pod(String file, long line, Map<String, String> values) {
+        try {
+            return podTask(new Row(file, line, values));
+        } catch (TraceFormatException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw new TraceFormatException(file, line, e.getMessage());
+        }
+    }
+
+    private static Task podTask(Row row) {
+        String name = row.required("name");
+        int numGpu = (int) row.longValue("num_gpu", 0, 64);
+        int gpuMilli = (int) row.longValue("gpu_milli", 0, Task.MILLI);
+        if ((numGpu == 0) != (gpuMilli == 0))
+            throw row.error("gpu_milli", "num_gpu " + numGpu + " with gpu_milli " + gpuMilli);
+        if (numGpu > 1 && gpuMilli < Task.MILLI)
+            throw row.error("gpu_milli", "a task shares one GPU or takes whole GPUs, not " + numGpu + " x " + gpuMilli + " milli");
+        Set<String> models = new LinkedHashSet<>();
+        String spec = row.optional("gpu_spec");
+        if (!spec.isEmpty()) for (String m : spec.split("\\|")) if (!m.isBlank()) models.add(m.trim());
+        return new Task(name, row.longValue("cpu_milli", 0, Long.MAX_VALUE), row.longValue("memory_mib", 0, Long.MAX_VALUE),
+                numGpu, gpuMilli, models, Set.of());
+    }
+
+    /** The columns every pod list has (the multigpu variants have only these). */
+    public static List<String> podColumns() { return POD_COLUMNS; }
 
     /** One CSV row with its location, giving typed access with located errors. */
     static final class Row {
@@ -86,7 +105,7 @@ public final class AlibabaTraceCsv {
         }
 
         TraceFormatException error(String column, String message) {
-            return new TraceFormatException(file, line, "column '" + column + "': " + message);
+            return new TraceFormatException(file, line, column, message);
         }
 
         String text(String column) {

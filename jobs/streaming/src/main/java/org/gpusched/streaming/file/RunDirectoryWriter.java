@@ -13,6 +13,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -46,72 +47,96 @@ public final class RunDirectoryWriter {
     public static Summary write(Path parts, Path out, SchedulerConfig cfg, String policy, Map<String, Object> inputs) {
         try {
             Files.createDirectories(out);
-            List<JsonNode> accepted = read(parts, FileJobSinks.ACCEPTED_JOBS);
-            List<JsonNode> scheduling = filter(read(parts, FileJobSinks.SCHEDULING_METRICS), policy);
-            List<JsonNode> jobMetrics = filter(read(parts, FileJobSinks.JOB_METRICS), policy);
+            writeRunJson(out.resolve("run.json"), cfg, policy, inputs);
+            // Accepted jobs come from the dispatcher in (submit, id) order, so jobs.jsonl streams like decisions.jsonl.
+            JobsTally jobs = new JobsTally();
+            writeSorted(partFiles(parts, FileJobSinks.ACCEPTED_JOBS), out.resolve("jobs.jsonl"), line -> {
+                JsonNode j = LINE.readTree(line);
+                jobs.accepted(j.get("submit").asDouble());
+                return new Keyed(j.get("submit").asDouble(), 0, 0, j.get("id").asText(), LINE.writeValueAsString(traceLine(j)));
+            });
+            long decisions = writeSorted(partFiles(parts, FileJobSinks.DECISIONS), out.resolve("decisions.jsonl"), line -> {
+                JsonNode d = LINE.readTree(line);
+                if (!policy.equals(d.path("policy").asText())) return null;
+                return new Keyed(d.get("time").asDouble(), d.get("controller").asInt(), d.get("seq").asLong(), "", LINE.writeValueAsString(decisionLine(d)));
+            });
+            // Job metrics are summed in (time, job) order, so that the totals do not depend on how the sinks split them.
+            Path jobMetricsOrder = Files.createTempFile(out, ".job-metrics-ordered", ".jsonl");
+            writeSorted(partFiles(parts, FileJobSinks.JOB_METRICS), jobMetricsOrder, line -> {
+                JsonNode m = LINE.readTree(line);
+                if (!policy.equals(m.path("policy").asText())) return null;
+                return new Keyed(m.get("time").asDouble(), 0, 0, m.get("job").asText(), line);
+            });
+            try (BufferedReader in = Files.newBufferedReader(jobMetricsOrder, StandardCharsets.UTF_8)) {
+                String line;
+                while ((line = in.readLine()) != null) jobs.finished(LINE.readTree(line));
+            }
+            Files.delete(jobMetricsOrder);
+            SchedulingTally scheduling = new SchedulingTally();
+            for (Path f : partFiles(parts, FileJobSinks.SCHEDULING_METRICS)) {
+                try (BufferedReader in = Files.newBufferedReader(f, StandardCharsets.UTF_8)) {
+                    String line;
+                    while ((line = in.readLine()) != null) if (!line.isBlank()) scheduling.add(LINE.readTree(line), policy);
+                }
+            }
             List<JsonNode> rejected = read(parts, FileJobSinks.REJECTED);
-
-            accepted.sort(Comparator.<JsonNode>comparingDouble(j -> j.get("submit").asDouble()).thenComparing(j -> j.get("id").asText()));
-            jobMetrics.sort(Comparator.<JsonNode>comparingDouble(j -> j.get("time").asDouble()).thenComparing(j -> j.get("job").asText()));
             rejected.sort(Comparator.<JsonNode, String>comparing(r -> r.get("source").asText()).thenComparingLong(r -> lineOf(r.get("position").asText()))
                     .thenComparing(r -> r.get("position").asText()));
-
-            writeRunJson(out.resolve("run.json"), cfg, policy, inputs);
-            writeLines(out.resolve("jobs.jsonl"), accepted.stream().map(RunDirectoryWriter::traceLine).toList());
-            long decisions = writeDecisions(parts, policy, out.resolve("decisions.jsonl"));
             writeLines(out.resolve("rejected.jsonl"), rejected);
-            Summary summary = summarize(policy, accepted, decisions, scheduling, jobMetrics, rejected.size());
-            JSON.writeValue(out.resolve("metrics.json").toFile(), metricsJson(summary, jobMetrics));
+            Summary summary = summarize(policy, jobs, decisions, scheduling, rejected.size());
+            JSON.writeValue(out.resolve("metrics.json").toFile(), metricsJson(summary, jobs));
             return summary;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write run directory " + out, e);
         }
     }
 
-    /** A decision line with its sort key: (time, controller, seq). */
-    private record Keyed(double time, int controller, long seq, String line) {}
+    /** An output line with its sort key: (time, number, sequence, text). */
+    private record Keyed(double time, long number, long sequence, String text, String line) {}
 
-    private static final Comparator<Keyed> DECISION_ORDER = Comparator.comparingDouble(Keyed::time)
-            .thenComparingInt(Keyed::controller).thenComparingLong(Keyed::seq);
+    private static final Comparator<Keyed> ORDER = Comparator.comparingDouble(Keyed::time)
+            .thenComparingLong(Keyed::number).thenComparingLong(Keyed::sequence).thenComparing(Keyed::text);
 
-    /**
-     * Writes the policy's decisions in (time, controller, seq) order without holding them all: each part file is in
-     * time order (a subtask's timers fire in time order), so the files are merged and only the decisions of one
-     * timestamp are sorted in memory. A part file out of time order (late input in live mode) falls back to a full
-     * in-memory sort of compact lines.
-     */
-    private static long writeDecisions(Path parts, String policy, Path out) throws IOException {
-        List<Path> files = partFiles(parts, FileJobSinks.DECISIONS);
-        if (!mergeDecisions(files, policy, out)) {
-            List<Keyed> all = new ArrayList<>();
-            for (Path f : files) {
-                try (BufferedReader in = Files.newBufferedReader(f, StandardCharsets.UTF_8)) {
-                    Keyed k;
-                    while ((k = next(in, policy)) != null) all.add(k);
-                }
-            }
-            all.sort(DECISION_ORDER);
-            try (BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
-                for (Keyed k : all) {
-                    w.write(k.line());
-                    w.write('\n');
-                }
-            }
-        }
-        long n = 0;
-        try (BufferedReader in = Files.newBufferedReader(out, StandardCharsets.UTF_8)) {
-            while (in.readLine() != null) n++;
-        }
-        return n;
+    /** A part-file line as an output line with its key, or null to leave it out. */
+    private interface LineKey {
+        Keyed apply(String line) throws IOException;
     }
 
-    private static boolean mergeDecisions(List<Path> files, String policy, Path out) throws IOException {
+    /**
+     * Writes the kept lines of part files in key order without holding them all: each part file is in time order (a
+     * subtask's timers fire in time order), so the files are merged and only the lines of one time are sorted in
+     * memory. A part file out of time order (late input in live mode) falls back to a full in-memory sort of the
+     * output lines. Returns the number of lines written.
+     */
+    private static long writeSorted(List<Path> files, Path out, LineKey key) throws IOException {
+        Long merged = merge(files, out, key);
+        if (merged != null) return merged;
+        List<Keyed> all = new ArrayList<>();
+        for (Path f : files) {
+            try (BufferedReader in = Files.newBufferedReader(f, StandardCharsets.UTF_8)) {
+                Keyed k;
+                while ((k = next(in, key)) != null) all.add(k);
+            }
+        }
+        all.sort(ORDER);
+        try (BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
+            for (Keyed k : all) {
+                w.write(k.line());
+                w.write('\n');
+            }
+        }
+        return all.size();
+    }
+
+    /** The merge of {@link #writeSorted}: lines written, or null when a part file is out of time order. */
+    private static Long merge(List<Path> files, Path out, LineKey key) throws IOException {
         List<BufferedReader> readers = new ArrayList<>();
+        long written = 0;
         try (BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
             Keyed[] heads = new Keyed[files.size()];
             for (int i = 0; i < files.size(); i++) {
                 readers.add(Files.newBufferedReader(files.get(i), StandardCharsets.UTF_8));
-                heads[i] = next(readers.get(i), policy);
+                heads[i] = next(readers.get(i), key);
             }
             List<Keyed> group = new ArrayList<>();
             while (true) {
@@ -122,30 +147,30 @@ public final class RunDirectoryWriter {
                 for (int i = 0; i < heads.length; i++) {
                     while (heads[i] != null && heads[i].time() == t) {
                         group.add(heads[i]);
-                        heads[i] = next(readers.get(i), policy);
-                        if (heads[i] != null && heads[i].time() < t) return false;
+                        heads[i] = next(readers.get(i), key);
+                        if (heads[i] != null && heads[i].time() < t) return null;
                     }
                 }
-                group.sort(DECISION_ORDER);
+                group.sort(ORDER);
                 for (Keyed k : group) {
                     w.write(k.line());
                     w.write('\n');
                 }
+                written += group.size();
             }
-            return true;
+            return written;
         } finally {
             for (BufferedReader r : readers) r.close();
         }
     }
 
-    /** The next decision of the policy in a part file, as its run-directory line, or null at the end. */
-    private static Keyed next(BufferedReader in, String policy) throws IOException {
+    /** The next kept line of a part file with its key, or null at the end. */
+    private static Keyed next(BufferedReader in, LineKey key) throws IOException {
         String line;
         while ((line = in.readLine()) != null) {
             if (line.isBlank()) continue;
-            JsonNode d = LINE.readTree(line);
-            if (!policy.equals(d.path("policy").asText())) continue;
-            return new Keyed(d.get("time").asDouble(), d.get("controller").asInt(), d.get("seq").asLong(), LINE.writeValueAsString(decisionLine(d)));
+            Keyed k = key.apply(line);
+            if (k != null) return k;
         }
         return null;
     }
@@ -169,10 +194,47 @@ public final class RunDirectoryWriter {
         }
     }
 
-    private static List<JsonNode> filter(List<JsonNode> records, String policy) {
-        List<JsonNode> r = new ArrayList<>();
-        for (JsonNode n : records) if (policy.equals(n.path("policy").asText())) r.add(n);
-        return r;
+    /** What the run summary needs from the accepted jobs and the job metrics, folded in (time, job) order. */
+    private static final class JobsTally {
+        long accepted;
+        double firstSubmit = Double.POSITIVE_INFINITY;
+        long completed, tardy, preemptions, migrations, resizes;
+        double tardiness, jct;
+        double lastCompletion = Double.NEGATIVE_INFINITY;
+
+        void accepted(double submit) {
+            accepted++;
+            firstSubmit = Math.min(firstSubmit, submit);
+        }
+
+        void finished(JsonNode j) {
+            completed++;
+            tardiness += j.get("tardinessCost").asDouble();
+            if (j.get("tardinessSeconds").asDouble() > 0) tardy++;
+            jct += j.get("jctSeconds").asDouble();
+            lastCompletion = Math.max(lastCompletion, j.get("time").asDouble());
+            preemptions += j.get("preemptions").asLong();
+            migrations += j.get("migrations").asLong();
+            resizes += j.get("resizes").asLong();
+        }
+    }
+
+    /** The policy's reschedulings: execution cost accrued per controller and optimizer times. */
+    private static final class SchedulingTally {
+        final Map<Integer, Double> executionByController = new HashMap<>();
+        long reschedulings;
+        long[] nanos = new long[1024];
+        int nanosCount;
+
+        void add(JsonNode m, String policy) {
+            if (!policy.equals(m.path("policy").asText())) return;
+            reschedulings++;
+            executionByController.merge(m.get("controller").asInt(), m.get("accruedExecutionCost").asDouble(), Math::max);
+            long n = m.get("optimizerNanos").asLong();
+            if (n <= 0) return;
+            if (nanosCount == nanos.length) nanos = Arrays.copyOf(nanos, nanosCount * 2);
+            nanos[nanosCount++] = n;
+        }
     }
 
     /** All records of the part files NAME-*.jsonl in a directory. */
@@ -258,40 +320,25 @@ public final class RunDirectoryWriter {
         }
     }
 
-    private static Summary summarize(String policy, List<JsonNode> accepted, long decisions, List<JsonNode> scheduling,
-                                     List<JsonNode> jobMetrics, long rejected) {
-        Map<Integer, Double> executionByController = new HashMap<>();
-        List<Long> nanos = new ArrayList<>();
-        for (JsonNode m : scheduling) {
-            executionByController.merge(m.get("controller").asInt(), m.get("accruedExecutionCost").asDouble(), Math::max);
-            if (m.get("optimizerNanos").asLong() > 0) nanos.add(m.get("optimizerNanos").asLong());
-        }
-        double execution = executionByController.values().stream().mapToDouble(Double::doubleValue).sum();
-        double tardiness = 0;
-        long tardy = 0;
-        double jct = 0;
-        double lastCompletion = Double.NEGATIVE_INFINITY;
-        for (JsonNode j : jobMetrics) {
-            tardiness += j.get("tardinessCost").asDouble();
-            if (j.get("tardinessSeconds").asDouble() > 0) tardy++;
-            jct += j.get("jctSeconds").asDouble();
-            lastCompletion = Math.max(lastCompletion, j.get("time").asDouble());
-        }
-        double firstSubmit = accepted.stream().mapToDouble(j -> j.get("submit").asDouble()).min().orElse(0);
-        nanos.sort(null);
-        return new Summary(policy, execution + tardiness, execution, tardiness, tardy, jobMetrics.size(), accepted.size(),
-                jobMetrics.isEmpty() ? 0 : jct / jobMetrics.size(), jobMetrics.isEmpty() ? 0 : lastCompletion - firstSubmit,
-                percentile(nanos, 0.5) / 1e6, percentile(nanos, 0.99) / 1e6, scheduling.size(), decisions, rejected);
+    private static Summary summarize(String policy, JobsTally jobs, long decisions, SchedulingTally scheduling, long rejected) {
+        double execution = scheduling.executionByController.values().stream().mapToDouble(Double::doubleValue).sum();
+        double firstSubmit = jobs.accepted == 0 ? 0 : jobs.firstSubmit;
+        long[] nanos = Arrays.copyOf(scheduling.nanos, scheduling.nanosCount);
+        Arrays.sort(nanos);
+        boolean none = jobs.completed == 0;
+        return new Summary(policy, execution + jobs.tardiness, execution, jobs.tardiness, jobs.tardy, jobs.completed, jobs.accepted,
+                none ? 0 : jobs.jct / jobs.completed, none ? 0 : jobs.lastCompletion - firstSubmit,
+                percentile(nanos, 0.5) / 1e6, percentile(nanos, 0.99) / 1e6, scheduling.reschedulings, decisions, rejected);
     }
 
     /** Nearest-rank percentile of sorted values, 0 when empty. */
-    static double percentile(List<Long> sorted, double q) {
-        if (sorted.isEmpty()) return 0;
-        int rank = (int) Math.ceil(q * sorted.size());
-        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, rank - 1)));
+    static double percentile(long[] sorted, double q) {
+        if (sorted.length == 0) return 0;
+        int rank = (int) Math.ceil(q * sorted.length);
+        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
     }
 
-    private static Map<String, Object> metricsJson(Summary s, List<JsonNode> jobMetrics) {
+    private static Map<String, Object> metricsJson(Summary s, JobsTally jobs) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("policy", s.policy());
         m.put("totalCost", s.totalCost());
@@ -307,9 +354,9 @@ public final class RunDirectoryWriter {
         m.put("optimizerP99Ms", s.optimizerP99Ms());
         m.put("reschedulings", s.reschedulings());
         m.put("decisions", s.decisions());
-        m.put("preemptions", jobMetrics.stream().mapToLong(j -> j.get("preemptions").asLong()).sum());
-        m.put("migrations", jobMetrics.stream().mapToLong(j -> j.get("migrations").asLong()).sum());
-        m.put("resizes", jobMetrics.stream().mapToLong(j -> j.get("resizes").asLong()).sum());
+        m.put("preemptions", jobs.preemptions);
+        m.put("migrations", jobs.migrations);
+        m.put("resizes", jobs.resizes);
         m.put("rejected", s.rejected());
         return m;
     }

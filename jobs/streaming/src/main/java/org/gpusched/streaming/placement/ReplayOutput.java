@@ -13,31 +13,29 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import org.gpusched.placement.model.NodeSpec;
-import org.gpusched.placement.model.Task;
 
 /**
- * Writes a replay's run directory as the events stream by: {@code decisions.jsonl} (one object per event: time, task,
+ * Writes a replay run's directory as its events stream by: {@code decisions.jsonl} (one object per event: time, task,
  * action, node, gpus, gpuMilli), {@code metrics.csv} (the cluster right after every event) and, on {@link #finish},
- * {@code metrics.json} (the {@link ReplaySummary}).
+ * {@code rejected.jsonl} (the pod-list rows the parser rejected) and {@code metrics.json} (the {@link ReplaySummary}).
  */
 public final class ReplayOutput implements Closeable {
     public static final String METRICS_HEADER =
             "time,action,task,running,eopc_cpu_watts,eopc_gpu_watts,eopc_watts,allocated_gpu_fraction,fragmented_gpus";
 
+    public static final String REJECTED_FILE = "rejected.jsonl";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path dir;
     private final List<NodeSpec> nodes;
-    private final List<Task> tasks;
     private final BufferedWriter decisions;
     private final BufferedWriter metrics;
     private final ReplaySummary summary = new ReplaySummary();
 
-    public ReplayOutput(Path dir, List<NodeSpec> nodes, List<Task> tasks) throws IOException {
+    public ReplayOutput(Path dir, List<NodeSpec> nodes) throws IOException {
         Files.createDirectories(dir);
         this.dir = dir;
         this.nodes = nodes;
-        this.tasks = tasks;
         this.decisions = Files.newBufferedWriter(dir.resolve("decisions.jsonl"));
         this.metrics = Files.newBufferedWriter(dir.resolve("metrics.csv"));
         metrics.write(METRICS_HEADER);
@@ -48,7 +46,7 @@ public final class ReplayOutput implements Closeable {
 
     public void accept(ReplayEvent e) {
         summary.accept(e);
-        String task = tasks.get(e.traceIndex).name();
+        String task = e.task;
         ObjectNode d = JSON.createObjectNode();
         d.put("time", e.time);
         d.put("task", task);
@@ -69,12 +67,22 @@ public final class ReplayOutput implements Closeable {
         }
     }
 
-    /** Writes metrics.json with the summary and the run's identity ({@code run}: policy, alpha, seed, inputs). */
-    public void finish(ObjectNode run, int unscheduled) throws IOException {
+    /**
+     * Writes rejected.jsonl ({@code rejected}, one object a line) and metrics.json with the summary and the run's
+     * identity ({@code run}: policy, alpha, seed, inputs).
+     */
+    public void finish(ObjectNode run, int unscheduled, List<ObjectNode> rejected) throws IOException {
         close();
+        try (BufferedWriter out = Files.newBufferedWriter(dir.resolve(REJECTED_FILE))) {
+            for (ObjectNode r : rejected) {
+                out.write(JSON.writeValueAsString(r));
+                out.newLine();
+            }
+        }
         ObjectNode m = run.deepCopy();
         m.put("replayed", summary.placed() + summary.failed());
         m.put("unscheduledSkipped", unscheduled);
+        m.put("rejected", rejected.size());
         m.put("placed", summary.placed());
         m.put("failed", summary.failed());
         m.put("released", summary.released());
@@ -87,7 +95,10 @@ public final class ReplayOutput implements Closeable {
         m.put("energyKWh", summary.energyKWh());
         m.put("cpuEnergyKWh", summary.cpuEnergyKWh());
         m.put("gpuEnergyKWh", summary.gpuEnergyKWh());
+        m.put("meanAllocatedGpuFraction", summary.meanAllocatedGpuFraction());
         m.put("peakAllocatedGpuFraction", summary.peakAllocatedGpuFraction());
+        m.put("meanFragmentedGpus", summary.meanFragmentedGpus());
+        m.put("peakFragmentedGpus", summary.peakFragmentedGpus());
         JSON.writer().with(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve("metrics.json").toFile(), m);
     }
 

@@ -2,7 +2,8 @@ package org.gpusched.streaming.placement;
 
 /**
  * Running summary of a replay's events (fed in trace-time order): counts, time-weighted mean and peak EOPC, and the
- * energy integrated over trace time (EOPC is constant between events) from the first event to the last.
+ * energy integrated over trace time (EOPC is constant between events) from the first event to the last; likewise the
+ * time-weighted mean allocated GPU fraction and fragmented GPUs.
  */
 public final class ReplaySummary {
     private long placed;
@@ -14,6 +15,11 @@ public final class ReplaySummary {
     private double lastGpuWatts;
     private double cpuJoules;
     private double gpuJoules;
+    private double lastAllocated;
+    private double lastFragmented;
+    private double allocatedSeconds;
+    private double fragmentedSeconds;
+    private double peakFragmented;
     private double peakWatts;
     private double peakAllocatedGpuFraction;
     private int peakRunning;
@@ -25,7 +31,11 @@ public final class ReplaySummary {
             if (e.time < lastTime) throw new IllegalStateException("replay events out of time order: " + e.time + " after " + lastTime);
             cpuJoules += lastCpuWatts * (e.time - lastTime);
             gpuJoules += lastGpuWatts * (e.time - lastTime);
+            allocatedSeconds += lastAllocated * (e.time - lastTime);
+            fragmentedSeconds += lastFragmented * (e.time - lastTime);
         }
+        lastAllocated = e.allocatedGpuFraction;
+        lastFragmented = e.fragmentedGpus;
         lastTime = e.time;
         lastCpuWatts = e.eopcCpuWatts;
         lastGpuWatts = e.eopcGpuWatts;
@@ -37,6 +47,7 @@ public final class ReplaySummary {
         }
         peakWatts = Math.max(peakWatts, e.eopcWatts());
         peakAllocatedGpuFraction = Math.max(peakAllocatedGpuFraction, e.allocatedGpuFraction);
+        peakFragmented = Math.max(peakFragmented, e.fragmentedGpus);
         peakRunning = Math.max(peakRunning, e.running);
         running = e.running;
     }
@@ -56,4 +67,9 @@ public final class ReplaySummary {
     public double meanWatts() { return durationSeconds() == 0 ? lastCpuWatts + lastGpuWatts : (cpuJoules + gpuJoules) / durationSeconds(); }
     public double peakWatts() { return peakWatts; }
     public double peakAllocatedGpuFraction() { return peakAllocatedGpuFraction; }
+    /** Time-weighted mean allocated GPU fraction (the last event's value when the replay spans no time). */
+    public double meanAllocatedGpuFraction() { return durationSeconds() == 0 ? lastAllocated : allocatedSeconds / durationSeconds(); }
+    /** Time-weighted mean fragmented GPUs (FGD's measure against the target workload). */
+    public double meanFragmentedGpus() { return durationSeconds() == 0 ? lastFragmented : fragmentedSeconds / durationSeconds(); }
+    public double peakFragmentedGpus() { return peakFragmented; }
 }

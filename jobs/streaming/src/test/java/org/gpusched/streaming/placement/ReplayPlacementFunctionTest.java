@@ -2,6 +2,7 @@ package org.gpusched.streaming.placement;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,39 +20,99 @@ import org.junit.jupiter.api.Test;
 class ReplayPlacementFunctionTest {
     static final Path PODS = Path.of("src/test/resources/place-replay/pods.csv");
     static final Path NODES = Path.of("src/test/resources/place-replay/nodes.csv");
-    private static final ReplayTrace TRACE = ReplayTrace.read(PODS);
+    private static final ReplayTrace TRACE = ReplayTrace.scan(PODS);
     private static final List<NodeSpec> NODE_LIST = AlibabaTraceCsv.readNodes(NODES);
+    private static final ReplayRun BESTFIT = new ReplayRun(new PolicySpec("bestfit", Double.NaN), 7);
+    private static final ReplayRun FGD = new ReplayRun(new PolicySpec("fgd", Double.NaN), 7);
+    private static final List<ReplayPod> PODS_OF_FIXTURE = pods(PODS, BESTFIT.key());
+
+    /** The fixture's replayed pods in file order, for one run, parsed as the stream's parser does. */
+    static List<ReplayPod> pods(Path file, String runKey) {
+        try {
+            List<String> lines = Files.readAllLines(file);
+            PodListFormat format = new PodListFormat(file.toString(), lines.get(0));
+            List<ReplayPod> pods = new ArrayList<>();
+            for (int i = 1; i < lines.size(); i++) {
+                ReplayPod p = format.parse(i + 1, lines.get(i)).pod();
+                if (p != null) pods.add(p.forRun(runKey));
+            }
+            return pods;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 
     private static KeyedOneInputStreamOperatorTestHarness<String, ReplayPod, ReplayEvent> harness() throws Exception {
         return new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ReplayPlacementFunction(NODE_LIST,
-                TRACE.tasks(), new PolicySpec("bestfit", Double.NaN), 7, TRACE.endTime())), new PlacementReplay.ClusterKey(), Types.STRING);
+                TRACE.workloadTasks(), List.of(BESTFIT, FGD), TRACE.endTime())), new PlacementReplay.RunKey(), Types.STRING);
     }
 
     private static List<String> drain(KeyedOneInputStreamOperatorTestHarness<String, ReplayPod, ReplayEvent> h) {
         List<String> out = new ArrayList<>();
         for (Object o : h.getOutput())
             if (o instanceof StreamRecord<?> r) {
-                ReplayEvent e = (ReplayEvent) r.getValue();
-                out.add(e.time + " " + e.action + " " + TRACE.tasks().get(e.traceIndex).name() + " " + Math.round(e.eopcWatts()) + " "
-                        + e.allocatedGpuFraction + " " + e.running);
+                out.add(describe((ReplayEvent) r.getValue()));
             }
         h.getOutput().clear();
         return out;
     }
 
+    /** The bestfit run's events over the whole fixture in one operator, never interrupted. */
+    private static List<String> uninterrupted() throws Exception {
+        var h = harness();
+        h.open();
+        feed(h, 0, 5);
+        h.processWatermark(Long.MAX_VALUE);
+        List<String> events = drain(h);
+        h.close();
+        return events;
+    }
+
+    private static String describe(ReplayEvent e) {
+        return e.time + " " + e.action + " " + e.task + " " + Math.round(e.eopcWatts()) + " " + e.allocatedGpuFraction + " " + e.running;
+    }
+
     private static void feed(KeyedOneInputStreamOperatorTestHarness<String, ReplayPod, ReplayEvent> h, int fromPod, int toPod) throws Exception {
-        for (ReplayPod p : TRACE.pods().subList(fromPod, toPod)) {
+        for (ReplayPod p : PODS_OF_FIXTURE.subList(fromPod, toPod)) {
             h.processElement(new StreamRecord<>(p, p.creationTime));
         }
     }
 
     @Test
     void readsTheFixtureSkippingTheNeverScheduledPodAndMarkingTheCutOffOne() {
-        assertEquals(5, TRACE.pods().size());
+        assertEquals(5, TRACE.replayable());
+        assertEquals(5, PODS_OF_FIXTURE.size());
         assertEquals(1, TRACE.unscheduled());
+        assertEquals(0, TRACE.rejected());
+        assertEquals(6, TRACE.workloadTasks().size(), "the never-scheduled pod still counts in the target workload");
         assertEquals(100, TRACE.endTime());
-        assertEquals(ReplayPod.CUT_OFF, TRACE.pods().get(3).deletionTime); // p3
-        assertEquals("p3", TRACE.tasks().get(TRACE.pods().get(3).traceIndex).name());
+        assertEquals("p3", PODS_OF_FIXTURE.get(3).name);
+        assertEquals(ReplayPod.CUT_OFF, PODS_OF_FIXTURE.get(3).deletionTime);
+    }
+
+    @Test
+    void twoRunsInOneOperatorKeepSeparateClustersAndEachDecidesAsIfAlone() throws Exception {
+        List<String> expected = uninterrupted();
+
+        var both = harness();
+        both.open();
+        for (ReplayPod p : PODS_OF_FIXTURE) {
+            both.processElement(new StreamRecord<>(p, p.creationTime));
+            both.processElement(new StreamRecord<>(p.forRun(FGD.key()), p.creationTime));
+        }
+        both.processWatermark(Long.MAX_VALUE);
+        List<String> bestfit = new ArrayList<>();
+        int fgdEvents = 0;
+        for (Object o : both.getOutput())
+            if (o instanceof StreamRecord<?> r) {
+                ReplayEvent e = (ReplayEvent) r.getValue();
+                if (e.run.equals(BESTFIT.key())) bestfit.add(describe(e));
+                else fgdEvents++;
+            }
+        assertEquals(expected, bestfit);
+        assertEquals(9, fgdEvents, "fgd's run decided the same five pods (4 placed and released, 1 failed) on its own cluster");
+        assertEquals(0, both.numKeyedStateEntries());
+        both.close();
     }
 
     @Test
@@ -78,12 +139,7 @@ class ReplayPlacementFunctionTest {
 
     @Test
     void aRestoredOperatorDecidesAsAnUninterruptedOne() throws Exception {
-        var straight = harness();
-        straight.open();
-        feed(straight, 0, 5);
-        straight.processWatermark(Long.MAX_VALUE);
-        List<String> expected = drain(straight);
-        straight.close();
+        List<String> expected = uninterrupted();
 
         var first = harness();
         first.open();
