@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -148,9 +149,10 @@ public final class CompareCommand implements Callable<Integer> {
             return 1;
         }
         List<SchedulerConfig> configs = new ArrayList<>();
+        Duration watermarks = ReplaySchedulerOptions.watermarksFor(err, "gpusched compare", trace, null);
         for (long seed : seeds) {
             try {
-                configs.add(scheduler.replayConfig(clusterSpec, seed).policies(policies).build());
+                configs.add(scheduler.replayConfig(clusterSpec, seed).policies(policies).outOfOrderness(watermarks).build());
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
