@@ -1,10 +1,14 @@
 package org.gpusched.streaming.file;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.Base64;
 import java.util.Collection;
@@ -29,11 +33,40 @@ public final class AvroJson {
         return o;
     }
 
+    /** The same text as {@code MAPPER.writeValueAsString(toJson(record))}, streamed without building the tree. */
     public static String toLine(GenericRecord record) {
-        try {
-            return MAPPER.writeValueAsString(toJson(record));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
+        StringWriter text = new StringWriter(256);
+        try (JsonGenerator g = MAPPER.getFactory().createGenerator(text)) {
+            write(g, record);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return text.toString();
+    }
+
+    private static void write(JsonGenerator g, Object v) throws IOException {
+        if (v == null) g.writeNull();
+        else if (v instanceof GenericRecord r) {
+            g.writeStartObject();
+            for (Schema.Field f : r.getSchema().getFields()) {
+                g.writeFieldName(f.name());
+                write(g, r.get(f.pos()));
+            }
+            g.writeEndObject();
+        } else if (v instanceof Double d) {
+            if (d.isNaN() || d.isInfinite()) g.writeNull();
+            else g.writeNumber(d);
+        } else if (v instanceof CharSequence s) g.writeString(s.toString());
+        else if (v instanceof Integer i) g.writeNumber(i);
+        else if (v instanceof Long l) g.writeNumber(l);
+        else if (v instanceof Enum<?> e) g.writeString(e.name());
+        else if (v instanceof Boolean b) g.writeBoolean(b);
+        else if (v instanceof Collection<?> c) {
+            g.writeStartArray();
+            for (Object x : c) write(g, x);
+            g.writeEndArray();
+        } else {
+            g.writeTree(value(v)); // floats, bytes, maps: not in the hot records; the tree form keeps one definition
         }
     }
 

@@ -36,7 +36,10 @@ public final class FileJobSinks implements JobSinks {
     @Override public void jobMetrics(DataStream<JobMetrics> s) { sink(s, JOB_METRICS); }
     @Override public void completions(DataStream<JobCompleted> s) { sink(s, COMPLETIONS); }
     @Override public void rejected(DataStream<RejectedRecord> s) { sink(s, REJECTED); }
-    @Override public void acceptedJobs(DataStream<JobSubmitted> s) { sink(s, ACCEPTED_JOBS); }
+    /** Accepted jobs are written as jobs.jsonl lines already, so assembling the run directory only merges them. */
+    @Override public void acceptedJobs(DataStream<JobSubmitted> s) {
+        s.sinkTo(new JsonLinesSink<>(dir, ACCEPTED_JOBS, RunDirectoryWriter::jobsLine)).uid("file-sink-" + ACCEPTED_JOBS).name(ACCEPTED_JOBS + " file");
+    }
 
     private <T extends GenericRecord> void sink(DataStream<T> stream, String name) {
         stream.sinkTo(new JsonLinesSink<>(dir, name)).uid("file-sink-" + name).name(name + " file");

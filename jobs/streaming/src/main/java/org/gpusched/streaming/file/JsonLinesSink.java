@@ -10,6 +10,7 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.util.function.SerializableFunction;
 
 /**
  * Writes Avro records as JSON lines ({@link AvroJson}) to {@code DIR/NAME-SUBTASK.jsonl}, one file per parallel
@@ -20,10 +21,17 @@ public final class JsonLinesSink<T extends GenericRecord> implements Sink<T> {
     private static final long serialVersionUID = 1L;
     private final String dir;
     private final String name;
+    private final SerializableFunction<T, String> line;
 
     public JsonLinesSink(Path dir, String name) {
+        this(dir, name, AvroJson::toLine);
+    }
+
+    /** @param line the JSON text of a record (one line, no newline) */
+    public JsonLinesSink(Path dir, String name, SerializableFunction<T, String> line) {
         this.dir = dir.toAbsolutePath().toString();
         this.name = name;
+        this.line = line;
     }
 
     @Override
@@ -34,7 +42,7 @@ public final class JsonLinesSink<T extends GenericRecord> implements Sink<T> {
         return new SinkWriter<>() {
             @Override
             public void write(T element, Context ctx) throws IOException {
-                out.write(AvroJson.toLine(element));
+                out.write(line.apply(element));
                 out.write('\n');
             }
 

@@ -1,5 +1,7 @@
 package org.gpusched.streaming.file;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -22,6 +24,8 @@ import java.util.List;
 import java.util.Map;
 import org.gpusched.formats.ClusterYaml;
 import org.gpusched.streaming.SchedulerConfig;
+import org.gpusched.streaming.avro.ExecutionTime;
+import org.gpusched.streaming.avro.JobSubmitted;
 
 /**
  * Assembles a run directory (the contract of the streaming issue, "Formats") for one policy from the part files of
@@ -51,9 +55,9 @@ public final class RunDirectoryWriter {
             // Accepted jobs come from the dispatcher in (submit, id) order, so jobs.jsonl streams like decisions.jsonl.
             JobsTally jobs = new JobsTally();
             writeSorted(partFiles(parts, FileJobSinks.ACCEPTED_JOBS), out.resolve("jobs.jsonl"), line -> {
-                JsonNode j = LINE.readTree(line);
-                jobs.accepted(j.get("submit").asDouble());
-                return new Keyed(j.get("submit").asDouble(), 0, 0, j.get("id").asText(), LINE.writeValueAsString(traceLine(j)));
+                JobKey key = jobKey(line);
+                jobs.accepted(key.submit());
+                return new Keyed(key.submit(), 0, 0, key.id(), line);
             });
             long decisions = writeSorted(partFiles(parts, FileJobSinks.DECISIONS), out.resolve("decisions.jsonl"), line -> {
                 JsonNode d = LINE.readTree(line);
@@ -274,21 +278,20 @@ public final class RunDirectoryWriter {
     }
 
     /** A jobs.jsonl line: the trace format (times as {type: {gpus: seconds}}) plus extras and actualFactor. */
-    private static JsonNode traceLine(JsonNode job) {
+    static String jobsLine(JobSubmitted job) {
         ObjectNode o = LINE.createObjectNode();
-        o.set("id", job.get("id"));
-        o.set("submit", job.get("submit"));
-        o.set("due", job.get("due"));
-        o.set("weight", job.get("weight"));
+        o.put("id", job.getId());
+        o.put("submit", job.getSubmit());
+        o.put("due", job.getDue());
+        o.put("weight", job.getWeight());
         ObjectNode times = o.putObject("times");
-        for (JsonNode t : job.get("times")) {
-            ObjectNode byType = times.has(t.get("type").asText()) ? (ObjectNode) times.get(t.get("type").asText()) : times.putObject(t.get("type").asText());
-            byType.set(t.get("gpus").asText(), t.get("seconds"));
+        for (ExecutionTime t : job.getTimes()) {
+            ObjectNode byType = times.has(t.getType()) ? (ObjectNode) times.get(t.getType()) : times.putObject(t.getType());
+            byType.put(String.valueOf(t.getGpus()), t.getSeconds());
         }
-        JsonNode extras = job.get("extrasJson");
-        if (extras != null && !extras.isNull()) {
+        if (job.getExtrasJson() != null) {
             try {
-                JsonNode e = LINE.readTree(extras.asText());
+                JsonNode e = LINE.readTree(job.getExtrasJson());
                 for (Iterator<Map.Entry<String, JsonNode>> it = e.fields(); it.hasNext(); ) {
                     Map.Entry<String, JsonNode> f = it.next();
                     o.set(f.getKey(), f.getValue());
@@ -297,9 +300,32 @@ public final class RunDirectoryWriter {
                 // extrasJson is written by RecordParser from parsed JSON, so it always reads back
             }
         }
-        JsonNode factor = job.get("actualFactor");
-        o.put("actualFactor", factor == null || factor.isNull() ? 1.0 : factor.asDouble());
-        return o;
+        o.put("actualFactor", job.getActualFactor() == null ? 1.0 : job.getActualFactor());
+        try {
+            return LINE.writeValueAsString(o);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private record JobKey(double submit, String id) {}
+
+    /** The sort key of a jobs.jsonl line, read from its first fields without parsing the rest. */
+    private static JobKey jobKey(String line) throws IOException {
+        try (JsonParser p = LINE.getFactory().createParser(line)) {
+            String id = null;
+            double submit = Double.NaN;
+            p.nextToken();
+            while (p.nextToken() == JsonToken.FIELD_NAME && (id == null || Double.isNaN(submit))) {
+                String name = p.currentName();
+                p.nextToken();
+                if (name.equals("id")) id = p.getText();
+                else if (name.equals("submit")) submit = p.getDoubleValue();
+                else p.skipChildren();
+            }
+            if (id == null || Double.isNaN(submit)) throw new IOException("accepted job without id or submit: " + line);
+            return new JobKey(submit, id);
+        }
     }
 
     private static JsonNode decisionLine(JsonNode d) {
