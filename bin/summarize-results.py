@@ -1,15 +1,21 @@
 #!/usr/bin/env python3
 """Summarizes the CSVs written by bin/reproduce-results (docs/results/*.csv) into markdown tables on stdout.
 
+Usage: summarize-results.py [RESULTS_DIR [INSTANCES_DIR]]
+
 Every number is a mean over the instances that finished (n says how many), with min..max where it matters; nothing
 is filled in for cells whose runs did not finish."""
 import csv
+import json
 import os
 import sys
 from collections import defaultdict
 from statistics import mean
 
 RESULTS = sys.argv[1] if len(sys.argv) > 1 else "docs/results"
+# optional: the generated instances (bin/reproduce-results' $RUNS/instances), for the cost ceilings of the
+# hierarchical scenarios; left out when not given
+INSTANCES = sys.argv[2] if len(sys.argv) > 2 else None
 BASELINES = ("fifo", "edf", "priority")
 SCENARIOS = ("andreas-small", "andreas-large", "hierarchical")
 
@@ -179,7 +185,79 @@ if noise:
                     out(f"| {s} | {n} | {p} | {fmt(a)} | {fmt(b)} | {len(a)} |")
     out()
 
-audits = [r for name in ("main", "milp", "controllers", "noise") for r in load(name)]
+tight = instances(load("tight"))
+if tight:
+    out("## hierarchical-tight: due dates U[min t, 0.25 max t] after submission (paper: 2 max t)")
+    out()
+    out("`hierarchical-tight` at the protocol's load (mean gap 45,000 x 5 / N s); `hierarchical-tight-busy` at 5x it "
+        "(45,000 / N s, the thesis's rule). Reduction vs the best of fifo/edf/priority, % of its cost; tardy jobs and "
+        "total cost are means over instances.")
+    out()
+    tns = sorted({k[1] for k in tight})
+    out("| scenario | policy | " + " | ".join(f"N={n} reduction" for n in tns) + " | " + " | ".join(f"N={n} cost (tardy)" for n in tns) + " |")
+    out("|---|---|" + "---|" * (2 * len(tns)))
+    for s in ("hierarchical-tight", "hierarchical-tight-busy"):
+        for p in ("fifo", "edf", "priority", "greedy", "andreas-rg", "rg-ls"):
+            red, cst = [], []
+            for n in tns:
+                sel = [pol for (sc, nn, _), pol in tight.items() if sc == s and nn == n and p in pol and all(b in pol for b in BASELINES)]
+                red.append(fmt([pct(cost(pol[p]), min(cost(pol[b]) for b in BASELINES)) for pol in sel]) + f" n={len(sel)}" if sel else "-")
+                cst.append(f"{mean(cost(pol[p]) for pol in sel):.1f} ({mean(float(pol[p]['tardyJobs']) for pol in sel):.1f})" if sel else "-")
+            out(f"| {s} | {p} | " + " | ".join(red) + " | " + " | ".join(cst) + " |")
+    out()
+
+
+
+def vm_ceilings(instance):
+    """Per instance of a hierarchical scenario (whole VMs billed at one price whatever the busy GPUs): the total
+    cost if every job ran alone on its fastest configuration (what fifo/edf/priority do when no job queues: fastest,
+    ties to the cheaper), alone on its cheapest configuration, and on its cheapest *GPU share* of a fully packed VM
+    (price x time x g / G: the VM's other GPUs busy with other jobs), without and with the due date (started at
+    submission). No scheduler can beat the packed figure; only packing can go below the cheapest-alone one."""
+    import yaml  # only for this optional table
+    with open(os.path.join(instance, "cluster.yaml")) as f:
+        types = yaml.safe_load(f)["nodeTypes"]
+    fastest = alone = packed = packed_on_time = 0.0
+    with open(os.path.join(instance, "trace.jsonl")) as f:
+        for line in f:
+            j = json.loads(line)
+            cfgs = []
+            for v, by_g in j["times"].items():
+                full = types[v]["costPerHour"][-1]
+                for g, t in by_g.items():
+                    cfgs.append((t, types[v]["costPerHour"][int(g)] * t / 3600, full * t / 3600 * int(g) / types[v]["gpus"]))
+            t_min = min(c[0] for c in cfgs)
+            fastest += min(c[1] for c in cfgs if c[0] == t_min)
+            alone += min(c[1] for c in cfgs)
+            packed += min(c[2] for c in cfgs)
+            packed_on_time += min(c[2] for c in cfgs if c[0] <= j["due"] - j["submit"] + 1e-6)
+    return fastest, alone, packed, packed_on_time
+
+
+if INSTANCES and os.path.isdir(INSTANCES):
+    rows = []
+    for name in sorted(os.listdir(INSTANCES)):
+        scen = name.rsplit("-n", 1)[0]
+        if scen in ("hierarchical", "hierarchical-tight", "hierarchical-tight-busy") and os.path.exists(os.path.join(INSTANCES, name, "trace.jsonl")):
+            rows.append((scen, int(name.rsplit("-n", 1)[1].split("-s")[0]), vm_ceilings(os.path.join(INSTANCES, name))))
+    if rows:
+        out("## Cost ceilings of the hierarchical instances: how much cheaper than the baselines any schedule can be")
+        out()
+        out("Reduction vs every job alone on its fastest configuration (the baselines' choice when no job queues), % "
+            "(mean over instances, min..max). `alone`: each job alone on its cheapest VM configuration; `packed`: each "
+            "job pays only its GPU share of a fully used VM (the best any sharing schedule can do); `packed, on time`: "
+            "the same among configurations that meet the due date if started at submission.")
+        out()
+        out("| scenario | N | alone | packed | packed, on time | n |")
+        out("|---|---|---|---|---|---|")
+        for scen in ("hierarchical", "hierarchical-tight", "hierarchical-tight-busy"):
+            for n in sorted({r[1] for r in rows if r[0] == scen}):
+                sel = [c for s_, n_, c in rows if s_ == scen and n_ == n]
+                out(f"| {scen} | {n} | {fmt([pct(c[1], c[0]) for c in sel])} | {fmt([pct(c[2], c[0]) for c in sel])} | "
+                    f"{fmt([pct(c[3], c[0]) for c in sel])} | {len(sel)} |")
+        out()
+
+audits = [r for name in ("main", "milp", "controllers", "noise", "tight") for r in load(name)]
 if audits:
     incomplete = [f"{r['scenario']} N={r['nodes']} seed {r['instanceSeed']} {r['policy']}" for r in audits if r["completedJobs"] != r["jobs"]]
     out(f"Audit: {len(audits)} run directories, each checked by the independent auditor (gpusched validate) inside compare; "

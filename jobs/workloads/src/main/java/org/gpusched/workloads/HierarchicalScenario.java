@@ -23,6 +23,9 @@ import org.gpusched.formats.TraceJob;
  *   <li>due date submission + U[min t, 2 max t] over all (VM type, GPUs); weight U[0.36, 1.08] $/h;</li>
  *   <li>rho = 100, H = 1 h, mu = 1.</li>
  * </ul>
+ * The variant {@code hierarchical-tight} ({@link #tight}) changes only the due dates: submission + U[min t,
+ * {@value #TIGHT_DUE_FACTOR} max t] (upper bound at least min t). Every other draw is the same, so a seed gives the
+ * same jobs, arrivals and weights in both. Why {@value #TIGHT_DUE_FACTOR}: see jobs/workloads/README.md.
  */
 public final class HierarchicalScenario implements Scenario {
     public static final double PAPER_MEAN_GAP_SECONDS = 45_000;
@@ -30,6 +33,11 @@ public final class HierarchicalScenario implements Scenario {
     public static final double WEIGHT_MIN = 0.36;
     public static final double WEIGHT_MAX = 1.08;
     public static final ObjectiveParameters OBJECTIVE = new ObjectiveParameters(100, 3600, 1);
+    /**
+     * Due-date factor of {@code hierarchical-tight}: with max t / min t ~ 31 in our time model (14-44), the window
+     * [min t, 0.25 max t] gives a mean slack of ~4.4 x min t, the tightness of the andreas scenario (~4-6 x min t).
+     */
+    public static final double TIGHT_DUE_FACTOR = 0.25;
 
     /** Table II: VM type, GPU model, GPUs, $/h. */
     static final List<Object[]> CATALOG = List.of(
@@ -45,6 +53,7 @@ public final class HierarchicalScenario implements Scenario {
 
     private final int nodes;
     private final Double meanGapOverride;
+    private final double dueFactor;
     private final ApplicationCatalog catalog;
     private final List<JobTimes.TypeShape> shapes = new ArrayList<>();
     private final ClusterSpec cluster;
@@ -53,9 +62,19 @@ public final class HierarchicalScenario implements Scenario {
 
     /** @param meanGapOverride mean inter-arrival in seconds instead of the protocol's (null = 45,000 x 5 / N) */
     public HierarchicalScenario(int nodes, Double meanGapOverride, ApplicationCatalog catalog) {
+        this(nodes, meanGapOverride, SampledJobs.PAPER_DUE_FACTOR, catalog);
+    }
+
+    /** {@code hierarchical-tight}: the protocol with due dates submission + U[min t, {@value #TIGHT_DUE_FACTOR} max t]. */
+    public static HierarchicalScenario tight(int nodes, Double meanGapOverride, ApplicationCatalog catalog) {
+        return new HierarchicalScenario(nodes, meanGapOverride, TIGHT_DUE_FACTOR, catalog);
+    }
+
+    private HierarchicalScenario(int nodes, Double meanGapOverride, double dueFactor, ApplicationCatalog catalog) {
         if (nodes < 1) throw new IllegalArgumentException("--nodes must be >= 1, got " + nodes);
         this.nodes = nodes;
         this.meanGapOverride = meanGapOverride;
+        this.dueFactor = dueFactor;
         this.catalog = catalog;
         List<NodeType> types = new ArrayList<>();
         for (Object[] row : CATALOG) {
@@ -69,17 +88,22 @@ public final class HierarchicalScenario implements Scenario {
 
     public double meanGapSeconds() { return meanGapOverride != null ? meanGapOverride : PAPER_MEAN_GAP_SECONDS * NODES_PER_CONTROLLER / nodes; }
 
-    @Override public String name() { return "hierarchical"; }
+    public double dueFactor() { return dueFactor; }
+
+    private boolean isTight() { return dueFactor != SampledJobs.PAPER_DUE_FACTOR; }
+
+    @Override public String name() { return isTight() ? "hierarchical-tight" : "hierarchical"; }
     @Override public ClusterSpec cluster() { return cluster; }
     @Override public int defaultJobs() { return 10 * nodes; }
 
     @Override public Iterator<TraceJob> jobs(long count, long seed) {
         return new SampledJobs(catalog, shapes, catalog.applicationsFor("hierarchical"), SampledJobs.poisson(meanGapSeconds()),
-                WEIGHT_MIN, WEIGHT_MAX, count, seed);
+                dueFactor, WEIGHT_MIN, WEIGHT_MAX, count, seed);
     }
 
     @Override public String describe() {
-        return String.format("hierarchical: %d rightsizable nodes over the 9 VM types of Table II; Poisson arrivals, mean gap %.0f s "
-                + (meanGapOverride != null ? "(--mean-gap)" : "(45,000 s x 5 / N)") + "; due U[min t, 2 max t]; weight U[0.36, 1.08] $/h; rho 100, H 3600 s, mu 1", nodes, meanGapSeconds());
+        return String.format(java.util.Locale.ROOT, "%s: %d rightsizable nodes over the 9 VM types of Table II; Poisson arrivals, mean gap %.0f s "
+                + (meanGapOverride != null ? "(--mean-gap)" : "(45,000 s x 5 / N)") + "; due U[min t, %s max t]%s; weight U[0.36, 1.08] $/h; rho 100, H 3600 s, mu 1",
+                name(), nodes, meanGapSeconds(), isTight() ? String.valueOf(dueFactor) : "2", isTight() ? " (tightened; the paper: 2 max t)" : "");
     }
 }

@@ -6,7 +6,7 @@ import org.gpusched.formats.FormatException;
 
 /** The scenarios by name, as {@code gpusched generate --scenario NAME} knows them. */
 public final class Scenarios {
-    public static final List<String> NAMES = List.of("hierarchical", "andreas", "armida");
+    public static final List<String> NAMES = List.of("hierarchical", "hierarchical-tight", "andreas", "armida");
 
     private Scenarios() {}
 
@@ -27,6 +27,8 @@ public final class Scenarios {
         switch (n) {
             case "hierarchical":
                 return new HierarchicalScenario(requireNodes(n, nodes), meanGap, catalog);
+            case "hierarchical-tight":
+                return HierarchicalScenario.tight(requireNodes(n, nodes), meanGap, catalog);
             case "andreas":
                 return new AndreasScenario(requireNodes(n, nodes), shape == null ? AndreasScenario.Shape.SMALL : AndreasScenario.Shape.parse(shape), meanGap, catalog);
             case "armida":

@@ -104,6 +104,46 @@ class ScenariosTest {
     }
 
     @Test
+    void hierarchicalTightChangesOnlyTheDueDates() {
+        Scenario paper = Scenarios.create("hierarchical", 20, null, catalog);
+        Scenario tight = Scenarios.create("hierarchical-tight", 20, null, catalog);
+        assertEquals("hierarchical-tight", tight.name());
+        assertEquals(paper.defaultJobs(), tight.defaultJobs());
+        assertEquals(ClusterYaml.toYaml(paper.cluster()), ClusterYaml.toYaml(tight.cluster()), "same cluster and objective");
+        List<TraceJob> a = take(paper.jobs(2_000, 5)), b = take(tight.jobs(2_000, 5));
+        double slackOverFastest = 0;
+        boolean capped = false;
+        for (int k = 0; k < a.size(); k++) {
+            Job p = a.get(k).job(), t = b.get(k).job();
+            assertEquals(p.submitSeconds(), t.submitSeconds());
+            assertEquals(p.weightPerHour(), t.weightPerHour());
+            assertEquals(p.times(), t.times());
+            assertEquals(a.get(k).extras(), b.get(k).extras());
+            // The documented rule: submission + U[min t, max(min t, 0.25 max t)].
+            double slack = t.dueSeconds() - t.submitSeconds();
+            double upper = Math.max(min(t), HierarchicalScenario.TIGHT_DUE_FACTOR * max(t));
+            assertTrue(slack >= min(t) - 1e-3 && slack <= upper + 1e-3, t.id() + ": slack " + slack + " outside [" + min(t) + ", " + upper + "]");
+            // The same uniform draw as the paper's rule, rescaled: the position inside the window is the same.
+            double u = (slack - min(t)) / (upper - min(t));
+            double uPaper = (p.dueSeconds() - p.submitSeconds() - min(p)) / (2 * max(p) - min(p));
+            assertEquals(uPaper, u, 1e-6, t.id());
+            capped |= upper == min(t);
+            slackOverFastest += slack / min(t);
+        }
+        // Our model's max t / min t is 14-44, so the cap at min t never binds and the mean slack is ~4.4 x min t (the
+        // andreas scenario's tightness), against ~35 x min t under the paper's rule.
+        assertFalse(capped);
+        assertEquals(4.4, slackOverFastest / a.size(), 0.6);
+    }
+
+    @Test
+    void dueWindowNeverClosesBelowTheFastestTime() {
+        assertEquals(100, SampledJobs.dueUpperBound(100, 300, 0.25));
+        assertEquals(600, SampledJobs.dueUpperBound(100, 300, 2));
+        assertThrows(IllegalArgumentException.class, () -> new SampledJobs(catalog, List.of(), List.of(), SampledJobs.poisson(1), 0, 0, 1, 1, 1));
+    }
+
+    @Test
     void andreasHasHalfV100HalfT4InBothShapes() {
         Scenario small = Scenarios.create("andreas", 11, null, catalog);
         var nodes = small.cluster().cluster().nodes();
