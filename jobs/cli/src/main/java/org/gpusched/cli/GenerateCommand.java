@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
 public final class GenerateCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--scenario", required = true, paramLabel = "NAME", description = "hierarchical, andreas or armida.")
+    @Option(names = "--scenario", required = true, paramLabel = "NAME", description = "hierarchical, hierarchical-tight (due dates 8x tighter), andreas or armida.")
     String scenario;
 
     @Option(names = "--nodes", paramLabel = "N", description = "Number of nodes (required except for armida, which has 3).")
