@@ -17,6 +17,10 @@ final class ReplaySchedulerOptions {
     @Option(names = "--controllers", paramLabel = "K", defaultValue = "1", description = "Local controllers; jobs are dispatched round robin, node i belongs to controller i mod K (default: ${DEFAULT-VALUE} = centralized).")
     int controllers;
 
+    @Option(names = "--dispatch", paramLabel = "RULE", defaultValue = "round-robin",
+            description = "How jobs are dealt to the K controllers: round-robin (the hierarchical paper) or gpu-weighted (round robin in proportion to each controller's GPUs) (default: ${DEFAULT-VALUE}).")
+    String dispatch;
+
     @Option(names = "--noise", paramLabel = "F", defaultValue = "0", description = "Prediction noise: real duration = predicted x U[1-F, 1+F], drawn per job from the seed (default: ${DEFAULT-VALUE}).")
     double noise;
 
@@ -26,10 +30,19 @@ final class ReplaySchedulerOptions {
     /** A replay-mode config over a bounded input (watermark only at its end); policies and seed are the caller's. */
     SchedulerConfig.Builder replayConfig(ClusterSpec cluster, long seed) {
         SchedulerConfig.Builder b = SchedulerConfig.builder().cluster(cluster).seed(seed).maxIterations(iterations)
-                .controllers(controllers).noise(noise).mode(SchedulerConfig.Mode.REPLAY)
+                .controllers(controllers).dispatch(dispatchRule(dispatch)).noise(noise).mode(SchedulerConfig.Mode.REPLAY)
                 .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK);
         if (period != null) b.periodSeconds(period);
         return b;
+    }
+
+    /** The --dispatch value as a rule; an unknown one is an IllegalArgumentException naming the choices. */
+    static SchedulerConfig.Dispatch dispatchRule(String value) {
+        return switch (value) {
+            case "round-robin" -> SchedulerConfig.Dispatch.ROUND_ROBIN;
+            case "gpu-weighted" -> SchedulerConfig.Dispatch.GPU_WEIGHTED;
+            default -> throw new IllegalArgumentException("--dispatch must be round-robin or gpu-weighted, got '" + value + "'");
+        };
     }
 
     /**

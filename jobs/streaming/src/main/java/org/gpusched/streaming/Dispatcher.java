@@ -13,6 +13,7 @@ import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
@@ -29,14 +30,15 @@ import org.gpusched.streaming.state.NodeSlot;
 
 /**
  * The central queue of the hierarchical paper: sends each submission to one of the K controllers round robin (in
- * submission order, skipping a controller whose nodes cannot run the job), routes completions and job telemetry to
+ * submission order, skipping a controller whose nodes cannot run the job; or, with
+ * {@link SchedulerConfig.Dispatch#GPU_WEIGHTED}, round robin in proportion to each controller's GPUs), routes completions and job telemetry to
  * the job's controller and node events and node telemetry to the node's owner (configured node i: controller
  * i mod K; added nodes continue the count), and copies every routed event to each policy's key, so several
  * policies see the same stream. Events are buffered until the watermark passes their time, then handled sorted by
  * {@link EventOrder}, so the assignment does not depend on arrival order.
  *
  * <p>State (one key): {@link #PENDING} events per timestamp, cleared when their timer fires; {@link #NEXT} the round
- * robin counter; {@link #JOB_OWNER} job id to controller, removed when a completion is routed (live mode) and
+ * robin counter or, dispatching by GPUs, {@link #CREDITS} the weighted round robin's credits; {@link #JOB_OWNER} job id to controller, removed when a completion is routed (live mode) and
  * otherwise expired by a TTL ({@link #JOB_OWNER_RETENTION}, processing time: a replay shorter than that keeps an
  * entry, a few dozen bytes, per accepted job, as replayed completions never reach the dispatcher); it
  * also rejects duplicate ids; {@link #NODES} and {@link #NODE_COUNT} the nodes, their owner and types.
@@ -50,6 +52,8 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
 
     static final MapStateDescriptor<Long, EventBatch> PENDING = new MapStateDescriptor<>("dispatch-pending", Types.LONG, new AvroTypeInfo<>(EventBatch.class));
     static final ValueStateDescriptor<Integer> NEXT = new ValueStateDescriptor<>("dispatch-next", Types.INT);
+    /** GPU_WEIGHTED: each controller's credit in the smooth weighted round robin. */
+    static final ValueStateDescriptor<long[]> CREDITS = new ValueStateDescriptor<>("dispatch-credits", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
     static final MapStateDescriptor<String, Integer> JOB_OWNER = new MapStateDescriptor<>("dispatch-job-owner", Types.STRING, Types.INT);
     static final MapStateDescriptor<String, NodeSlot> NODES = new MapStateDescriptor<>("dispatch-nodes", Types.STRING, new AvroTypeInfo<>(NodeSlot.class));
     static final MapStateDescriptor<String, Integer> NODE_OWNER = new MapStateDescriptor<>("dispatch-node-owner", Types.STRING, Types.INT);
@@ -65,12 +69,15 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
     private final SchedulerConfig config;
     private transient MapState<Long, EventBatch> pending;
     private transient ValueState<Integer> next;
+    private transient ValueState<long[]> credits;
     private transient MapState<String, Integer> jobOwner;
     private transient MapState<String, NodeSlot> nodes;
     private transient MapState<String, Integer> nodeOwner;
     private transient ValueState<Integer> nodeCount;
     /** Per controller, the most GPUs of each type its up nodes offer; derived from NODES, rebuilt after a change. */
     private transient List<Map<String, Integer>> capacity;
+    /** Per controller, the GPUs of its up nodes (GPU_WEIGHTED); derived from NODES like {@link #capacity}. */
+    private transient long[] gpuWeights;
 
     public Dispatcher(SchedulerConfig config) {
         this.config = config;
@@ -80,11 +87,13 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
     public void open(OpenContext openContext) {
         pending = getRuntimeContext().getMapState(PENDING);
         next = getRuntimeContext().getState(NEXT);
+        credits = getRuntimeContext().getState(CREDITS);
         jobOwner = getRuntimeContext().getMapState(JOB_OWNER);
         nodes = getRuntimeContext().getMapState(NODES);
         nodeOwner = getRuntimeContext().getMapState(NODE_OWNER);
         nodeCount = getRuntimeContext().getState(NODE_COUNT);
         capacity = null;
+        gpuWeights = null;
     }
 
     @Override
@@ -128,6 +137,18 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
             reject(ctx, e, "job " + job.getId() + ": duplicate id (a job with this id is already active)", "id");
             return;
         }
+        int c = config.dispatch() == SchedulerConfig.Dispatch.GPU_WEIGHTED ? weightedController(job) : nextController(job);
+        if (c < 0) {
+            reject(ctx, e, "job " + job.getId() + ": no controller has a node that can run any of its configurations " + configurations(job), "times");
+            return;
+        }
+        jobOwner.put(job.getId(), c);
+        ctx.output(ACCEPTED, job);
+        broadcast(e, c, out);
+    }
+
+    /** Round robin: the next controller in turn that can run the job, or -1. */
+    private int nextController(JobSubmitted job) throws Exception {
         int k = config.controllers();
         int start = next.value() == null ? 0 : next.value();
         List<Map<String, Integer>> cap = capacity();
@@ -135,13 +156,38 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
             int c = (start + i) % k;
             if (canRun(cap.get(c), job)) {
                 next.update((c + 1) % k);
-                jobOwner.put(job.getId(), c);
-                ctx.output(ACCEPTED, job);
-                broadcast(e, c, out);
-                return;
+                return c;
             }
         }
-        reject(ctx, e, "job " + job.getId() + ": no controller has a node that can run any of its configurations " + configurations(job), "times");
+        return -1;
+    }
+
+    /**
+     * Smooth weighted round robin (each controller's credit grows by its GPU count; the job goes to the controller
+     * with the most credit among those that can run it, lowest index on ties, which then pays the total), or -1.
+     */
+    private int weightedController(JobSubmitted job) throws Exception {
+        int k = config.controllers();
+        List<Map<String, Integer>> cap = capacity();
+        long[] credit = credits.value() == null ? new long[k] : credits.value();
+        long total = 0;
+        long[] weight = new long[k];
+        for (int c = 0; c < k; c++) {
+            weight[c] = gpuWeight(c);
+            total += weight[c];
+            credit[c] += weight[c];
+        }
+        int chosen = -1;
+        for (int c = 0; c < k; c++) {
+            if (canRun(cap.get(c), job) && (chosen < 0 || credit[c] > credit[chosen])) chosen = c;
+        }
+        if (chosen < 0) {
+            for (int c = 0; c < k; c++) credit[c] -= weight[c]; // nobody takes it: the turn did not happen
+            return -1;
+        }
+        credit[chosen] -= total;
+        credits.update(credit);
+        return chosen;
     }
 
     private static boolean canRun(Map<String, Integer> cap, JobSubmitted job) {
@@ -195,6 +241,7 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
             }
         }
         capacity = null;
+        gpuWeights = null;
         broadcast(e, owner, out);
     }
 
@@ -223,6 +270,25 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
         }
         nodeCount.update(configured.size());
         capacity = null;
+        gpuWeights = null;
+    }
+
+    /** GPUs of controller c's up nodes (a rightsizable node counts its largest possible type). */
+    private long gpuWeight(int c) throws Exception {
+        if (gpuWeights == null) {
+            gpuWeights = new long[config.controllers()];
+            Map<String, Integer> gpusOf = new HashMap<>();
+            config.types().forEach(t -> gpusOf.put(t.name(), t.gpus()));
+            int maxAny = gpusOf.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+            for (Map.Entry<String, NodeSlot> e : nodes.entries()) {
+                NodeSlot slot = e.getValue();
+                if (!slot.getUp()) continue;
+                int g = slot.getFixedType() != null ? gpusOf.get(slot.getFixedType())
+                        : slot.getAllowedTypes().isEmpty() ? maxAny : slot.getAllowedTypes().stream().mapToInt(gpusOf::get).max().orElse(0);
+                gpuWeights[nodeOwner.get(e.getKey())] += g;
+            }
+        }
+        return gpuWeights[c];
     }
 
     private List<Map<String, Integer>> capacity() throws Exception {

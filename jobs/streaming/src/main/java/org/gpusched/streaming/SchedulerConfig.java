@@ -28,6 +28,13 @@ public final class SchedulerConfig implements Serializable {
     /** Replay: completions are simulated from the trace's times; live: completions and telemetry come from topics. */
     public enum Mode { REPLAY, LIVE }
 
+    /**
+     * How the central queue deals submissions to the K controllers. ROUND_ROBIN is the hierarchical paper's rule;
+     * GPU_WEIGHTED deals them in proportion to each controller's GPUs (smooth weighted round robin), so that
+     * controllers of unequal capacity get unequal shares (with equal capacities it deals as round robin does).
+     */
+    public enum Dispatch { ROUND_ROBIN, GPU_WEIGHTED }
+
     /** A value of -1 ms: emit no watermark before the end of a bounded input (file replay: fully order-independent). */
     public static final Duration END_OF_INPUT_WATERMARK = Duration.ofMillis(-1);
 
@@ -39,6 +46,8 @@ public final class SchedulerConfig implements Serializable {
             .withDescription("MaxIt of the randomized policies.");
     public static final ConfigOption<Integer> CONTROLLERS = ConfigOptions.key("gpusched.controllers").intType().defaultValue(1)
             .withDescription("K local controllers (hierarchical paper); jobs are dispatched round robin, node i belongs to controller i mod K.");
+    public static final ConfigOption<Dispatch> DISPATCH = ConfigOptions.key("gpusched.dispatch").enumType(Dispatch.class).defaultValue(Dispatch.ROUND_ROBIN)
+            .withDescription("How submissions are dealt to the K controllers: ROUND_ROBIN (the hierarchical paper) or GPU_WEIGHTED (round robin in proportion to each controller's GPUs).");
     public static final ConfigOption<Double> NOISE = ConfigOptions.key("gpusched.noise").doubleType().defaultValue(0.0)
             .withDescription("Replay noise F: real duration = predicted x U[1-F, 1+F], drawn per job from the seed.");
     public static final ConfigOption<Double> PERIOD_SECONDS = ConfigOptions.key("gpusched.period-seconds").doubleType().noDefaultValue()
@@ -68,6 +77,7 @@ public final class SchedulerConfig implements Serializable {
     private final long seed;
     private final int maxIterations;
     private final int controllers;
+    private final Dispatch dispatch;
     private final double noise;
     private final double periodSeconds;
     private final Mode mode;
@@ -88,6 +98,7 @@ public final class SchedulerConfig implements Serializable {
         this.seed = b.seed;
         this.maxIterations = b.maxIterations;
         this.controllers = b.controllers;
+        this.dispatch = b.dispatch;
         this.noise = b.noise;
         this.mode = b.mode;
         this.checkpointInterval = b.checkpointInterval;
@@ -127,6 +138,7 @@ public final class SchedulerConfig implements Serializable {
     public long seed() { return seed; }
     public int maxIterations() { return maxIterations; }
     public int controllers() { return controllers; }
+    public Dispatch dispatch() { return dispatch; }
     public double noise() { return noise; }
     public double periodSeconds() { return periodSeconds; }
     public long periodMillis() { return Math.max(1, Math.round(periodSeconds * 1000)); }
@@ -161,6 +173,7 @@ public final class SchedulerConfig implements Serializable {
         b.seed = seed;
         b.maxIterations = maxIterations;
         b.controllers = controllers;
+        b.dispatch = dispatch;
         b.noise = noise;
         b.periodSeconds = periodSeconds;
         b.mode = mode;
@@ -183,7 +196,7 @@ public final class SchedulerConfig implements Serializable {
         String clusterFile = conf.getOptional(CLUSTER_FILE).orElseThrow(() -> new IllegalArgumentException(CLUSTER_FILE.key() + " (cluster YAML file) is required"));
         Builder b = builder().cluster(ClusterYaml.read(java.nio.file.Path.of(clusterFile)))
                 .policies(conf.get(POLICIES)).seed(conf.get(SEED)).maxIterations(conf.get(MAX_ITERATIONS))
-                .controllers(conf.get(CONTROLLERS)).noise(conf.get(NOISE)).mode(conf.get(MODE))
+                .controllers(conf.get(CONTROLLERS)).dispatch(conf.get(DISPATCH)).noise(conf.get(NOISE)).mode(conf.get(MODE))
                 .checkpointInterval(conf.get(CHECKPOINT_INTERVAL)).outOfOrderness(conf.get(OUT_OF_ORDERNESS))
                 .idleTimeout(conf.get(IDLE_TIMEOUT));
         conf.getOptional(PERIOD_SECONDS).ifPresent(b::periodSeconds);
@@ -193,7 +206,7 @@ public final class SchedulerConfig implements Serializable {
     }
 
     @Override public String toString() {
-        return "SchedulerConfig{policies=" + policies + ", seed=" + seed + ", maxIterations=" + maxIterations + ", controllers=" + controllers
+        return "SchedulerConfig{policies=" + policies + ", seed=" + seed + ", maxIterations=" + maxIterations + ", controllers=" + controllers + ", dispatch=" + dispatch
                 + ", noise=" + noise + ", periodSeconds=" + periodSeconds + ", mode=" + mode + ", rho=" + rho + ", mu=" + mu
                 + ", nodes=" + nodes.size() + ", types=" + types.size() + "}";
     }
@@ -204,6 +217,7 @@ public final class SchedulerConfig implements Serializable {
         private long seed = 1;
         private int maxIterations = 1000;
         private int controllers = 1;
+        private Dispatch dispatch = Dispatch.ROUND_ROBIN;
         private double noise = 0;
         private Double periodSeconds;
         private Mode mode = Mode.REPLAY;
@@ -219,6 +233,7 @@ public final class SchedulerConfig implements Serializable {
         public Builder seed(long v) { seed = v; return this; }
         public Builder maxIterations(int v) { maxIterations = v; return this; }
         public Builder controllers(int v) { controllers = v; return this; }
+        public Builder dispatch(Dispatch v) { dispatch = Objects.requireNonNull(v); return this; }
         public Builder noise(double v) { noise = v; return this; }
         public Builder periodSeconds(double v) { periodSeconds = v; return this; }
         public Builder mode(Mode v) { mode = Objects.requireNonNull(v); return this; }

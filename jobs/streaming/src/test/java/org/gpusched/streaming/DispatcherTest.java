@@ -61,6 +61,30 @@ class DispatcherTest {
         }
     }
 
+    private static List<Integer> dealt(SchedulerConfig cfg, int jobs) throws Exception {
+        var h = harness(cfg);
+        for (int i = 0; i < jobs; i++) send(h, TestData.submission(TestData.job("j" + i, i, 50_000, 1, 100), "", -1));
+        h.processWatermark(new Watermark(Long.MAX_VALUE));
+        List<Integer> owners = new ArrayList<>();
+        for (Object o : h.getOutput()) if (o instanceof StreamRecord<?> r) owners.add(((ControllerEvent) r.getValue()).getController());
+        h.close();
+        return owners;
+    }
+
+    @Test
+    void gpuWeightedDispatchDealsInProportionToEachControllersGpus() throws Exception {
+        // 4 one-GPU nodes over 3 controllers: controller 0 owns nodes 0 and 3 (2 GPUs), controllers 1 and 2 one each
+        SchedulerConfig weighted = TestData.config(TestData.oneGpuNodes(4, 3600), "fifo").controllers(3)
+                .dispatch(SchedulerConfig.Dispatch.GPU_WEIGHTED).build();
+        assertEquals(List.of(0, 1, 2, 0, 0, 1, 2, 0), dealt(weighted, 8));
+        SchedulerConfig roundRobin = TestData.config(TestData.oneGpuNodes(4, 3600), "fifo").controllers(3).build();
+        assertEquals(List.of(0, 1, 2, 0, 1, 2, 0, 1), dealt(roundRobin, 8));
+        // equal capacities: the weighted deal is the round robin
+        SchedulerConfig equal = TestData.config(TestData.oneGpuNodes(4, 3600), "fifo").controllers(2)
+                .dispatch(SchedulerConfig.Dispatch.GPU_WEIGHTED).build();
+        assertEquals(List.of(0, 1, 0, 1, 0, 1), dealt(equal, 6));
+    }
+
     @Test
     void duplicatesAndUnknownJobsAreRejectedNodesRoutedToOwners() throws Exception {
         SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(3, 3600), "fifo").controllers(2).mode(SchedulerConfig.Mode.LIVE).build();

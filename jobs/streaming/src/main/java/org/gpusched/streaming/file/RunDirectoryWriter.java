@@ -259,6 +259,7 @@ public final class RunDirectoryWriter {
         run.put("seed", cfg.seed());
         run.put("maxIterations", cfg.maxIterations());
         run.put("controllers", cfg.controllers());
+        run.put("dispatch", cfg.dispatch().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
         run.put("noise", cfg.noise());
         run.put("periodSeconds", cfg.periodSeconds());
         run.put("mode", cfg.mode().name().toLowerCase());
