@@ -96,12 +96,15 @@ public final class ReplayCommand implements Callable<Integer> {
         err.printf(Locale.ROOT, "replay: %d trace lines, %d nodes, policy %s, seed %d, K=%d, noise %.2f, H=%.0fs%n",
                 jobs, cfg.nodes().size(), policy, seed, cfg.controllers(), cfg.noise(), cfg.periodSeconds());
         err.flush();
-        LocalRun.run(cfg, new FileJobSources(trace, nodeEvents, null, null), parts, parallelism, "gpusched replay " + trace.getFileName(), done -> {
+        var result = LocalRun.run(cfg, new FileJobSources(trace, nodeEvents, null, null), parts, parallelism, "gpusched replay " + trace.getFileName(), done -> {
             double s = (System.nanoTime() - started) / 1e9;
             err.printf(Locale.ROOT, "\rreplay: %d/%d jobs finished (%.0f%%), %.1f s", done, jobs, jobs == 0 ? 100.0 : 100.0 * done / jobs, s);
             err.flush();
         });
         err.println();
+        err.printf(Locale.ROOT, "replay: job runtime %.2f s (the Flink job alone, without start-up and the run directory)%n",
+                result.getNetRuntime() / 1000.0);
+        err.flush();
         Map<String, Object> inputs = new LinkedHashMap<>();
         inputs.put("trace", trace.toString());
         inputs.put("cluster", cluster.toString());
