@@ -84,6 +84,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
     private transient Map<String, SchedulingPolicy> policies;
     private transient List<NodeType> catalog;
     private transient Map<String, NodeType> typesByName;
+    /** Type name to its index in the catalog, the index {@link JobTimes} rows use. */
+    private transient Map<String, Integer> catalogIndex;
     /** Core model of each active job, derived from its immutable spec; a cache, rebuilt on demand after a restore. */
     private transient Map<String, Job> modelCache;
     /** Each active job's times laid out for the catalog; a cache beside {@link #modelCache}, leaving with the job. */
@@ -109,6 +111,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         for (String p : config.policies()) policies.put(p, Policies.create(p, config.policyConfig()));
         catalog = config.cluster().types();
         typesByName = config.cluster().typesByName();
+        catalogIndex = new HashMap<>();
+        for (int t = 0; t < catalog.size(); t++) catalogIndex.put(catalog.get(t).name(), t);
         modelCache = new HashMap<>();
         timesCache = new HashMap<>();
         topologies = new HashMap<>();
@@ -253,7 +257,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             Map<String, String> typeOf = new HashMap<>();
             for (JobRecord j : jobs.values()) {
                 if (j.getNode() == null) continue;
-                double predicted = model(j).timeOn(j.getType(), j.getGpus());
+                double predicted = predictedSeconds(j);
                 j.setModelDone(j.getModelDone() + dt / predicted);
                 j.setDone(j.getDone() + dt / (predicted * factor(j)));
                 busy.merge(j.getNode(), j.getGpus(), Integer::sum);
@@ -543,6 +547,13 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
 
     private Job model(JobRecord j) {
         return modelCache.computeIfAbsent(j.getSpec().getId(), id -> RecordParser.toJob(j.getSpec()));
+    }
+
+    /** Full predicted time of a running job on its placement, from its time table when it has one. */
+    private double predictedSeconds(JobRecord j) {
+        JobTimes table = timesCache.get(j.getSpec().getId());
+        Integer t = table == null ? null : catalogIndex.get(j.getType());
+        return t == null ? model(j).timeOn(j.getType(), j.getGpus()) : table.seconds(t, j.getGpus());
     }
 
     private JobTimes times(Job job, Cluster cluster) {

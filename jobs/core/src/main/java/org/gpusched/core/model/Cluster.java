@@ -16,6 +16,8 @@ public final class Cluster {
     private final int maxGpus;
     /** Per type, whether some node can run as it. */
     private final boolean[] typeAvailable;
+    /** takes[n * types + t]: whether node n can run as type t. */
+    private final boolean[] takes;
 
     public Cluster(List<NodeType> types, List<Node> nodes) {
         if (types == null || types.isEmpty()) throw new InvalidInstanceException("cluster: no node types");
@@ -43,7 +45,13 @@ public final class Cluster {
             }
         }
         typeAvailable = new boolean[this.types.size()];
-        for (int[] candidates : candidateTypes) for (int t : candidates) typeAvailable[t] = true;
+        takes = new boolean[this.nodes.size() * this.types.size()];
+        for (int n = 0; n < candidateTypes.length; n++) {
+            for (int t : candidateTypes[n]) {
+                typeAvailable[t] = true;
+                takes[n * this.types.size() + t] = true;
+            }
+        }
     }
 
     private int resolveType(Node node, String name) {
@@ -59,6 +67,8 @@ public final class Cluster {
     public NodeType type(int t) { return types.get(t); }
     public Node node(int n) { return nodes.get(n); }
     public int maxGpus() { return maxGpus; }
+    /** Whether node n can run as type t. */
+    public boolean canTake(int n, int t) { return t >= 0 && t < types.size() && takes[n * types.size() + t]; }
     /** Whether some node can run as type t. */
     public boolean typeAvailable(int t) { return typeAvailable[t]; }
     /** Type indices node n may run as; do not modify. */

@@ -44,10 +44,52 @@ public final class JobTimes {
         return new JobTimes(job, cluster.types(), rows);
     }
 
+    /** The cluster {@link #fastest}/{@link #slowest} were last computed for, and their values. */
+    private Cluster extremesOf;
+    private double fastest, slowest;
+
     public Job job() { return job; }
+
+    /**
+     * The job's shortest and longest full time over the types some node of the cluster can run as (+inf and 0 when
+     * none), remembered for the last cluster asked about. Scaling them by the work left gives exactly the extremes of
+     * the scaled times: multiplying by a positive factor keeps the order of doubles.
+     */
+    double fastest(Cluster cluster) {
+        extremes(cluster);
+        return fastest;
+    }
+
+    double slowest(Cluster cluster) {
+        extremes(cluster);
+        return slowest;
+    }
+
+    private void extremes(Cluster cluster) {
+        if (extremesOf == cluster) return;
+        double min = Double.POSITIVE_INFINITY, max = 0;
+        for (int t = 0; t < rows.length; t++) {
+            if (rows[t] == null || !cluster.typeAvailable(t)) continue;
+            for (int g = 1; g < rows[t].length; g++) {
+                double r = rows[t][g];
+                if (Double.isNaN(r)) continue;
+                min = Math.min(min, r);
+                max = Math.max(max, r);
+            }
+        }
+        fastest = min;
+        slowest = max;
+        extremesOf = cluster;
+    }
 
     /** Whether this table is laid out for the cluster's catalog (the same list instance: clusters share it). */
     public boolean fits(Cluster cluster) { return catalog == cluster.types(); }
+
+    /** Full time on catalog type t with g GPUs, NaN when the job has none (as {@link Job#timeOn}). */
+    public double seconds(int t, int g) {
+        double[] row = t >= 0 && t < rows.length ? rows[t] : null;
+        return row == null || g < 0 || g >= row.length ? Double.NaN : row[g];
+    }
 
     /** Times on type t by GPU count (NaN: no time), or null when the job has none on t; do not modify. */
     double[] row(int t) { return rows[t]; }

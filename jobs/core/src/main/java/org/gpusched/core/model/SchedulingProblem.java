@@ -65,19 +65,12 @@ public final class SchedulingProblem {
             left[j] = jobLeft;
             JobTimes table = jobTimes == null ? null : jobTimes.get(j);
             if (table == null || table.job() != job || !table.fits(cluster)) table = JobTimes.of(job, cluster);
-            double min = Double.POSITIVE_INFINITY;
-            double max = 0;
             for (int t = 0; t < cluster.typeCount(); t++) {
                 double[] row = table.row(t);
                 times[j][t] = row == null ? cannotRun : row;
-                if (row == null || !typeAvailable[t]) continue;
-                for (int g = 1; g < row.length; g++) {
-                    double r = row[g] * jobLeft;
-                    if (Double.isNaN(r)) continue;
-                    min = Math.min(min, r);
-                    max = Math.max(max, r);
-                }
             }
+            double min = table.fastest(cluster) * jobLeft;
+            double max = table.slowest(cluster) * jobLeft;
             if (min == Double.POSITIVE_INFINITY) {
                 throw new InvalidInstanceException("job " + job.id() + ": no feasible configuration on this cluster (it runs on " + job.times().keySet() + ")");
             }
@@ -87,7 +80,7 @@ public final class SchedulingProblem {
             if (p != null) {
                 if (p.node() >= cluster.nodeCount()) throw new InvalidInstanceException("job " + job.id() + ": runs on unknown node index " + p.node());
                 if (p.type() >= cluster.typeCount()) throw new InvalidInstanceException("job " + job.id() + ": runs as unknown node type index " + p.type());
-                if (!contains(cluster.candidateTypes(p.node()), p.type())) {
+                if (!cluster.canTake(p.node(), p.type())) {
                     throw new InvalidInstanceException("job " + job.id() + ": runs on node " + cluster.node(p.node()).id() + " as type "
                             + cluster.type(p.type()).name() + ", which that node cannot be");
                 }
@@ -97,11 +90,6 @@ public final class SchedulingProblem {
                 }
             }
         }
-    }
-
-    private static boolean contains(int[] values, int value) {
-        for (int v : values) if (v == value) return true;
-        return false;
     }
 
     public double now() { return now; }

@@ -63,48 +63,15 @@ abstract class QueueOrderBaseline implements SchedulingPolicy {
         queueKey(problem, key);
         IndexSort.sort(waiting, waitingCount, key, false, scratch);
 
-        // empty nodes per type, nodes already running as that type first
-        int[][] emptyByType = new int[types][];
-        int[] pointer = new int[types];
-        int[] emptyCount = new int[types];
+        EmptyNodes empty = new EmptyNodes(problem, nodeTypes);
         int emptyTotal = 0;
         for (int n = 0; n < nodes; n++) if (nodeTypes[n] == -1) emptyTotal++;
-        // one pass over the nodes (not one per type): per type, the empty nodes already running as it, then the others,
-        // each in node order
-        int[][] first = new int[types][nodes];
-        int[] firstCount = new int[types];
-        int[][] rest = new int[types][];
-        int[] restCount = new int[types];
-        int[] listedNode = new int[types]; // a type listed twice for a node lists the node once
-        Arrays.fill(listedNode, -1);
-        for (int n = 0; n < nodes && waitingCount > 0; n++) { // nobody waits (often): nothing to place
-            if (nodeTypes[n] != -1) continue;
-            int current = problem.currentNodeType(n);
-            for (int t : cluster.candidateTypes(n)) {
-                if (listedNode[t] == n) continue;
-                listedNode[t] = n;
-                if (t == current) {
-                    first[t][firstCount[t]++] = n;
-                } else {
-                    if (rest[t] == null) rest[t] = new int[nodes];
-                    rest[t][restCount[t]++] = n;
-                }
-            }
-        }
-        for (int t = 0; t < types; t++) {
-            int k = firstCount[t] + restCount[t];
-            int[] list = Arrays.copyOf(first[t], k);
-            if (restCount[t] > 0) System.arraycopy(rest[t], 0, list, firstCount[t], restCount[t]);
-            emptyByType[t] = list;
-            emptyCount[t] = k;
-        }
-
         for (int w = 0; w < waitingCount && emptyTotal > 0; w++) {
             int j = waiting[w];
             int bestType = -1, bestGpus = 0;
             double bestTime = Double.POSITIVE_INFINITY, bestCost = Double.POSITIVE_INFINITY;
             for (int t = 0; t < types; t++) {
-                if (emptyCount[t] == 0) continue;
+                if (empty.first(t) < 0) continue;
                 int all = cluster.type(t).gpus();
                 int g = all;
                 double r = problem.remaining(j, t, all);
@@ -126,17 +93,52 @@ abstract class QueueOrderBaseline implements SchedulingPolicy {
                 }
             }
             if (bestType < 0) continue;
-            int[] list = emptyByType[bestType];
-            int ptr = pointer[bestType];
-            while (nodeTypes[list[ptr]] != -1) ptr++;
-            pointer[bestType] = ptr;
-            int n = list[ptr];
+            int n = empty.first(bestType);
             nodeTypes[n] = bestType;
             emptyTotal--;
-            for (int u : cluster.candidateTypes(n)) emptyCount[u]--;
             placements[j] = new Placement(n, bestType, bestGpus);
         }
         return new Schedule(placements, nodeTypes, ObjectiveFunction.evaluate(problem, placements, nodeTypes));
+    }
+
+    /**
+     * Per type, the empty nodes that can take it in preference order: those already running as it (a node freed at
+     * this event keeps its type until rescheduled), then the others, each by index. Searched lazily with a pointer per
+     * type, since nodes only get taken within a call: a call costs the nodes it looks at, not nodes x types.
+     */
+    private static final class EmptyNodes {
+        private final SchedulingProblem problem;
+        private final int[] nodeTypes;
+        private final int[][] warm;
+        private final int[] warmCount, warmPointer, restPointer;
+
+        EmptyNodes(SchedulingProblem problem, int[] nodeTypes) {
+            this.problem = problem;
+            this.nodeTypes = nodeTypes;
+            int types = problem.cluster().typeCount();
+            warm = new int[types][];
+            warmCount = new int[types];
+            warmPointer = new int[types];
+            restPointer = new int[types];
+            for (int n = 0; n < nodeTypes.length; n++) {
+                int t = problem.currentNodeType(n);
+                if (nodeTypes[n] != -1 || t < 0 || !problem.cluster().canTake(n, t)) continue;
+                if (warm[t] == null) warm[t] = new int[4];
+                if (warmCount[t] == warm[t].length) warm[t] = Arrays.copyOf(warm[t], warmCount[t] * 2);
+                warm[t][warmCount[t]++] = n;
+            }
+        }
+
+        /** The preferred empty node that can take type t, or -1. */
+        int first(int t) {
+            while (warmPointer[t] < warmCount[t] && nodeTypes[warm[t][warmPointer[t]]] != -1) warmPointer[t]++;
+            if (warmPointer[t] < warmCount[t]) return warm[t][warmPointer[t]];
+            Cluster cluster = problem.cluster();
+            int n = restPointer[t];
+            while (n < nodeTypes.length && !(nodeTypes[n] == -1 && problem.currentNodeType(n) != t && cluster.canTake(n, t))) n++;
+            restPointer[t] = n;
+            return n < nodeTypes.length ? n : -1;
+        }
     }
 
     private static boolean canRun(Cluster cluster, int n, int t) {
