@@ -1,12 +1,15 @@
 package org.gpusched.cli;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.gpusched.formats.FormatException;
+import org.gpusched.placement.io.TraceFormatException;
 import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.kafka.KafkaSettings;
+import org.gpusched.streaming.kafka.PodProducer;
 import org.gpusched.streaming.kafka.TraceProducer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -14,17 +17,26 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code gpusched produce}: publishes a trace's jobs to the submissions topic. */
+/** {@code gpusched produce}: publishes a trace's jobs to the submissions topic, or with --pods a pod list to the pods topic. */
 @Command(name = "produce", mixinStandardHelpOptions = true,
         description = {"Publishes a trace (JSON Lines) to the submissions topic as JobSubmitted records (Avro binary, keyed by job id), "
                 + "in file order: as fast as possible, or time-compressed with --speedup. A line that is not a valid job is published "
                 + "verbatim (header gpusched.format=trace-line) so the job rejects it to the rejected topic with the reason, as the file "
-                + "replay does. Progress on stderr, a summary on stdout."})
+                + "replay does. Progress on stderr, a summary on stdout.",
+                "With --pods instead of --trace, publishes an Alibaba pod list (CSV with creation_time and deletion_time, as place-replay "
+                + "reads it) to the pods topic as PodEvent records (keyed by pod name), for `gpusched run --nodes`; --speedup then "
+                + "follows creation_time. A bad row is published to the rejected topic (file:line, the row, the reason and the column, "
+                + "as place-replay's rejected.jsonl); rows never scheduled in the trace (empty scheduled_time) are skipped and counted."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:published", "1:the file (or the pod list's header) cannot be used, or Kafka cannot be reached", "2:invalid options"})
 public final class ProduceCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--trace", required = true, paramLabel = "FILE", description = "Trace file (JSON Lines, one job a line).")
+    @Option(names = "--trace", paramLabel = "FILE", description = "Trace file (JSON Lines, one job a line).")
     Path trace;
+
+    @Option(names = "--pods", paramLabel = "FILE", description = "Instead of --trace: an Alibaba pod list CSV, to the pods topic.")
+    Path pods;
 
     @Option(names = "--bootstrap", required = true, paramLabel = "HOST:PORT", description = "Kafka bootstrap servers, comma-separated.")
     String bootstrap;
@@ -46,35 +58,73 @@ public final class ProduceCommand implements Callable<Integer> {
         KafkaSettings kafka;
         try {
             if (speedup < 0 || Double.isNaN(speedup) || Double.isInfinite(speedup)) throw new IllegalArgumentException("--speedup must be >= 0, got " + speedup);
+            if ((trace == null) == (pods == null)) throw new IllegalArgumentException("give either --trace (a job trace) or --pods (a pod list)");
             kafka = KafkaSettings.of(bootstrap).withTopicPrefix(topicPrefix).withClientProperties(kafkaProperties);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+        if (pods != null) return publishPods(kafka);
         if (!java.nio.file.Files.isRegularFile(trace)) {
             System.err.println("gpusched produce: " + trace + ": no such trace file");
             return 1;
         }
-        String topic = Topics.SUBMISSIONS.topic(topicPrefix);
-        System.err.printf(Locale.ROOT, "produce: %s -> %s at %s, %s%n", trace, topic, bootstrap,
+        return publish(trace, Topics.SUBMISSIONS.topic(topicPrefix), "jobs", "malformed", progress -> {
+            TraceProducer.Summary s = new TraceProducer(kafka, speedup).publish(trace, progress);
+            return new Published(s.lines(), s.published(), s.malformed(), s.wallSeconds(), Map.of(
+                    "malformed (verbatim)", String.format(Locale.ROOT, "%,d%s", s.malformed(), s.malformed() > 0 ? "  (the job will reject them)" : ""),
+                    "trace submit times", String.format(Locale.ROOT, "%.0f .. %.0f s", s.firstSubmit(), s.lastSubmit())));
+        });
+    }
+
+    private Integer publishPods(KafkaSettings kafka) throws InterruptedException {
+        String rejectedTopic = Topics.REJECTED.topic(topicPrefix);
+        return publish(pods, Topics.PODS.topic(topicPrefix), "pods", "rejected", progress -> {
+            PodProducer.Summary s = new PodProducer(kafka, speedup).publish(pods, progress);
+            Map<String, String> more = new LinkedHashMap<>();
+            more.put("never scheduled", String.format(Locale.ROOT, "%,d%s", s.unscheduled(), s.unscheduled() > 0 ? "  (skipped, as place-replay does)" : ""));
+            more.put("rejected", String.format(Locale.ROOT, "%,d%s", s.rejected(), s.rejected() > 0 ? "  (to " + rejectedTopic + " with file:line and reason)" : ""));
+            more.put("trace creation times", String.format(Locale.ROOT, "%d .. %d s", s.minCreation(), s.maxCreation()));
+            return new Published(s.lines(), s.published(), s.rejected(), s.wallSeconds(), more);
+        });
+    }
+
+    /** What a producer did: lines read, records published, bad ones sent aside, and rows of its own for the summary. */
+    private record Published(long lines, long published, long bad, double wallSeconds, Map<String, String> more) {}
+
+    /** Publishes a file with its producer. */
+    private interface Publisher {
+        Published publish(TraceProducer.Progress progress) throws java.io.IOException, InterruptedException;
+    }
+
+    /**
+     * Runs {@code publisher} with progress on stderr ({@code records} published, {@code bad} ones) and its summary on
+     * stdout; a bad file or an unreachable Kafka is a message and exit 1.
+     */
+    private int publish(Path file, String topic, String records, String bad, Publisher publisher) throws InterruptedException {
+        System.err.printf(Locale.ROOT, "produce: %s -> %s at %s, %s%n", file, topic, bootstrap,
                 speedup > 0 ? "speedup " + speedup + "x" : "as fast as possible");
-        TraceProducer.Summary s;
+        Published p;
         try {
-            s = new TraceProducer(kafka, speedup).publish(trace, (published, malformed, traceSeconds) ->
-                    System.err.printf(Locale.ROOT, "  %,10d jobs published  %,6d malformed  trace time %,.0f s%n", published, malformed, traceSeconds));
-        } catch (FormatException e) {
+            p = publisher.publish((published, rejected, traceSeconds) -> System.err.printf(Locale.ROOT,
+                    "  %,10d %s published  %,6d %s  trace time %,.0f s%n", published, records, rejected, bad, traceSeconds));
+        } catch (FormatException | TraceFormatException e) {
             System.err.println("gpusched produce: " + e.getMessage());
             return 1;
         } catch (java.io.IOException | org.apache.kafka.common.KafkaException e) {
-            System.err.println("gpusched produce: " + e.getMessage()
-                    + " (is a broker running there, with the topics? bin/kafka-local start creates both)");
-            return 1;
+            return kafkaFailure(e);
         }
-        System.out.printf(Locale.ROOT, "%-22s %s%n", "topic", topic);
-        System.out.printf(Locale.ROOT, "%-22s %,d%n", "lines read", s.lines());
-        System.out.printf(Locale.ROOT, "%-22s %,d%n", "jobs published", s.published());
-        System.out.printf(Locale.ROOT, "%-22s %,d%s%n", "malformed (verbatim)", s.malformed(), s.malformed() > 0 ? "  (the job will reject them)" : "");
-        System.out.printf(Locale.ROOT, "%-22s %.0f .. %.0f s%n", "trace submit times", s.firstSubmit(), s.lastSubmit());
-        System.out.printf(Locale.ROOT, "%-22s %.2f s (%,.0f records/s)%n", "wall time", s.wallSeconds(), s.recordsPerSecond());
+        String row = "%-22s %s%n";
+        System.out.printf(Locale.ROOT, row, "topic", topic);
+        System.out.printf(Locale.ROOT, row, "lines read", String.format(Locale.ROOT, "%,d", p.lines()));
+        System.out.printf(Locale.ROOT, row, records + " published", String.format(Locale.ROOT, "%,d", p.published()));
+        new java.util.TreeMap<>(p.more()).forEach((label, value) -> System.out.printf(Locale.ROOT, row, label, value));
+        System.out.printf(Locale.ROOT, row, "wall time", String.format(Locale.ROOT, "%.2f s (%,.0f records/s)", p.wallSeconds(),
+                p.wallSeconds() > 0 ? (p.published() + p.bad()) / p.wallSeconds() : 0));
         return 0;
+    }
+
+    private static int kafkaFailure(Exception e) {
+        System.err.println("gpusched produce: " + e.getMessage() + " (is a broker running there, with the topics? bin/kafka-local start creates both)");
+        return 1;
     }
 }

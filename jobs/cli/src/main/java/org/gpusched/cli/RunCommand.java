@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
+import java.io.PrintWriter;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
@@ -15,39 +17,63 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.gpusched.formats.ClusterSpec;
 import org.gpusched.formats.ClusterYaml;
 import org.gpusched.formats.FormatException;
+import org.gpusched.placement.experiment.PolicySpec;
 import org.gpusched.streaming.SchedulerConfig;
 import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.kafka.KafkaPipeline;
+import org.gpusched.streaming.kafka.KafkaPlacement;
 import org.gpusched.streaming.kafka.KafkaSettings;
 import org.gpusched.streaming.kafka.TopicOffsets;
+import org.gpusched.streaming.placement.ReplayRun;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code gpusched run}: the scheduler job on Kafka topics (the same data flow as {@code replay}). */
+/**
+ * {@code gpusched run}: the scheduler job on Kafka topics (the same data flow as {@code replay}), or with --nodes the
+ * placement policies (fgd, pwr, pwr-fgd, ...) on the pods topic (the same placement operator as {@code place-replay}).
+ */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {"Runs the scheduler on Kafka topics: reads submissions and node events (live mode also completions and "
                 + "telemetry), writes decisions, scheduling and job metrics, simulated completions (replay mode) and rejected records. "
                 + "Locally it runs on an embedded Flink mini cluster; under `flink run` it is submitted to that cluster. With --bounded "
                 + "it reads the input topics up to their current end and stops (a replay of what `gpusched produce` published, with the "
                 + "same decisions as `gpusched replay` of the same trace and seed); otherwise it runs until stopped (Ctrl-C). "
-                + "Progress on stderr; a summary of the records written on stdout when it ends."})
+                + "Progress on stderr; a summary of the records written on stdout when it ends.",
+                "With --nodes and --workload instead of --cluster it runs placement policies (fgd, pwr, pwr-fgd with --alpha, bestfit, "
+                + "dotprod, gpu-packing, gpu-clustering, random; a comma list runs side by side): reads the pods topic (PodEvent, "
+                + "published by `gpusched produce --pods`), rejects bad records to the rejected topic, places each pod at its creation "
+                + "time and frees it at its deletion time with the same operator as place-replay, and writes PLACE/FAIL/RELEASE "
+                + "decisions to the pod-placements topic. With --bounded the decisions equal place-replay's for the same pod list and seed."})
 public final class RunCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
     @Option(names = "--bootstrap", required = true, paramLabel = "HOST:PORT", description = "Kafka bootstrap servers, comma-separated.")
     String bootstrap;
 
-    @Option(names = "--cluster", required = true, paramLabel = "FILE", description = "Cluster file (YAML: node types and nodes).")
+    @Option(names = "--cluster", paramLabel = "FILE", description = "Scheduling: cluster file (YAML: node types and nodes).")
     Path cluster;
 
+    @Option(names = "--nodes", paramLabel = "FILE", description = "Placement: Alibaba node list CSV (sn,cpu_milli,memory_mib,gpu,model); "
+            + "runs the placement policies on the pods topic instead of the scheduler.")
+    Path nodes;
+
+    @Option(names = "--workload", paramLabel = "FILE", description = "Placement: the pod list CSV whose tasks are fgd's and pwr-fgd's target "
+            + "workload (usually the file published with produce --pods); its last time is reported for pods cut off by the trace's end.")
+    Path workload;
+
+    @Option(names = "--alpha", split = ",", paramLabel = "A", description = "Placement: alpha of pwr-fgd, or a comma list (default: 0.1).")
+    List<Double> alphas;
+
     @Option(names = "--policy", split = ",", paramLabel = "NAME", defaultValue = "andreas-rg",
-            description = "Policy, or a comma list run side by side on the same events (default: ${DEFAULT-VALUE}).")
+            description = "Policy, or a comma list run side by side on the same events (default: ${DEFAULT-VALUE}; with --nodes required: "
+                    + "fgd, pwr, pwr-fgd, bestfit, dotprod, gpu-packing, gpu-clustering, random).")
     List<String> policies;
 
-    @Option(names = "--seed", paramLabel = "N", defaultValue = "1", description = "Seed of the policies' random state and the noise (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seed", paramLabel = "N", defaultValue = "1", description = "Seed of the policies' random state and the noise (default: ${DEFAULT-VALUE}; "
+            + "place-replay's default is 42).")
     long seed;
 
     @Option(names = "--iterations", paramLabel = "N", defaultValue = "1000", description = "MaxIt of the randomized policies (default: ${DEFAULT-VALUE}).")
@@ -81,7 +107,7 @@ public final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--out-of-orderness", paramLabel = "SECONDS",
             description = "How late an input record may arrive in event time (default: 0; with --bounded the watermark waits for the end of the input, "
-                    + "as the file replay does).")
+                    + "as the file replay does). Placement: in trace seconds of creation time.")
     Double outOfOrdernessSeconds;
 
     @Option(names = "--idle-timeout", paramLabel = "SECONDS", defaultValue = "5",
@@ -94,28 +120,90 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--kafka-property", paramLabel = "KEY=VALUE", description = "Extra Kafka client property (security, timeouts), repeatable.")
     Map<String, String> kafkaProperties;
 
+    /** Placement (--nodes/--workload) or scheduling (--cluster): exactly one kind of inputs, and only its options. */
+    private boolean choosePlacement() {
+        boolean placement = nodes != null || workload != null;
+        if (placement == (cluster != null))
+            throw new ParameterException(spec.commandLine(), placement
+                    ? "give either --cluster (scheduling policies) or --nodes and --workload (placement policies), not both"
+                    : "missing inputs: --cluster (scheduling policies) or --nodes and --workload (placement policies)");
+        if (placement) {
+            if (nodes == null || workload == null) throw new ParameterException(spec.commandLine(), "placement policies need both --nodes and --workload");
+            CliFiles.requireFile(spec.commandLine(), nodes, "--nodes");
+            CliFiles.requireFile(spec.commandLine(), workload, "--workload");
+            for (String o : List.of("--iterations", "--controllers", "--noise", "--period", "--mode"))
+                if (spec.commandLine().getParseResult().hasMatchedOption(o))
+                    throw new ParameterException(spec.commandLine(), o + " applies to scheduling policies (--cluster), not to placement (--nodes)");
+            if (!spec.commandLine().getParseResult().hasMatchedOption("--policy"))
+                throw new ParameterException(spec.commandLine(), "--policy is required with --nodes: fgd, pwr, pwr-fgd, bestfit, dotprod, gpu-packing, gpu-clustering, random");
+        } else if (alphas != null) {
+            throw new ParameterException(spec.commandLine(), "--alpha applies to placement policies (--nodes), not to scheduling");
+        }
+        return placement;
+    }
+
+    /** What the job of either kind reads and writes, and how it is defined on an environment. */
+    private record Job(List<String> inputs, List<String> outputs, Consumer<StreamExecutionEnvironment> define, String describe, String name) {}
+
     @Override
     public Integer call() throws Exception {
         KafkaSettings kafka;
-        SchedulerConfig cfg;
+        Job job;
         try {
             if (parallelism < 1) throw new IllegalArgumentException("--parallelism must be >= 1, got " + parallelism);
             if (!(checkpointSeconds >= 0)) throw new IllegalArgumentException("--checkpoint-interval must be >= 0, got " + checkpointSeconds);
             if (!(idleTimeoutSeconds > 0)) throw new IllegalArgumentException("--idle-timeout must be > 0, got " + idleTimeoutSeconds);
             if (outOfOrdernessSeconds != null && !(outOfOrdernessSeconds >= 0)) throw new IllegalArgumentException("--out-of-orderness must be >= 0, got " + outOfOrdernessSeconds);
+            kafka = KafkaSettings.of(bootstrap).withTopicPrefix(topicPrefix).withGroupId(groupId).withBounded(bounded)
+                    .withExactlyOnce(checkpointSeconds > 0).withClientProperties(kafkaProperties);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        job = choosePlacement() ? placementJob(kafka) : schedulerJob(kafka);
+        if (job == null) return 1;
+        return run(kafka, job);
+    }
+
+    /** The placement policies on the pods topic; null (exit 1) when an input file cannot be used (message printed). */
+    private Job placementJob(KafkaSettings kafka) {
+        List<ReplayRun> runs = new ArrayList<>();
+        try {
+            for (PolicySpec p : PlacementReplayRunner.policies(policies, alphas == null ? List.of(0.1) : alphas)) runs.add(new ReplayRun(p, seed));
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage().replace("placement policy", "--policy"));
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        PlacementReplayRunner.Inputs inputs = PlacementReplayRunner.Inputs.read(err, "run", nodes, workload);
+        if (inputs == null) return null;
+        long lateness = outOfOrdernessSeconds == null ? 0 : Math.round(outOfOrdernessSeconds);
+        KafkaPlacement.Config cfg = new KafkaPlacement.Config(inputs.nodes(), inputs.trace(), runs, bounded, lateness,
+                Math.min(runs.size(), parallelism));
+        String names = String.join(",", runs.stream().map(r -> r.policy().label()).toList());
+        return new Job(List.of(Topics.PODS.topic(topicPrefix)), List.of(Topics.POD_PLACEMENTS.topic(topicPrefix), Topics.REJECTED.topic(topicPrefix)),
+                env -> {
+                    if (checkpointSeconds > 0) env.enableCheckpointing(Math.max(1, Math.round(checkpointSeconds * 1000)));
+                    KafkaPlacement.define(env, kafka, cfg);
+                },
+                String.format(Locale.ROOT, "placement, policies [%s], seed %d, %d nodes, target workload of %d tasks from %s",
+                        names, seed, inputs.nodes().size(), inputs.trace().workloadTasks().size(), workload),
+                "gpusched run placement " + names);
+    }
+
+    /** The scheduler; null (exit 1) when the cluster file cannot be used (message printed). */
+    private Job schedulerJob(KafkaSettings kafka) {
+        SchedulerConfig cfg;
+        try {
             SchedulerConfig.Mode runMode = switch (mode.toLowerCase(Locale.ROOT)) {
                 case "replay" -> SchedulerConfig.Mode.REPLAY;
                 case "live" -> SchedulerConfig.Mode.LIVE;
                 default -> throw new IllegalArgumentException("--mode must be replay or live, got '" + mode + "'");
             };
-            kafka = KafkaSettings.of(bootstrap).withTopicPrefix(topicPrefix).withGroupId(groupId).withBounded(bounded)
-                    .withExactlyOnce(checkpointSeconds > 0).withClientProperties(kafkaProperties);
             ClusterSpec clusterSpec;
             try {
                 clusterSpec = ClusterYaml.read(cluster);
             } catch (FormatException e) {
                 System.err.println("gpusched run: " + e.getMessage());
-                return 1;
+                return null;
             }
             Duration outOfOrderness = outOfOrdernessSeconds != null ? Duration.ofMillis(Math.round(outOfOrdernessSeconds * 1000))
                     : bounded ? SchedulerConfig.END_OF_INPUT_WATERMARK : Duration.ZERO;
@@ -132,11 +220,21 @@ public final class RunCommand implements Callable<Integer> {
         List<String> inputs = new ArrayList<>();
         List<String> outputs = new ArrayList<>();
         for (Topics t : Topics.all()) {
+            if (!t.isScheduler()) continue;
             boolean read = t == Topics.SUBMISSIONS || t == Topics.NODE_EVENTS
                     || cfg.mode() == SchedulerConfig.Mode.LIVE && (t == Topics.COMPLETIONS || t == Topics.TELEMETRY);
             if (read) inputs.add(t.topic(topicPrefix));
             else if (t.isOutput()) outputs.add(t.topic(topicPrefix));
         }
+        return new Job(inputs, outputs, env -> KafkaPipeline.define(env, kafka, cfg),
+                String.format(Locale.ROOT, "%s mode, policies %s, seed %d, %d controller(s), %d nodes",
+                        cfg.mode().name().toLowerCase(Locale.ROOT), cfg.policies(), cfg.seed(), cfg.controllers(), cfg.nodes().size()),
+                "gpusched run " + String.join(",", cfg.policies()));
+    }
+
+    private Integer run(KafkaSettings kafka, Job job) throws Exception {
+        List<String> inputs = job.inputs();
+        List<String> outputs = job.outputs();
         Map<String, Long> inputEnd;
         Map<String, Long> outputStart;
         try (TopicOffsets offsets = new TopicOffsets(kafka.clientConfig())) {
@@ -158,17 +256,15 @@ public final class RunCommand implements Callable<Integer> {
         Configuration flink = new Configuration();
         flink.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
-        KafkaPipeline.define(env, kafka, cfg);
+        job.define().accept(env);
 
-        System.err.printf(Locale.ROOT, "run: %s mode, policies %s, seed %d, %d controller(s), %d nodes; %s from %s%n",
-                cfg.mode().name().toLowerCase(Locale.ROOT), cfg.policies(), cfg.seed(), cfg.controllers(), cfg.nodes().size(),
-                bounded ? "bounded: " + inputEnd + " records" : "unbounded", bootstrap);
+        System.err.printf(Locale.ROOT, "run: %s; %s from %s%n", job.describe(), bounded ? "bounded: " + inputEnd + " records" : "unbounded", bootstrap);
         ProgressReporter progress = new ProgressReporter(kafka, outputs, outputStart);
         progress.start();
         long start = System.nanoTime();
         JobExecutionResult result;
         try {
-            result = env.execute("gpusched run " + String.join(",", cfg.policies()) + (bounded ? " (bounded)" : ""));
+            result = env.execute(job.name() + (bounded ? " (bounded)" : ""));
         } finally {
             progress.interrupt();
         }

@@ -9,6 +9,8 @@ import org.gpusched.streaming.avro.JobMetrics;
 import org.gpusched.streaming.avro.JobSubmitted;
 import org.gpusched.streaming.avro.NodeEvent;
 import org.gpusched.streaming.avro.PlacementDecision;
+import org.gpusched.streaming.avro.PodEvent;
+import org.gpusched.streaming.avro.PodPlacement;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.SchedulingMetrics;
 import org.gpusched.streaming.avro.Telemetry;
@@ -26,7 +28,11 @@ public enum Topics {
     DECISIONS("gpusched.decisions", PlacementDecision.class, false),
     SCHEDULING_METRICS("gpusched.metrics.scheduling", SchedulingMetrics.class, false),
     JOB_METRICS("gpusched.metrics.jobs", JobMetrics.class, false),
-    REJECTED("gpusched.rejected", RejectedRecord.class, false);
+    REJECTED("gpusched.rejected", RejectedRecord.class, false),
+    /** Placement (PWR/FGD policies, {@code run --nodes}): the pods of an Alibaba pod list. */
+    PODS("gpusched.pods", PodEvent.class, true),
+    /** Placement: the policies' PLACE/FAIL/RELEASE decisions on the pods. */
+    POD_PLACEMENTS("gpusched.pod-placements", PodPlacement.class, false);
 
     private final String topic;
     private final Class<? extends SpecificRecordBase> recordClass;
@@ -60,6 +66,12 @@ public enum Topics {
     public boolean isOutput() { return !input || this == COMPLETIONS; }
 
     public static List<Topics> all() { return Arrays.asList(values()); }
+
+    /** Whether the placement job ({@code run --nodes}) uses it: pods in, placements and rejected records out. */
+    public boolean isPlacement() { return this == PODS || this == POD_PLACEMENTS || this == REJECTED; }
+
+    /** Whether the scheduler job ({@code run --cluster}) uses it: all but the placement job's own topics. */
+    public boolean isScheduler() { return this != PODS && this != POD_PLACEMENTS; }
 
     /** The entry for a topic name (without prefix). */
     public static Topics byTopic(String topic) {

@@ -9,6 +9,7 @@ import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.avro.JobCompleted;
 import org.gpusched.streaming.avro.JobMetrics;
 import org.gpusched.streaming.avro.PlacementDecision;
+import org.gpusched.streaming.avro.PodPlacement;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.SchedulingMetrics;
 
@@ -48,6 +49,11 @@ public final class KafkaJobSinks implements JobSinks {
     @Override
     public void rejected(DataStream<RejectedRecord> rejected) {
         attach(rejected, Topics.REJECTED, new OutputSerializers.Rejected(topic(Topics.REJECTED)));
+    }
+
+    /** The placement job's decisions ({@link KafkaPlacement}); not part of {@link JobSinks}, the scheduler has none. */
+    public void podPlacements(DataStream<PodPlacement> placements) {
+        attach(placements, Topics.POD_PLACEMENTS, new OutputSerializers.PodPlacements(topic(Topics.POD_PLACEMENTS)));
     }
 
     private String topic(Topics topic) {

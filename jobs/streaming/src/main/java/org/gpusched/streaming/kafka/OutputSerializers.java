@@ -3,6 +3,7 @@ package org.gpusched.streaming.kafka;
 import org.gpusched.streaming.avro.JobCompleted;
 import org.gpusched.streaming.avro.JobMetrics;
 import org.gpusched.streaming.avro.PlacementDecision;
+import org.gpusched.streaming.avro.PodPlacement;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.SchedulingMetrics;
 
@@ -43,5 +44,12 @@ public final class OutputSerializers {
         private static final long serialVersionUID = 1L;
         public Rejected(String topic) { super(RejectedRecord.class, topic); }
         @Override protected String key(RejectedRecord r) { return r.getSource(); }
+    }
+
+    /** Placement decisions keyed by run: each run's PLACE/FAIL/RELEASE stay in order. */
+    public static final class PodPlacements extends AvroRecordSerializer<PodPlacement> {
+        private static final long serialVersionUID = 1L;
+        public PodPlacements(String topic) { super(PodPlacement.class, topic); }
+        @Override protected String key(PodPlacement p) { return p.getRun(); }
     }
 }

@@ -65,15 +65,7 @@ public final class TraceProducer {
     public Summary publish(Path trace, Progress progress) throws IOException, InterruptedException {
         if (!Files.isRegularFile(trace)) throw new FormatException(trace + ": no such trace file", null);
         String topic = Topics.SUBMISSIONS.topic(kafka.topicPrefix());
-        Properties config = kafka.clientConfig();
-        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        config.putIfAbsent(ProducerConfig.ACKS_CONFIG, "all");
-        config.putIfAbsent(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        config.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "10");
-        config.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
-        config.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
-        config.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
+        Properties config = producerConfig(kafka);
         AtomicReference<Exception> failure = new AtomicReference<>();
         AtomicLong acked = new AtomicLong();
         long lines = 0, published = 0, malformed = 0;
@@ -119,6 +111,20 @@ public final class TraceProducer {
         return new Summary(lines, published, malformed, Double.isNaN(first) ? 0 : first, Double.isNaN(last) ? 0 : last, wall);
     }
 
+    /** Byte-array producer settings for publishing a file: acks from all replicas, idempotent, batched. */
+    static Properties producerConfig(KafkaSettings kafka) {
+        Properties config = kafka.clientConfig();
+        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        config.putIfAbsent(ProducerConfig.ACKS_CONFIG, "all");
+        config.putIfAbsent(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        config.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "10");
+        config.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
+        config.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
+        config.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
+        return config;
+    }
+
     /** The job of a line, or null when the job would reject it (then the line goes verbatim, see the class doc). */
     private static TraceJob parseOrNull(String line) {
         TraceJob job;
@@ -131,7 +137,7 @@ public final class TraceProducer {
         return factor != null && !(factor instanceof Number) ? null : job;
     }
 
-    private static void waitUntil(long nanoTime) throws InterruptedException {
+    static void waitUntil(long nanoTime) throws InterruptedException {
         long wait = nanoTime - System.nanoTime();
         if (wait > 0) Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
     }

@@ -87,14 +87,25 @@ public final class PlacementReplay {
     public static Pipeline define(DataStream<RawRecord> lines, Config config, int placementParallelism) {
         SingleOutputStreamOperator<ReplayPod> parsed = lines
                 .process(new PodRowParser(config.trace().format())).uid("replay-pod-parser").name("replay pod parser").setParallelism(1);
-        DataStream<ReplayEvent> events = parsed
-                .assignTimestampsAndWatermarks(WatermarkStrategy.<ReplayPod>noWatermarks().withTimestampAssigner(new CreationTime()))
-                .uid("replay-pod-times").name("replay pod times").setParallelism(1)
-                .flatMap(new RunFanOut(config.runs())).uid("replay-run-fan-out").name("replay run fan-out").setParallelism(1)
-                .keyBy(new RunKey())
-                .process(new ReplayPlacementFunction(config.nodes(), config.trace().workloadTasks(), config.runs(), config.trace().endTime()))
-                .uid("replay-placement").name("replay placement").setParallelism(placementParallelism);
+        DataStream<ReplayEvent> events = place(parsed, WatermarkStrategy.noWatermarks(), config.nodes(), config.trace(), config.runs(),
+                placementParallelism);
         return new Pipeline(events, parsed.getSideOutput(PodRowParser.REJECTED));
+    }
+
+    /**
+     * The placement part shared by the file replay and the Kafka placement job ({@code run --nodes}): event time =
+     * creation time under {@code watermarks} -> {@link RunFanOut} -> keyBy run -> {@link ReplayPlacementFunction} with the
+     * target workload and end time of {@code workload}.
+     */
+    public static DataStream<ReplayEvent> place(DataStream<ReplayPod> pods, WatermarkStrategy<ReplayPod> watermarks, List<NodeSpec> nodes,
+                                                ReplayTrace workload, List<ReplayRun> runs, int placementParallelism) {
+        return pods
+                .assignTimestampsAndWatermarks(watermarks.withTimestampAssigner(new CreationTime()))
+                .uid("replay-pod-times").name("replay pod times").setParallelism(1)
+                .flatMap(new RunFanOut(runs)).uid("replay-run-fan-out").name("replay run fan-out").setParallelism(1)
+                .keyBy(new RunKey())
+                .process(new ReplayPlacementFunction(nodes, workload.workloadTasks(), runs, workload.endTime()))
+                .uid("replay-placement").name("replay placement").setParallelism(placementParallelism);
     }
 
     /**

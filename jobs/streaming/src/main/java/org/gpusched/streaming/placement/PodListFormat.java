@@ -85,6 +85,14 @@ public final class PodListFormat implements Serializable {
             throw new TraceFormatException(file, line, values.length + " fields, the header has " + columns.size());
         Map<String, String> row = new HashMap<>();
         for (int i = 0; i < values.length; i++) row.put(columns.get(i), values[i] == null ? "" : values[i].trim());
+        return parse(line, row);
+    }
+
+    /**
+     * Validates one row given as column -> value (trimmed, "" when empty), with the checks and messages of a text line;
+     * a record that is not a CSV line (a {@link org.gpusched.streaming.avro.PodEvent}) is validated through this.
+     */
+    public Row parse(long line, Map<String, String> row) {
         Task task = AlibabaTraceCsv.pod(file, line, row);
         long created = time(row, "creation_time", line);
         String deletion = row.get("deletion_time");

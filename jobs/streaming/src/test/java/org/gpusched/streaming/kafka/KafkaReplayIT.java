@@ -14,20 +14,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-import java.util.function.Function;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.gpusched.formats.ClusterYaml;
 import org.gpusched.streaming.SchedulerConfig;
@@ -197,41 +186,13 @@ class KafkaReplayIT {
     }
 
     private static void publishRaw(KafkaSettings kafka, String topic, byte[] value) throws Exception {
-        Properties p = kafka.clientConfig();
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-            producer.send(new ProducerRecord<>(topic, value)).get();
-        }
+        TopicRecords.publishRaw(kafka, topic, value);
     }
 
     /** Every record of a topic (from the start to its current end), decoded and turned into the run files' JSON form. */
     private static <T extends SpecificRecordBase> List<JsonNode> readTopic(KafkaSettings kafka, Topics topic, Class<T> type) throws Exception {
-        Properties p = kafka.clientConfig();
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        AvroBinary<T> avro = new AvroBinary<>(type);
-        Function<byte[], JsonNode> decode = bytes -> {
-            try {
-                return AvroJson.MAPPER.readTree(AvroJson.toLine(avro.decode(bytes)));
-            } catch (Exception e) {
-                throw new AssertionError("undecodable " + type.getSimpleName() + " on " + topic, e);
-            }
-        };
         List<JsonNode> records = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic.topic(kafka.topicPrefix())).stream()
-                    .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                if (System.nanoTime() > deadline) throw new AssertionError("could not read " + topic + " to its end within 60 s");
-                consumer.poll(Duration.ofMillis(500)).forEach(r -> records.add(decode.apply(r.value())));
-            }
-        }
+        for (T r : TopicRecords.read(kafka, topic, type)) records.add(AvroJson.MAPPER.readTree(AvroJson.toLine(r)));
         return records;
     }
 }
