@@ -82,6 +82,10 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--controllers", paramLabel = "K", defaultValue = "1", description = "Local controllers, jobs dispatched round robin (default: ${DEFAULT-VALUE} = centralized).")
     int controllers;
 
+    @Option(names = "--dispatch", paramLabel = "RULE", defaultValue = "round-robin",
+            description = "How jobs are dealt to the K controllers: round-robin (the hierarchical paper) or gpu-weighted (in proportion to each controller's GPUs) (default: ${DEFAULT-VALUE}).")
+    String dispatch;
+
     @Option(names = "--noise", paramLabel = "F", defaultValue = "0", description = "Replay noise: real duration = predicted x U[1-F, 1+F] (default: ${DEFAULT-VALUE}).")
     double noise;
 
@@ -131,7 +135,7 @@ public final class RunCommand implements Callable<Integer> {
             if (nodes == null || workload == null) throw new ParameterException(spec.commandLine(), "placement policies need both --nodes and --workload");
             CliFiles.requireFile(spec.commandLine(), nodes, "--nodes");
             CliFiles.requireFile(spec.commandLine(), workload, "--workload");
-            for (String o : List.of("--iterations", "--controllers", "--noise", "--period", "--mode"))
+            for (String o : List.of("--iterations", "--controllers", "--dispatch", "--noise", "--period", "--mode"))
                 if (spec.commandLine().getParseResult().hasMatchedOption(o))
                     throw new ParameterException(spec.commandLine(), o + " applies to scheduling policies (--cluster), not to placement (--nodes)");
             if (!spec.commandLine().getParseResult().hasMatchedOption("--policy"))
@@ -208,7 +212,7 @@ public final class RunCommand implements Callable<Integer> {
             Duration outOfOrderness = outOfOrdernessSeconds != null ? Duration.ofMillis(Math.round(outOfOrdernessSeconds * 1000))
                     : bounded ? SchedulerConfig.END_OF_INPUT_WATERMARK : Duration.ZERO;
             SchedulerConfig.Builder b = SchedulerConfig.builder().cluster(clusterSpec).policies(policies).seed(seed)
-                    .maxIterations(iterations).controllers(controllers).noise(noise).mode(runMode)
+                    .maxIterations(iterations).controllers(controllers).dispatch(ReplaySchedulerOptions.dispatchRule(dispatch)).noise(noise).mode(runMode)
                     .checkpointInterval(Duration.ofMillis(Math.round(checkpointSeconds * 1000)))
                     .outOfOrderness(outOfOrderness).idleTimeout(Duration.ofMillis(Math.round(idleTimeoutSeconds * 1000)));
             if (periodSeconds != null) b.periodSeconds(periodSeconds);
