@@ -370,7 +370,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
 
         /** Calls the policy on the current state and emits the changes; true when some job runs afterwards. */
         boolean reschedule() {
-            List<NodeSlot> up = new ArrayList<>();
+            List<NodeSlot> up = new ArrayList<>(s.getNodes().size());
             for (NodeSlot n : s.getNodes()) if (n.getUp()) up.add(n);
             List<JobRecord> ordered = new ArrayList<>(jobs.values());
             ordered.sort(JOB_ORDER);
@@ -405,11 +405,12 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     s.setRandomState(random.state());
                     objective = schedule.objective();
                     applySchedule(cluster, candidates, schedule, changes);
-                    Set<String> used = new HashSet<>();
-                    for (JobRecord j : jobs.values()) if (j.getNode() != null) used.add(j.getNode());
+                    boolean[] used = new boolean[up.size()];
+                    for (JobRecord j : jobs.values()) if (j.getNode() != null) used[cluster.nodeIndex(j.getNode())] = true;
                     for (int n = 0; n < up.size(); n++) {
                         int t = schedule.nodeType(n);
-                        up.get(n).setCurrentType(used.contains(up.get(n).getId()) && t >= 0 ? cluster.type(t).name() : null);
+                        String type = used[n] && t >= 0 ? cluster.type(t).name() : null;
+                        if (!java.util.Objects.equals(type, up.get(n).getCurrentType())) up.get(n).setCurrentType(type);
                     }
                 }
             }
