@@ -164,6 +164,30 @@ if ctl:
                 out(f"| {s} | {n} | {k} | {fmt(worse)} | {fmt(red)} | {max(len(worse), len(red))} |")
     out()
 
+dispatch_rows = load("dispatch")
+if dispatch_rows:
+    # (scenario, N, seed) -> {"central" | dispatch rule: row}; K = 1 rows are centralized whatever their rule
+    runs = defaultdict(dict)
+    for r in dispatch_rows:
+        runs[(r["scenario"], int(r["nodes"]), int(r["instanceSeed"]))]["central" if r["controllers"] == "1" else r["dispatch"]] = r
+    rules = ("round-robin", "gpu-weighted")
+    out("## K = N/5 controllers by dispatch rule (`--dispatch`): andreas-rg total cost, % above centralized (K = 1)")
+    out()
+    out("All three columns from one build (stage dispatchN). Tardy: mean tardy jobs per instance.")
+    out()
+    out("| scenario | N | K | centralized cost (tardy) | " + " | ".join(f"{d} % vs K=1 (tardy)" for d in rules) + " | n |")
+    out("|---|---|---|---|" + "---|" * len(rules) + "---|")
+    for s in SCENARIOS:
+        for n in sorted({k[1] for k in runs if k[0] == s}):
+            sel = [v for (sc, nn, _), v in runs.items() if sc == s and nn == n and "central" in v and all(d in v for d in rules)]
+            if not sel:
+                continue
+            k = sel[0][rules[0]]["controllers"]
+            cells = [f"{fmt([-pct(cost(v[d]), cost(v['central'])) for v in sel])} ({mean(float(v[d]['tardyJobs']) for v in sel):.1f})" for d in rules]
+            out(f"| {s} | {n} | {k} | {mean(cost(v['central']) for v in sel):.2f} ({mean(float(v['central']['tardyJobs']) for v in sel):.1f}) | "
+                + " | ".join(cells) + f" | {len(sel)} |")
+    out()
+
 noise = instances(load("noise"))
 if noise:
     out("## Prediction noise 10% (real time = predicted x U[0.9, 1.1]): reduction vs best baseline, with and without noise")
@@ -257,9 +281,9 @@ if INSTANCES and os.path.isdir(INSTANCES):
                     f"{fmt([pct(c[3], c[0]) for c in sel])} | {len(sel)} |")
         out()
 
-audits = [r for name in ("main", "milp", "controllers", "noise", "tight") for r in load(name)]
+audits = [r for name in ("main", "milp", "controllers", "dispatch", "noise", "tight") for r in load(name)]
 if audits:
     incomplete = [f"{r['scenario']} N={r['nodes']} seed {r['instanceSeed']} {r['policy']}" for r in audits if r["completedJobs"] != r["jobs"]]
     out(f"Audit: {len(audits)} run directories, each checked by the independent auditor (gpusched validate) inside compare; "
-        f"comparisons reporting violations: {len({(r['scenario'], r['nodes'], r['instanceSeed'], r['controllers'], r['noise']) for r in audits if r['auditViolations'] not in ('0', '')})}; "
+        f"comparisons reporting violations: {len({(r['scenario'], r['nodes'], r['instanceSeed'], r['controllers'], r.get('dispatch'), r['noise']) for r in audits if r['auditViolations'] not in ('0', '')})}; "
         f"runs with unfinished jobs (INCOMPLETE): {', '.join(incomplete) if incomplete else 'none'}.")
