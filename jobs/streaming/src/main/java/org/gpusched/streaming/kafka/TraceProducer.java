@@ -122,6 +122,10 @@ public final class TraceProducer {
         config.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
         config.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
         config.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
+        // One request in flight: on a partition created just before, a first request refused while the broker is still
+        // applying the creation could be overtaken by the next one, and its retries then fail with out-of-order
+        // sequence numbers until they expire, losing its records (KAFKA-15591; seen in KafkaReplayIT on a fresh broker).
+        config.putIfAbsent(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
         return config;
     }
 
