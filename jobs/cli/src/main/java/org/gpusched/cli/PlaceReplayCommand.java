@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import org.gpusched.placement.experiment.PolicySpec;
 import org.gpusched.placement.policy.PlacementPolicies;
 import org.gpusched.streaming.placement.ReplayRun;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -56,16 +57,25 @@ public final class PlaceReplayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter err = spec.commandLine().getErr();
+        return replay(spec.commandLine(), "place-replay", pods, nodes, policy, alpha, seed, out);
+    }
+
+    /**
+     * One placement replay, for {@code place-replay} and for {@code replay --pods --nodes}: reads the inputs, runs the
+     * bounded stream, prints the table. Returns the exit code.
+     */
+    static int replay(CommandLine commandLine, String commandName, Path pods, Path nodes, String policy, double alpha, long seed, Path out)
+            throws Exception {
+        PrintWriter err = commandLine.getErr();
         PolicySpec policySpec;
         try {
             policySpec = PlacementReplayRunner.policies(List.of(policy), List.of(alpha)).get(0);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage().replace("placement policy", "--policy"));
+            throw new ParameterException(commandLine, e.getMessage().replace("placement policy", "--policy"));
         }
-        PlacementReplayRunner.Inputs inputs = PlacementReplayRunner.Inputs.read(err, "place-replay", nodes, pods);
+        PlacementReplayRunner.Inputs inputs = PlacementReplayRunner.Inputs.read(err, commandName, nodes, pods);
         if (inputs == null) return 1;
-        err.printf(Locale.ROOT, "place-replay: %s, policy %s seed %d%n", inputs.describe(), policySpec.label(), seed);
+        err.printf(Locale.ROOT, "%s: %s, policy %s seed %d%n", commandName, inputs.describe(), policySpec.label(), seed);
         err.flush();
         long start = System.nanoTime();
         ReplayRun run = new ReplayRun(policySpec, seed);
@@ -73,9 +83,9 @@ public final class PlaceReplayCommand implements Callable<Integer> {
                 + (PlacementPolicies.takesAlpha(policySpec.name()) ? " --alpha " + alpha : "") + " --seed " + seed + " --out " + out;
         List<PlacementReplayRunner.Result> results = PlacementReplayRunner.run(err, command, inputs, pods, Map.of(run, out),
                 out.resolve(".parts"));
-        PlacementReplayRunner.table(spec.commandLine().getOut(), results, inputs.trace().rejected());
-        err.printf(Locale.ROOT, "place-replay: %.1f s; wrote %s/{decisions.jsonl,metrics.csv,metrics.json,rejected.jsonl}%n",
-                (System.nanoTime() - start) / 1e9, out);
+        PlacementReplayRunner.table(commandLine.getOut(), results, inputs.trace().rejected());
+        err.printf(Locale.ROOT, "%s: %.1f s; wrote %s/{decisions.jsonl,metrics.csv,metrics.json,rejected.jsonl}%n",
+                commandName, (System.nanoTime() - start) / 1e9, out);
         err.flush();
         return 0;
     }

@@ -31,21 +31,32 @@ import picocli.CommandLine.Spec;
                 + "directory --out receives run.json, jobs.jsonl, decisions.jsonl, metrics.json and rejected.jsonl. "
                 + "Malformed trace lines are rejected with file:line and the reason; the run goes on. "
                 + "Progress on stderr, a summary table on stdout.",
-                "For Alibaba GPU pod lists with the PWR/FGD placement policies (fgd, pwr, pwr-fgd, bestfit, ...), tasks "
-                + "arriving at creation_time and leaving at deletion_time, use: gpusched place-replay --help."},
+                "With --pods and --nodes instead of --trace and --cluster, it replays an Alibaba GPU pod list with a PWR/FGD "
+                + "placement policy (fgd, pwr, pwr-fgd --alpha, bestfit, dotprod, gpu-packing, gpu-clustering, random): tasks "
+                + "arrive at creation_time and leave at deletion_time, as gpusched place-replay (see its --help for the outputs)."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every accepted job completed", "1:an input could not be read (message names file and line)",
                 "2:invalid options", "3:some accepted jobs never completed (metrics.json unfinishedJobs)"})
 public final class ReplayCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--trace", required = true, paramLabel = "FILE", description = "Trace (JSON Lines, one job a line).")
+    @Option(names = "--trace", paramLabel = "FILE", description = "Trace (JSON Lines, one job a line); with --cluster.")
     Path trace;
 
-    @Option(names = "--cluster", required = true, paramLabel = "FILE", description = "Cluster file (YAML: node types and nodes).")
+    @Option(names = "--cluster", paramLabel = "FILE", description = "Cluster file (YAML: node types and nodes); with --trace.")
     Path cluster;
 
-    @Option(names = "--policy", required = true, paramLabel = "NAME", description = "Scheduling policy (andreas-rg, greedy, fifo, edf, priority, ...).")
+    @Option(names = "--pods", paramLabel = "FILE", description = "Alibaba pod list CSV with times, for a placement policy; with --nodes.")
+    Path pods;
+
+    @Option(names = "--nodes", paramLabel = "FILE", description = "Alibaba node list CSV, for a placement policy; with --pods.")
+    Path nodes;
+
+    @Option(names = "--alpha", paramLabel = "A", description = "Alpha of pwr-fgd (default: 0.1).")
+    Double alpha;
+
+    @Option(names = "--policy", required = true, paramLabel = "NAME",
+            description = "Scheduling policy (andreas-rg, greedy, rg-ls, milp, fifo, edf, priority) or, with --pods, placement policy (fgd, pwr, pwr-fgd, ...).")
     String policy;
 
     @Option(names = "--seed", paramLabel = "N", defaultValue = "1", description = "Seed of the policy's random state and of the noise (default: ${DEFAULT-VALUE}).")
@@ -70,6 +81,23 @@ public final class ReplayCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter stdout = spec.commandLine().getOut();
+        boolean placement = pods != null || nodes != null;
+        if (placement == (trace != null || cluster != null)) {
+            throw new ParameterException(spec.commandLine(), placement
+                    ? "give either --trace and --cluster (scheduling policies) or --pods and --nodes (placement policies), not both"
+                    : "missing inputs: --trace and --cluster (scheduling policies) or --pods and --nodes (placement policies)");
+        }
+        if (placement) {
+            if (pods == null || nodes == null) throw new ParameterException(spec.commandLine(), "placement replay needs both --pods and --nodes");
+            CliFiles.requireFile(spec.commandLine(), pods, "--pods");
+            CliFiles.requireFile(spec.commandLine(), nodes, "--nodes");
+            for (String o : List.of("--iterations", "--controllers", "--dispatch", "--noise", "--period", "--node-events", "--parallelism"))
+                if (spec.commandLine().getParseResult().hasMatchedOption(o))
+                    throw new ParameterException(spec.commandLine(), o + " applies to scheduling policies (--trace), not to placement (--pods)");
+            return PlaceReplayCommand.replay(spec.commandLine(), "replay", pods, nodes, policy, alpha == null ? 0.1 : alpha, seed, out);
+        }
+        if (alpha != null) throw new ParameterException(spec.commandLine(), "--alpha applies to placement policies (--pods), not to scheduling");
+        if (trace == null || cluster == null) throw new ParameterException(spec.commandLine(), "a scheduling replay needs both --trace and --cluster");
         CliFiles.requireFile(spec.commandLine(), trace, "--trace");
         CliFiles.requireFile(spec.commandLine(), cluster, "--cluster");
         if (nodeEvents != null) CliFiles.requireFile(spec.commandLine(), nodeEvents, "--node-events");

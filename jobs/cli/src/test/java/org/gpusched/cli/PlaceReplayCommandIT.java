@@ -50,6 +50,27 @@ class PlaceReplayCommandIT {
     }
 
     @Test
+    void replayWithPodsAndNodesIsThePlacementReplay() throws Exception {
+        StringBuilder err = new StringBuilder(), out = new StringBuilder();
+        Path viaPlaceReplay = dir.resolve("place-replay"), viaReplay = dir.resolve("replay");
+        assertEquals(0, run(err, out, "place-replay", "--pods", PODS.toString(), "--nodes", NODES.toString(), "--policy", "pwr-fgd",
+                "--alpha", "0.2", "--seed", "7", "--out", viaPlaceReplay.toString()), err.toString());
+        assertEquals(0, run(err, out, "replay", "--pods", PODS.toString(), "--nodes", NODES.toString(), "--policy", "pwr-fgd",
+                "--alpha", "0.2", "--seed", "7", "--out", viaReplay.toString()), err.toString());
+        assertEquals(Files.readAllLines(viaPlaceReplay.resolve("decisions.jsonl")), Files.readAllLines(viaReplay.resolve("decisions.jsonl")));
+        assertEquals(Files.readAllLines(viaPlaceReplay.resolve("metrics.csv")), Files.readAllLines(viaReplay.resolve("metrics.csv")));
+
+        StringBuilder mixedErr = new StringBuilder();
+        assertEquals(2, run(mixedErr, new StringBuilder(), "replay", "--pods", PODS.toString(), "--nodes", NODES.toString(),
+                "--trace", "t.jsonl", "--policy", "fgd", "--out", dir.resolve("x").toString()));
+        assertTrue(mixedErr.toString().contains("not both"), mixedErr.toString());
+        StringBuilder schedulerOption = new StringBuilder();
+        assertEquals(2, run(schedulerOption, new StringBuilder(), "replay", "--pods", PODS.toString(), "--nodes", NODES.toString(),
+                "--controllers", "2", "--policy", "fgd", "--out", dir.resolve("y").toString()));
+        assertTrue(schedulerOption.toString().contains("--controllers applies to scheduling policies"), schedulerOption.toString());
+    }
+
+    @Test
     void aBadRowIsRejectedWithFileLineAndColumnAndTheReplayGoesOn() throws Exception {
         Path pods = dir.resolve("bad.csv");
         Files.writeString(pods, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\n"
