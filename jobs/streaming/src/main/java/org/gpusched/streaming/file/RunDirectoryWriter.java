@@ -53,29 +53,21 @@ public final class RunDirectoryWriter {
             Files.createDirectories(out);
             writeRunJson(out.resolve("run.json"), cfg, policy, inputs);
             // Accepted jobs come from the dispatcher in (submit, id) order, so jobs.jsonl streams like decisions.jsonl.
-            JobsTally jobs = new JobsTally();
-            writeSorted(partFiles(parts, FileJobSinks.ACCEPTED_JOBS), out.resolve("jobs.jsonl"), line -> {
+            Lines accepted = inOrder(partFiles(parts, FileJobSinks.ACCEPTED_JOBS), line -> {
                 JobKey key = jobKey(line);
-                jobs.accepted(key.submit());
                 return new Keyed(key.submit(), 0, 0, key.id(), line);
-            });
-            long decisions = writeSorted(partFiles(parts, FileJobSinks.DECISIONS), out.resolve("decisions.jsonl"), line -> {
+            }, () -> new LinesTo(out.resolve("jobs.jsonl")));
+            Lines decisions = inOrder(partFiles(parts, FileJobSinks.DECISIONS), line -> {
                 JsonNode d = LINE.readTree(line);
                 if (!policy.equals(d.path("policy").asText())) return null;
                 return new Keyed(d.get("time").asDouble(), d.get("controller").asInt(), d.get("seq").asLong(), "", LINE.writeValueAsString(decisionLine(d)));
-            });
+            }, () -> new LinesTo(out.resolve("decisions.jsonl")));
             // Job metrics are summed in (time, job) order, so that the totals do not depend on how the sinks split them.
-            Path jobMetricsOrder = Files.createTempFile(out, ".job-metrics-ordered", ".jsonl");
-            writeSorted(partFiles(parts, FileJobSinks.JOB_METRICS), jobMetricsOrder, line -> {
+            JobsTally jobs = inOrder(partFiles(parts, FileJobSinks.JOB_METRICS), line -> {
                 JsonNode m = LINE.readTree(line);
                 if (!policy.equals(m.path("policy").asText())) return null;
                 return new Keyed(m.get("time").asDouble(), 0, 0, m.get("job").asText(), line);
-            });
-            try (BufferedReader in = Files.newBufferedReader(jobMetricsOrder, StandardCharsets.UTF_8)) {
-                String line;
-                while ((line = in.readLine()) != null) jobs.finished(LINE.readTree(line));
-            }
-            Files.delete(jobMetricsOrder);
+            }, JobsTally::new);
             SchedulingTally scheduling = new SchedulingTally();
             for (Path f : partFiles(parts, FileJobSinks.SCHEDULING_METRICS)) {
                 try (BufferedReader in = Files.newBufferedReader(f, StandardCharsets.UTF_8)) {
@@ -87,7 +79,7 @@ public final class RunDirectoryWriter {
             rejected.sort(Comparator.<JsonNode, String>comparing(r -> r.get("source").asText()).thenComparingLong(r -> lineOf(r.get("position").asText()))
                     .thenComparing(r -> r.get("position").asText()));
             writeLines(out.resolve("rejected.jsonl"), rejected);
-            Summary summary = summarize(policy, jobs, decisions, scheduling, rejected.size());
+            Summary summary = summarize(policy, accepted, jobs, decisions.count(), scheduling, rejected.size());
             JSON.writeValue(out.resolve("metrics.json").toFile(), metricsJson(summary, jobs));
             return summary;
         } catch (IOException e) {
@@ -106,15 +98,33 @@ public final class RunDirectoryWriter {
         Keyed apply(String line) throws IOException;
     }
 
+    /** Takes the kept lines in key order and makes a result of them; a fresh one serves each attempt of {@link #inOrder}. */
+    private interface Ordered<R> {
+        void accept(Keyed line) throws IOException;
+
+        /** Called once, at the end, also of an abandoned attempt: closes what it opened. */
+        R result() throws IOException;
+    }
+
+    private interface OrderedFactory<R> {
+        Ordered<R> create() throws IOException;
+    }
+
     /**
-     * Writes the kept lines of part files in key order without holding them all: each part file is in time order (a
-     * subtask's timers fire in time order), so the files are merged and only the lines of one time are sorted in
-     * memory. A part file out of time order (late input in live mode) falls back to a full in-memory sort of the
-     * output lines. Returns the number of lines written.
+     * Hands the kept lines of part files to a fresh {@link Ordered} in key order without holding them all: each part
+     * file is in time order (a subtask's timers fire in time order), so the files are merged and only the lines of one
+     * time are sorted in memory. A part file out of time order (late input in live mode) abandons the merge, whose
+     * partial result is dropped, for a full in-memory sort handed to another fresh one.
      */
-    private static long writeSorted(List<Path> files, Path out, LineKey key) throws IOException {
-        Long merged = merge(files, out, key);
-        if (merged != null) return merged;
+    private static <R> R inOrder(List<Path> files, LineKey key, OrderedFactory<R> fresh) throws IOException {
+        Ordered<R> merged = fresh.create();
+        boolean complete = false;
+        try {
+            complete = merge(files, key, merged);
+        } finally {
+            if (!complete) merged.result(); // abandoned (or failed): closed, its result dropped
+        }
+        if (complete) return merged.result();
         List<Keyed> all = new ArrayList<>();
         for (Path f : files) {
             try (BufferedReader in = Files.newBufferedReader(f, StandardCharsets.UTF_8)) {
@@ -123,20 +133,21 @@ public final class RunDirectoryWriter {
             }
         }
         all.sort(ORDER);
-        try (BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
-            for (Keyed k : all) {
-                w.write(k.line());
-                w.write('\n');
-            }
+        Ordered<R> sorted = fresh.create();
+        boolean done = false;
+        try {
+            for (Keyed k : all) sorted.accept(k);
+            done = true;
+        } finally {
+            if (!done) sorted.result();
         }
-        return all.size();
+        return sorted.result();
     }
 
-    /** The merge of {@link #writeSorted}: lines written, or null when a part file is out of time order. */
-    private static Long merge(List<Path> files, Path out, LineKey key) throws IOException {
+    /** The merge of {@link #inOrder}: false when a part file turns out to be out of time order. */
+    private static boolean merge(List<Path> files, LineKey key, Ordered<?> out) throws IOException {
         List<BufferedReader> readers = new ArrayList<>();
-        long written = 0;
-        try (BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
+        try {
             Keyed[] heads = new Keyed[files.size()];
             for (int i = 0; i < files.size(); i++) {
                 readers.add(Files.newBufferedReader(files.get(i), StandardCharsets.UTF_8));
@@ -146,25 +157,47 @@ public final class RunDirectoryWriter {
             while (true) {
                 double t = Double.POSITIVE_INFINITY;
                 for (Keyed h : heads) if (h != null) t = Math.min(t, h.time());
-                if (t == Double.POSITIVE_INFINITY) break;
+                if (t == Double.POSITIVE_INFINITY) return true;
                 group.clear();
                 for (int i = 0; i < heads.length; i++) {
                     while (heads[i] != null && heads[i].time() == t) {
                         group.add(heads[i]);
                         heads[i] = next(readers.get(i), key);
-                        if (heads[i] != null && heads[i].time() < t) return null;
+                        if (heads[i] != null && heads[i].time() < t) return false;
                     }
                 }
                 group.sort(ORDER);
-                for (Keyed k : group) {
-                    w.write(k.line());
-                    w.write('\n');
-                }
-                written += group.size();
+                for (Keyed k : group) out.accept(k);
             }
-            return written;
         } finally {
             for (BufferedReader r : readers) r.close();
+        }
+    }
+
+    /** How many lines went to a file, and the first one's time. */
+    private record Lines(long count, double firstTime) {}
+
+    /** Writes the lines to a file (replacing it). */
+    private static final class LinesTo implements Ordered<Lines> {
+        private final BufferedWriter w;
+        private long count;
+        private double firstTime = Double.NaN;
+
+        LinesTo(Path file) throws IOException {
+            w = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public void accept(Keyed k) throws IOException {
+            if (count++ == 0) firstTime = k.time();
+            w.write(k.line());
+            w.write('\n');
+        }
+
+        @Override
+        public Lines result() throws IOException {
+            w.close();
+            return new Lines(count, firstTime);
         }
     }
 
@@ -198,20 +231,15 @@ public final class RunDirectoryWriter {
         }
     }
 
-    /** What the run summary needs from the accepted jobs and the job metrics, folded in (time, job) order. */
-    private static final class JobsTally {
-        long accepted;
-        double firstSubmit = Double.POSITIVE_INFINITY;
+    /** What the run summary needs from the job metrics, folded in (time, job) order. */
+    private static final class JobsTally implements Ordered<JobsTally> {
         long completed, tardy, preemptions, migrations, resizes;
         double tardiness, jct;
         double lastCompletion = Double.NEGATIVE_INFINITY;
 
-        void accepted(double submit) {
-            accepted++;
-            firstSubmit = Math.min(firstSubmit, submit);
-        }
-
-        void finished(JsonNode j) {
+        @Override
+        public void accept(Keyed k) throws IOException {
+            JsonNode j = LINE.readTree(k.line());
             completed++;
             tardiness += j.get("tardinessCost").asDouble();
             if (j.get("tardinessSeconds").asDouble() > 0) tardy++;
@@ -221,6 +249,9 @@ public final class RunDirectoryWriter {
             migrations += j.get("migrations").asLong();
             resizes += j.get("resizes").asLong();
         }
+
+        @Override
+        public JobsTally result() { return this; }
     }
 
     /** The policy's reschedulings: execution cost accrued per controller and optimizer times. */
@@ -347,13 +378,13 @@ public final class RunDirectoryWriter {
         }
     }
 
-    private static Summary summarize(String policy, JobsTally jobs, long decisions, SchedulingTally scheduling, long rejected) {
+    private static Summary summarize(String policy, Lines accepted, JobsTally jobs, long decisions, SchedulingTally scheduling, long rejected) {
         double execution = scheduling.executionByController.values().stream().mapToDouble(Double::doubleValue).sum();
-        double firstSubmit = jobs.accepted == 0 ? 0 : jobs.firstSubmit;
+        double firstSubmit = accepted.count() == 0 ? 0 : accepted.firstTime(); // jobs.jsonl is in submission order
         long[] nanos = Arrays.copyOf(scheduling.nanos, scheduling.nanosCount);
         Arrays.sort(nanos);
         boolean none = jobs.completed == 0;
-        return new Summary(policy, execution + jobs.tardiness, execution, jobs.tardiness, jobs.tardy, jobs.completed, jobs.accepted,
+        return new Summary(policy, execution + jobs.tardiness, execution, jobs.tardiness, jobs.tardy, jobs.completed, accepted.count(),
                 none ? 0 : jobs.jct / jobs.completed, none ? 0 : jobs.lastCompletion - firstSubmit,
                 percentile(nanos, 0.5) / 1e6, percentile(nanos, 0.99) / 1e6, scheduling.reschedulings, decisions, rejected);
     }
