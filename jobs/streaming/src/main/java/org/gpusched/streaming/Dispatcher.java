@@ -76,7 +76,7 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
     private transient ValueState<Integer> nodeCount;
     /** Per controller, the most GPUs of each type its up nodes offer; derived from NODES, rebuilt after a change. */
     private transient List<Map<String, Integer>> capacity;
-    /** Per controller, the GPUs of its up nodes (GPU_WEIGHTED); derived from NODES like {@link #capacity}. */
+    /** Per controller, the GPUs of its up nodes (GPU_WEIGHTED); derived with {@link #capacity}, dropped with it. */
     private transient long[] gpuWeights;
 
     public Dispatcher(SchedulerConfig config) {
@@ -93,7 +93,6 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
         nodeOwner = getRuntimeContext().getMapState(NODE_OWNER);
         nodeCount = getRuntimeContext().getState(NODE_COUNT);
         capacity = null;
-        gpuWeights = null;
     }
 
     @Override
@@ -170,10 +169,9 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
         int k = config.controllers();
         List<Map<String, Integer>> cap = capacity();
         long[] credit = credits.value() == null ? new long[k] : credits.value();
+        long[] weight = gpuWeights;
         long total = 0;
-        long[] weight = new long[k];
         for (int c = 0; c < k; c++) {
-            weight[c] = gpuWeight(c);
             total += weight[c];
             credit[c] += weight[c];
         }
@@ -241,7 +239,6 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
             }
         }
         capacity = null;
-        gpuWeights = null;
         broadcast(e, owner, out);
     }
 
@@ -270,43 +267,32 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
         }
         nodeCount.update(configured.size());
         capacity = null;
-        gpuWeights = null;
     }
 
-    /** GPUs of controller c's up nodes (a rightsizable node counts its largest possible type). */
-    private long gpuWeight(int c) throws Exception {
-        if (gpuWeights == null) {
-            gpuWeights = new long[config.controllers()];
-            Map<String, Integer> gpusOf = new HashMap<>();
-            config.types().forEach(t -> gpusOf.put(t.name(), t.gpus()));
-            int maxAny = gpusOf.values().stream().mapToInt(Integer::intValue).max().orElse(0);
-            for (Map.Entry<String, NodeSlot> e : nodes.entries()) {
-                NodeSlot slot = e.getValue();
-                if (!slot.getUp()) continue;
-                int g = slot.getFixedType() != null ? gpusOf.get(slot.getFixedType())
-                        : slot.getAllowedTypes().isEmpty() ? maxAny : slot.getAllowedTypes().stream().mapToInt(gpusOf::get).max().orElse(0);
-                gpuWeights[nodeOwner.get(e.getKey())] += g;
-            }
-        }
-        return gpuWeights[c];
-    }
-
+    /** Per controller, the most GPUs of each type its up nodes offer; also sets {@link #gpuWeights}. */
     private List<Map<String, Integer>> capacity() throws Exception {
         if (capacity != null) return capacity;
         List<Map<String, Integer>> cap = new ArrayList<>();
         for (int k = 0; k < config.controllers(); k++) cap.add(new HashMap<>());
+        long[] weights = new long[config.controllers()];
         Map<String, Integer> gpusOf = new HashMap<>();
         config.types().forEach(t -> gpusOf.put(t.name(), t.gpus()));
         Set<String> allTypes = new HashSet<>(gpusOf.keySet());
         for (Map.Entry<String, NodeSlot> e : nodes.entries()) {
             NodeSlot slot = e.getValue();
             if (!slot.getUp()) continue;
-            Map<String, Integer> c = cap.get(nodeOwner.get(e.getKey()));
+            int owner = nodeOwner.get(e.getKey());
             List<String> possible = slot.getFixedType() != null ? List.of(slot.getFixedType())
                     : slot.getAllowedTypes().isEmpty() ? new ArrayList<>(allTypes) : slot.getAllowedTypes();
-            for (String t : possible) c.merge(t, gpusOf.get(t), Math::max);
+            int largest = 0;
+            for (String t : possible) {
+                cap.get(owner).merge(t, gpusOf.get(t), Math::max);
+                largest = Math.max(largest, gpusOf.get(t));
+            }
+            weights[owner] += largest; // a rightsizable node counts its largest possible type
         }
         capacity = cap;
+        gpuWeights = weights;
         return cap;
     }
 }

@@ -19,7 +19,6 @@ public final class SchedulingProblem {
     private final double[] left;
     private final double[] fastest;
     private final double[] slowest;
-    private final boolean[] typeAvailable;
 
     /**
      * @param currentNodeType per node, the type it runs as now (-1 when off); may be null when every node is off
@@ -44,8 +43,6 @@ public final class SchedulingProblem {
         for (int n = 0; n < cluster.nodeCount(); n++) {
             this.currentNodeType[n] = currentNodeType == null ? -1 : currentNodeType[n];
         }
-        typeAvailable = new boolean[cluster.typeCount()];
-        for (int t = 0; t < typeAvailable.length; t++) typeAvailable[t] = cluster.typeAvailable(t);
 
         int maxG = cluster.maxGpus();
         // Rows of types a job has no time for share one all-NaN row: most jobs run on few of the catalog's types.
@@ -111,7 +108,7 @@ public final class SchedulingProblem {
     /** M_j: remaining time on the slowest configuration present in the cluster. */
     public double slowestRemaining(int j) { return slowest[j]; }
     /** Whether some node of the cluster can run as type t. */
-    public boolean typeAvailable(int t) { return typeAvailable[t]; }
+    public boolean typeAvailable(int t) { return cluster.typeAvailable(t); }
 
     /** ANDREAS pressure: T_c + min t_jng - d_j; larger is more urgent. */
     public double pressure(int j) { return now + fastest[j] - jobs.get(j).job().dueSeconds(); }

@@ -141,16 +141,11 @@ abstract class QueueOrderBaseline implements SchedulingPolicy {
         }
     }
 
-    private static boolean canRun(Cluster cluster, int n, int t) {
-        for (int u : cluster.candidateTypes(n)) if (u == t) return true;
-        return false;
-    }
-
     private static void keepRunning(SchedulingProblem problem, int j, Placement p, int[] nodeTypes, int[] busy) {
         Cluster cluster = problem.cluster();
         String job = problem.job(j).job().id();
         String node = cluster.node(p.node()).id();
-        if (p.type() >= cluster.typeCount() || !canRun(cluster, p.node(), p.type())) {
+        if (!cluster.canTake(p.node(), p.type())) {
             throw new InvalidInstanceException("job " + job + ": runs on node " + node + " as type index " + p.type() + ", which that node cannot take");
         }
         if (nodeTypes[p.node()] != -1 && nodeTypes[p.node()] != p.type()) {

@@ -1,11 +1,7 @@
 package org.gpusched.streaming.file;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -23,17 +19,10 @@ import org.apache.avro.generic.GenericRecord;
  */
 public final class AvroJson {
     public static final ObjectMapper MAPPER = new ObjectMapper();
-    private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
     private AvroJson() {}
 
-    public static ObjectNode toJson(GenericRecord record) {
-        ObjectNode o = F.objectNode();
-        for (Schema.Field f : record.getSchema().getFields()) o.set(f.name(), value(record.get(f.pos())));
-        return o;
-    }
-
-    /** The same text as {@code MAPPER.writeValueAsString(toJson(record))}, streamed without building the tree. */
+    /** One record as one line of JSON (no newline), streamed without building a tree. */
     public static String toLine(GenericRecord record) {
         StringWriter text = new StringWriter(256);
         try (JsonGenerator g = MAPPER.getFactory().createGenerator(text)) {
@@ -65,37 +54,21 @@ public final class AvroJson {
             g.writeStartArray();
             for (Object x : c) write(g, x);
             g.writeEndArray();
-        } else {
-            g.writeTree(value(v)); // floats, bytes, maps: not in the hot records; the tree form keeps one definition
-        }
-    }
-
-    private static JsonNode value(Object v) {
-        if (v == null) return F.nullNode();
-        if (v instanceof GenericRecord r) return toJson(r);
-        if (v instanceof CharSequence s) return F.textNode(s.toString());
-        if (v instanceof Double d) return d.isNaN() || d.isInfinite() ? F.nullNode() : F.numberNode(d);
-        if (v instanceof Float d) return d.isNaN() || d.isInfinite() ? F.nullNode() : F.numberNode(d);
-        if (v instanceof Integer i) return F.numberNode(i);
-        if (v instanceof Long l) return F.numberNode(l);
-        if (v instanceof Boolean b) return F.booleanNode(b);
-        if (v instanceof Enum<?> e) return F.textNode(e.name());
-        if (v instanceof ByteBuffer b) {
+        } else if (v instanceof Float f) {
+            if (f.isNaN() || f.isInfinite()) g.writeNull();
+            else g.writeNumber(f);
+        } else if (v instanceof ByteBuffer b) {
             ByteBuffer copy = b.duplicate();
             byte[] bytes = new byte[copy.remaining()];
             copy.get(bytes);
-            return F.textNode(Base64.getEncoder().encodeToString(bytes));
-        }
-        if (v instanceof Collection<?> c) {
-            ArrayNode a = F.arrayNode();
-            c.forEach(x -> a.add(value(x)));
-            return a;
-        }
-        if (v instanceof Map<?, ?> m) {
-            ObjectNode o = F.objectNode();
-            m.forEach((k, x) -> o.set(String.valueOf(k), value(x)));
-            return o;
-        }
-        return F.textNode(v.toString());
+            g.writeString(Base64.getEncoder().encodeToString(bytes));
+        } else if (v instanceof Map<?, ?> m) {
+            g.writeStartObject();
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                g.writeFieldName(String.valueOf(e.getKey()));
+                write(g, e.getValue());
+            }
+            g.writeEndObject();
+        } else g.writeString(v.toString());
     }
 }
