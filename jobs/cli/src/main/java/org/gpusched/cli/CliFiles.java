@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
@@ -15,6 +16,26 @@ final class CliFiles {
     /** A missing input file is a usage error (exit 2) naming the option, not a stack trace. */
     static void requireFile(CommandLine commandLine, Path p, String option) {
         if (!Files.isRegularFile(p)) throw new ParameterException(commandLine, option + " " + p + ": no such file");
+    }
+
+    /**
+     * Which kind of inputs a command was given: placement (true) or scheduling (false), exactly one of them, or a usage
+     * error naming both kinds (e.g. "--trace and --cluster", "--pods and --nodes").
+     */
+    static boolean placementInputs(CommandLine commandLine, boolean scheduling, String schedulingInputs, boolean placement, String placementInputs) {
+        if (placement == scheduling) {
+            throw new ParameterException(commandLine, placement
+                    ? "give either " + schedulingInputs + " (scheduling policies) or " + placementInputs + " (placement policies), not both"
+                    : "missing inputs: " + schedulingInputs + " (scheduling policies) or " + placementInputs + " (placement policies)");
+        }
+        return placement;
+    }
+
+    /** A usage error for the first of these options the user gave: "OPTION applies to ..." + {@code why}. */
+    static void rejectGiven(CommandLine commandLine, List<String> options, String why) {
+        for (String o : options) {
+            if (commandLine.getParseResult().hasMatchedOption(o)) throw new ParameterException(commandLine, o + " " + why);
+        }
     }
 
     /** Non-blank lines: the number of trace records, for progress. */

@@ -105,20 +105,13 @@ public final class CompareCommand implements Callable<Integer> {
 
     /** Placement (--pods/--nodes) or scheduling (--trace/--cluster): exactly one pair of inputs, and only its options. */
     private boolean choosePlacement() {
-        boolean placement = pods != null || nodes != null;
-        boolean scheduling = trace != null || cluster != null;
-        if (placement && scheduling)
-            throw new ParameterException(spec.commandLine(), "give either --trace and --cluster (scheduling policies) or --pods and --nodes "
-                    + "(placement policies), not both");
-        if (!placement && !scheduling)
-            throw new ParameterException(spec.commandLine(), "missing inputs: --trace and --cluster (scheduling policies) or --pods and --nodes (placement policies)");
+        boolean placement = CliFiles.placementInputs(spec.commandLine(), trace != null || cluster != null, "--trace and --cluster",
+                pods != null || nodes != null, "--pods and --nodes");
         if (placement) {
             if (pods == null || nodes == null) throw new ParameterException(spec.commandLine(), "placement policies need both --pods and --nodes");
             CliFiles.requireFile(spec.commandLine(), pods, "--pods");
             CliFiles.requireFile(spec.commandLine(), nodes, "--nodes");
-            for (String o : List.of("--iterations", "--controllers", "--noise", "--period"))
-                if (spec.commandLine().getParseResult().hasMatchedOption(o))
-                    throw new ParameterException(spec.commandLine(), o + " applies to scheduling policies (--trace/--cluster), not to placement");
+            CliFiles.rejectGiven(spec.commandLine(), ReplaySchedulerOptions.NAMES, "applies to scheduling policies (--trace/--cluster), not to placement");
         } else if (alphas != null) {
             throw new ParameterException(spec.commandLine(), "--alpha applies to placement policies (--pods/--nodes), not to scheduling");
         }

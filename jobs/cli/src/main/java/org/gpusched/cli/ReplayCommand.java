@@ -81,19 +81,14 @@ public final class ReplayCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter stdout = spec.commandLine().getOut();
-        boolean placement = pods != null || nodes != null;
-        if (placement == (trace != null || cluster != null)) {
-            throw new ParameterException(spec.commandLine(), placement
-                    ? "give either --trace and --cluster (scheduling policies) or --pods and --nodes (placement policies), not both"
-                    : "missing inputs: --trace and --cluster (scheduling policies) or --pods and --nodes (placement policies)");
-        }
-        if (placement) {
+        if (CliFiles.placementInputs(spec.commandLine(), trace != null || cluster != null, "--trace and --cluster",
+                pods != null || nodes != null, "--pods and --nodes")) {
             if (pods == null || nodes == null) throw new ParameterException(spec.commandLine(), "placement replay needs both --pods and --nodes");
             CliFiles.requireFile(spec.commandLine(), pods, "--pods");
             CliFiles.requireFile(spec.commandLine(), nodes, "--nodes");
-            for (String o : List.of("--iterations", "--controllers", "--dispatch", "--noise", "--period", "--node-events", "--parallelism"))
-                if (spec.commandLine().getParseResult().hasMatchedOption(o))
-                    throw new ParameterException(spec.commandLine(), o + " applies to scheduling policies (--trace), not to placement (--pods)");
+            String why = "applies to scheduling policies (--trace), not to placement (--pods)";
+            CliFiles.rejectGiven(spec.commandLine(), ReplaySchedulerOptions.NAMES, why);
+            CliFiles.rejectGiven(spec.commandLine(), List.of("--node-events", "--parallelism"), why);
             return PlaceReplayCommand.replay(spec.commandLine(), "replay", pods, nodes, policy, alpha == null ? 0.1 : alpha, seed, out);
         }
         if (alpha != null) throw new ParameterException(spec.commandLine(), "--alpha applies to placement policies (--pods), not to scheduling");

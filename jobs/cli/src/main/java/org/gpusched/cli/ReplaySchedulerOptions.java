@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.gpusched.formats.ClusterSpec;
 import org.gpusched.formats.TimeOrder;
 import org.gpusched.streaming.SchedulerConfig;
@@ -11,6 +12,9 @@ import picocli.CommandLine.Option;
 
 /** The scheduler options every file-replay command takes (replay, compare), and the replay config they make. */
 final class ReplaySchedulerOptions {
+    /** The options of this mixin, which mean nothing to a placement run. */
+    static final List<String> NAMES = List.of("--iterations", "--controllers", "--dispatch", "--noise", "--period");
+
     @Option(names = "--iterations", paramLabel = "N", defaultValue = "1000", description = "MaxIt of the randomized policies (default: ${DEFAULT-VALUE}).")
     int iterations;
 

@@ -126,18 +126,14 @@ public final class RunCommand implements Callable<Integer> {
 
     /** Placement (--nodes/--workload) or scheduling (--cluster): exactly one kind of inputs, and only its options. */
     private boolean choosePlacement() {
-        boolean placement = nodes != null || workload != null;
-        if (placement == (cluster != null))
-            throw new ParameterException(spec.commandLine(), placement
-                    ? "give either --cluster (scheduling policies) or --nodes and --workload (placement policies), not both"
-                    : "missing inputs: --cluster (scheduling policies) or --nodes and --workload (placement policies)");
+        boolean placement = CliFiles.placementInputs(spec.commandLine(), cluster != null, "--cluster",
+                nodes != null || workload != null, "--nodes and --workload");
         if (placement) {
             if (nodes == null || workload == null) throw new ParameterException(spec.commandLine(), "placement policies need both --nodes and --workload");
             CliFiles.requireFile(spec.commandLine(), nodes, "--nodes");
             CliFiles.requireFile(spec.commandLine(), workload, "--workload");
-            for (String o : List.of("--iterations", "--controllers", "--dispatch", "--noise", "--period", "--mode"))
-                if (spec.commandLine().getParseResult().hasMatchedOption(o))
-                    throw new ParameterException(spec.commandLine(), o + " applies to scheduling policies (--cluster), not to placement (--nodes)");
+            CliFiles.rejectGiven(spec.commandLine(), List.of("--iterations", "--controllers", "--dispatch", "--noise", "--period", "--mode"),
+                    "applies to scheduling policies (--cluster), not to placement (--nodes)");
             if (!spec.commandLine().getParseResult().hasMatchedOption("--policy"))
                 throw new ParameterException(spec.commandLine(), "--policy is required with --nodes: fgd, pwr, pwr-fgd, bestfit, dotprod, gpu-packing, gpu-clustering, random");
         } else if (alphas != null) {
