@@ -58,7 +58,11 @@ import org.gpusched.streaming.state.NodeSlot;
  *
  * <p>State: {@link #PENDING} input events per timestamp, removed when the timestamp's timer fires; {@link #JOBS} the
  * waiting and running jobs, each removed when it completes; {@link #CONTROLLER} the nodes, time, costs, random
- * state and decision sequence (bounded by the node count, kept for the key's lifetime).
+ * state and decision sequence (bounded by the node count, kept for the key's lifetime). Work per event follows what
+ * changed: a running job's progress is linear in time from its record's {@code progressMillis} and is written down
+ * only when its placement changes, and costs accrue at a rate recomputed only then. Derived, not state: each key's
+ * jobs as working memory ({@link ActiveJobs}, dropped when the key is idle) and its {@link Topology}, both rebuilt
+ * from state on demand.
  */
 public final class ControllerFunction extends KeyedProcessFunction<String, ControllerEvent, PlacementDecision> {
     private static final long serialVersionUID = 1L;
@@ -75,7 +79,6 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
 
     /** Largest done fraction the optimizer may see: the model requires done < 1 while a job still runs. */
     private static final double MAX_MODEL_DONE = 1 - 1e-6;
-    private static final Comparator<JobRecord> JOB_ORDER = Comparator.<JobRecord>comparingDouble(j -> j.getSpec().getSubmit()).thenComparing(j -> j.getSpec().getId());
 
     private final SchedulerConfig config;
     private transient MapState<Long, EventBatch> pending;
@@ -86,17 +89,13 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
     private transient Map<String, NodeType> typesByName;
     /** Type name to its index in the catalog, the index {@link JobTimes} rows use. */
     private transient Map<String, Integer> catalogIndex;
-    /** Core model of each active job, derived from its immutable spec; a cache, rebuilt on demand after a restore. */
-    private transient Map<String, Job> modelCache;
-    /** Each active job's times laid out for the catalog; a cache beside {@link #modelCache}, leaving with the job. */
-    private transient Map<String, JobTimes> timesCache;
+    /** Per key, its active jobs as working memory ({@link ActiveJobs}): a cache of {@link #JOBS}, rebuilt on demand. */
+    private transient Map<String, ActiveJobs> activeJobs;
     /**
      * Per key, the cluster of its up nodes and what follows from it; a cache derived from state, dropped on the key's
      * node events and rebuilt on demand (so also after a restore), never read as the truth.
      */
     private transient Map<String, Topology> topologies;
-    /** Active jobs of the last key handled: sizes the next step's job map (no rehashing as it fills). */
-    private transient int jobCountHint;
 
     public ControllerFunction(SchedulerConfig config) {
         this.config = config;
@@ -113,8 +112,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         typesByName = config.cluster().typesByName();
         catalogIndex = new HashMap<>();
         for (int t = 0; t < catalog.size(); t++) catalogIndex.put(catalog.get(t).name(), t);
-        modelCache = new HashMap<>();
-        timesCache = new HashMap<>();
+        activeJobs = new HashMap<>();
         topologies = new HashMap<>();
     }
 
@@ -137,11 +135,13 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         final OnTimerContext ctx;
         final Collector<PlacementDecision> out;
         ControllerState s;
-        /** The key's active jobs by id; iteration order is not relied upon (sorted where it matters). */
-        final Map<String, JobRecord> jobs = new HashMap<>(Math.max(16, jobCountHint * 2));
+        ActiveJobs jobs;
+        /** Jobs whose record this step replaced (their new record goes to state at the end) or created. */
         final Set<String> dirty = new HashSet<>();
         final Set<String> removed = new HashSet<>();
         final TreeSet<String> triggers = new TreeSet<>(Comparator.comparingInt(Step::triggerRank));
+        /** Some placement changed: the execution cost rate is recomputed at the end of the step. */
+        boolean placementsChanged;
         long now;
 
         Step(String policy, int controller, OnTimerContext ctx, Collector<PlacementDecision> out) {
@@ -162,7 +162,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
          */
         boolean waitingJobMayStart() {
             long horizon = WAITING_TICKS_AFTER_DUE * config.periodMillis();
-            for (JobRecord j : jobs.values()) {
+            for (ActiveJobs.Entry e : jobs.inOrder()) {
+                JobRecord j = e.record;
                 if (j.getNode() == null && j.getSpec().getWeight() > 0 && now < (long) (j.getSpec().getDue() * 1000) + horizon) return true;
             }
             return false;
@@ -178,17 +179,15 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 return;
             }
             if (s == null) s = initialState();
-            for (Map.Entry<String, JobRecord> e : jobsState.entries()) jobs.put(e.getKey(), e.getValue());
-            jobCountHint = jobs.size();
+            jobs = loadJobs();
             // A late event (behind the controller's clock) is handled now: time never runs backwards.
             now = Math.max(timestamp, s.getNowMillis());
             advance();
 
             if (config.mode() == SchedulerConfig.Mode.REPLAY) {
-                List<JobRecord> ending = new ArrayList<>();
-                for (JobRecord j : jobs.values()) if (j.getNode() != null && j.getEndMillis() >= 0 && j.getEndMillis() <= now) ending.add(j);
-                ending.sort(JOB_ORDER);
-                for (JobRecord j : ending) complete(j, true);
+                List<ActiveJobs.Entry> ending = new ArrayList<>();
+                for (ActiveJobs.Entry e : jobs.inOrder()) if (e.running() && e.record.getEndMillis() >= 0 && e.record.getEndMillis() <= now) ending.add(e);
+                for (ActiveJobs.Entry e : ending) complete(e, true);
             }
             if (batch != null) {
                 pending.remove(timestamp);
@@ -202,7 +201,13 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             }
             boolean progress = false;
             if (!triggers.isEmpty()) progress = reschedule();
-            long running = jobs.values().stream().filter(j -> j.getNode() != null).count();
+            int running = 0;
+            long nextEnd = Long.MAX_VALUE;
+            for (ActiveJobs.Entry e : jobs.inOrder()) {
+                if (!e.running()) continue;
+                running++;
+                if (e.record.getEndMillis() >= 0) nextEnd = Math.min(nextEnd, e.record.getEndMillis());
+            }
             // Periodic rescheduling while something runs, and while a job waits whose postponement penalty still grows:
             // a policy may postpone by choice (milp-relaxed) and only the passing of time makes it start the job.
             // Otherwise a tick would change nothing, and in replay it would keep the final watermark firing forever;
@@ -220,18 +225,35 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 if (!pending.contains(s.getNextPeriodMillis())) ctx.timerService().deleteEventTimeTimer(s.getNextPeriodMillis());
                 s.setNextPeriodMillis(-1L);
             }
-            long nextEnd = Long.MAX_VALUE;
-            for (JobRecord j : jobs.values()) if (j.getNode() != null && j.getEndMillis() >= 0) nextEnd = Math.min(nextEnd, j.getEndMillis());
             s.setNextEndMillis(config.mode() == SchedulerConfig.Mode.REPLAY ? nextEnd : -1L);
             Topology topology = topologies.get(ctx.getCurrentKey());
             for (String id : removed) {
                 jobsState.remove(id);
-                modelCache.remove(id);
-                timesCache.remove(id);
                 if (topology != null) topology.feasible.remove(id);
             }
-            for (String id : dirty) if (!removed.contains(id)) jobsState.put(id, jobs.get(id));
+            for (String id : dirty) if (!removed.contains(id)) jobsState.put(id, jobs.get(id).record);
+            if (placementsChanged) jobs.executionCostPerSecond = Double.NaN;
+            if (jobs.isEmpty()) activeJobs.remove(ctx.getCurrentKey());
             controllerState.update(s);
+        }
+
+        /** The key's working set of jobs, from the cache or, when missing (first use, after a restore), from state. */
+        ActiveJobs loadJobs() throws Exception {
+            ActiveJobs cached = activeJobs.get(ctx.getCurrentKey());
+            if (cached != null) return cached;
+            ActiveJobs loaded = new ActiveJobs();
+            for (Map.Entry<String, JobRecord> e : jobsState.entries()) {
+                JobRecord j = e.getValue();
+                if (j.getProgressMillis() < 0) {
+                    // written before progress carried its own time: done held at the controller's clock
+                    j = copy(j);
+                    j.setProgressMillis(s.getNowMillis());
+                    dirty.add(j.getSpec().getId());
+                }
+                loaded.add(j);
+            }
+            activeJobs.put(ctx.getCurrentKey(), loaded);
+            return loaded;
         }
 
         ControllerState initialState() {
@@ -247,41 +269,83 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     .setNodes(nodes).build();
         }
 
-        /** Progress of running jobs and real node cost from the controller's clock to now. */
+        /**
+         * Real node cost from the controller's clock to now, at the rate of the placements that held meanwhile. Progress
+         * needs no update: a running job's done fractions are linear in time from its progressMillis (see {@link
+         * #modelDone}), and are written down only when its placement changes.
+         */
         void advance() {
             long from = s.getNowMillis();
             s.setNowMillis(now);
             if (from == Long.MIN_VALUE || now <= from) return;
-            double dt = (now - from) / 1000.0;
-            Map<String, Integer> busy = new java.util.TreeMap<>(); // sorted: the cost sum adds in the same order after a restore
-            Map<String, String> typeOf = new HashMap<>();
-            for (JobRecord j : jobs.values()) {
-                if (j.getNode() == null) continue;
-                double predicted = predictedSeconds(j);
-                j.setModelDone(j.getModelDone() + dt / predicted);
-                j.setDone(j.getDone() + dt / (predicted * factor(j)));
-                busy.merge(j.getNode(), j.getGpus(), Integer::sum);
-                typeOf.put(j.getNode(), j.getType());
-                dirty.add(j.getSpec().getId());
+            if (Double.isNaN(jobs.executionCostPerSecond)) jobs.executionCostPerSecond = executionCostPerSecond();
+            s.setAccruedExecutionCost(s.getAccruedExecutionCost() + jobs.executionCostPerSecond * ((now - from) / 1000.0));
+        }
+
+        /** Sum over the key's up nodes, in their state order (the same sum after a restore), of the rate at their busy GPUs. */
+        double executionCostPerSecond() {
+            Topology topology = null;
+            int[] busy = null;
+            int[] typeOf = null;
+            for (ActiveJobs.Entry e : jobs.inOrder()) {
+                if (!e.running()) continue;
+                if (topology == null) {
+                    topology = topology();
+                    busy = new int[topology.cluster.nodeCount()];
+                    typeOf = new int[busy.length];
+                }
+                int n = topology.cluster.nodeIndex(e.record.getNode());
+                busy[n] += e.record.getGpus();
+                typeOf[n] = catalogIndex.get(e.record.getType());
             }
-            double cost = 0;
-            for (Map.Entry<String, Integer> e : busy.entrySet()) cost += RealCost.nodeCost(typesByName.get(typeOf.get(e.getKey())), e.getValue(), dt);
-            s.setAccruedExecutionCost(s.getAccruedExecutionCost() + cost);
+            if (topology == null) return 0;
+            double perHour = 0;
+            for (int n = 0; n < busy.length; n++) if (busy[n] > 0) perHour += catalog.get(typeOf[n]).costPerHour(busy[n]);
+            return perHour / 3600.0;
+        }
+
+        /** The predicted done fraction now: the recorded one plus linear progress on the current placement since. */
+        double modelDone(ActiveJobs.Entry e) {
+            JobRecord j = e.record;
+            if (j.getNode() == null || now <= j.getProgressMillis()) return j.getModelDone();
+            return j.getModelDone() + (now - j.getProgressMillis()) / 1000.0 / predictedSeconds(e);
+        }
+
+        /** The true done fraction now (replay: the actual duration is the predicted one times actualFactor). */
+        double done(ActiveJobs.Entry e) {
+            JobRecord j = e.record;
+            if (j.getNode() == null || now <= j.getProgressMillis()) return j.getDone();
+            return j.getDone() + (now - j.getProgressMillis()) / 1000.0 / (predictedSeconds(e) * factor(j));
+        }
+
+        /**
+         * The job's record, writable: a copy replacing it on its first change in this step (the stored one may be in
+         * an asynchronous snapshot), with its progress written down to now on the placement it had until now.
+         */
+        JobRecord writable(ActiveJobs.Entry e) {
+            String id = e.record.getSpec().getId();
+            if (dirty.add(id)) {
+                JobRecord j = copy(e.record);
+                j.setDone(done(e));
+                j.setModelDone(modelDone(e));
+                j.setProgressMillis(now);
+                jobs.replace(e, j);
+            }
+            return e.record;
         }
 
         void apply(ControllerEvent e) {
             switch (e.getKind()) {
                 case SUBMISSION -> {
                     JobSubmitted spec = e.getSubmitted();
-                    if (jobs.containsKey(spec.getId())) return;
-                    JobRecord j = JobRecord.newBuilder().setSpec(spec).setDone(0).setModelDone(0).setNode(null).setType(null).setGpus(0)
-                            .setEndMillis(-1).setFirstStart(null).setPreemptions(0).setMigrations(0).setResizes(0).build();
-                    jobs.put(spec.getId(), j);
+                    if (jobs.contains(spec.getId())) return;
+                    jobs.add(JobRecord.newBuilder().setSpec(spec).setDone(0).setModelDone(0).setProgressMillis(now).setNode(null).setType(null)
+                            .setGpus(0).setEndMillis(-1).setFirstStart(null).setPreemptions(0).setMigrations(0).setResizes(0).build());
                     dirty.add(spec.getId());
                     triggers.add("SUBMISSION");
                 }
                 case COMPLETION -> {
-                    JobRecord j = jobs.get(e.getId());
+                    ActiveJobs.Entry j = jobs.get(e.getId());
                     if (j != null) complete(j, false);
                 }
                 case TELEMETRY -> telemetry(e.getTelemetry());
@@ -291,13 +355,13 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
 
         void telemetry(Telemetry t) {
             if (t.getKind() != TelemetryKind.JOB_PROGRESS) return;
-            JobRecord j = jobs.get(t.getJob());
-            if (j == null) return;
+            ActiveJobs.Entry e = jobs.get(t.getJob());
+            if (e == null) return;
+            JobRecord j = writable(e);
             // Measured progress replaces both views: it is the truth the prediction drifted from.
             j.setDone(t.getProgress());
             j.setModelDone(t.getProgress());
-            if (j.getNode() != null && config.mode() == SchedulerConfig.Mode.REPLAY) setEnd(j);
-            dirty.add(j.getSpec().getId());
+            if (j.getNode() != null && config.mode() == SchedulerConfig.Mode.REPLAY) setEnd(e);
         }
 
         void node(NodeEvent ev) {
@@ -318,10 +382,9 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 case REMOVED, FAILED, TYPE_CHANGED -> {
                     if (slot == null) return;
                     String reason = "node " + ev.getNode() + " " + ev.getKind().name().toLowerCase().replace('_', ' ');
-                    List<JobRecord> onNode = new ArrayList<>();
-                    for (JobRecord j : jobs.values()) if (ev.getNode().equals(j.getNode())) onNode.add(j);
-                    onNode.sort(JOB_ORDER);
-                    for (JobRecord j : onNode) preempt(j, reason);
+                    List<ActiveJobs.Entry> onNode = new ArrayList<>();
+                    for (ActiveJobs.Entry j : jobs.inOrder()) if (ev.getNode().equals(j.record.getNode())) onNode.add(j);
+                    for (ActiveJobs.Entry j : onNode) preempt(j, reason);
                     slot.setCurrentType(null);
                     switch (ev.getKind()) {
                         case REMOVED -> nodes.remove(slot);
@@ -333,24 +396,36 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     }
                 }
             }
+            placementsChanged = true;
             triggers.add("NODE");
         }
 
-        void preempt(JobRecord j, String reason) {
+        void preempt(ActiveJobs.Entry e, String reason) {
+            JobRecord j = writable(e);
             emit(decision(j, DecisionAction.PREEMPT, j.getNode(), j.getType(), j.getGpus(), null, null, null).setReason(reason).build());
+            stop(j);
+        }
+
+        void stop(JobRecord j) {
+            touch(j.getNode());
             j.setNode(null);
             j.setType(null);
             j.setGpus(0);
             j.setEndMillis(-1L);
             j.setPreemptions(j.getPreemptions() + 1);
-            dirty.add(j.getSpec().getId());
+            placementsChanged = true;
         }
 
         /** A job ends now: COMPLETE decision, its tardiness cost, job metrics and (replay) the completion record. */
-        void complete(JobRecord j, boolean simulated) {
+        void complete(ActiveJobs.Entry e, boolean simulated) {
+            JobRecord j = e.record;
             JobSubmitted spec = j.getSpec();
             double t = now / 1000.0;
-            if (j.getNode() != null) emit(decision(j, DecisionAction.COMPLETE, j.getNode(), j.getType(), j.getGpus(), null, t, null).build());
+            if (j.getNode() != null) {
+                emit(decision(j, DecisionAction.COMPLETE, j.getNode(), j.getType(), j.getGpus(), null, t, null).build());
+                touch(j.getNode());
+                placementsChanged = true;
+            }
             double tardiness = RealCost.tardinessCost(spec.getWeight(), t, spec.getDue());
             s.setAccruedTardinessCost(s.getAccruedTardinessCost() + tardiness);
             s.setCompletedJobs(s.getCompletedJobs() + 1);
@@ -370,34 +445,26 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
 
         /** Calls the policy on the current state and emits the changes; true when some job runs afterwards. */
         boolean reschedule() {
-            List<NodeSlot> up = new ArrayList<>(s.getNodes().size());
-            for (NodeSlot n : s.getNodes()) if (n.getUp()) up.add(n);
-            List<JobRecord> ordered = new ArrayList<>(jobs.values());
-            ordered.sort(JOB_ORDER);
             long nanos = 0;
             double objective = 0;
             List<PlacementDecision> changes = new ArrayList<>();
-            if (!up.isEmpty() && !ordered.isEmpty()) {
-                Topology topology = topology(up);
+            Topology topology = jobs.isEmpty() ? null : topology();
+            if (topology != null) {
                 Cluster cluster = topology.cluster;
-                List<JobRecord> candidates = new ArrayList<>();
-                List<JobState> states = new ArrayList<>();
-                List<JobTimes> tables = new ArrayList<>();
-                for (JobRecord j : ordered) {
-                    Job job = model(j);
+                List<ActiveJobs.Entry> candidates = new ArrayList<>(jobs.size());
+                List<JobState> states = new ArrayList<>(jobs.size());
+                List<JobTimes> tables = new ArrayList<>(jobs.size());
+                for (ActiveJobs.Entry e : jobs.inOrder()) {
+                    Job job = model(e);
                     if (!topology.feasible(job)) continue; // waits until a node that can run it comes (back)
+                    JobRecord j = e.record;
                     Placement current = j.getNode() == null ? null : new Placement(cluster.nodeIndex(j.getNode()), cluster.typeIndex(j.getType()), j.getGpus());
-                    candidates.add(j);
-                    states.add(new JobState(job, Math.min(j.getModelDone(), MAX_MODEL_DONE), current));
-                    tables.add(times(job, cluster));
-                }
-                int[] currentType = new int[cluster.nodeCount()];
-                for (int n = 0; n < up.size(); n++) {
-                    String t = up.get(n).getCurrentType();
-                    currentType[n] = t == null ? -1 : cluster.typeIndex(t);
+                    candidates.add(e);
+                    states.add(new JobState(job, Math.min(modelDone(e), MAX_MODEL_DONE), current));
+                    tables.add(times(e, cluster));
                 }
                 if (!candidates.isEmpty()) {
-                    SchedulingProblem problem = new SchedulingProblem(now / 1000.0, cluster, states, tables, currentType, config.objective());
+                    SchedulingProblem problem = new SchedulingProblem(now / 1000.0, cluster, states, tables, topology.currentType, config.objective());
                     RandomState random = new RandomState(s.getRandomState());
                     long start = System.nanoTime();
                     Schedule schedule = policies.get(policy).schedule(problem, random);
@@ -405,18 +472,12 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     s.setRandomState(random.state());
                     objective = schedule.objective();
                     applySchedule(cluster, candidates, schedule, changes);
-                    boolean[] used = new boolean[up.size()];
-                    for (JobRecord j : jobs.values()) if (j.getNode() != null) used[cluster.nodeIndex(j.getNode())] = true;
-                    for (int n = 0; n < up.size(); n++) {
-                        int t = schedule.nodeType(n);
-                        String type = used[n] && t >= 0 ? cluster.type(t).name() : null;
-                        if (!java.util.Objects.equals(type, up.get(n).getCurrentType())) up.get(n).setCurrentType(type);
-                    }
+                    updateNodeTypes(topology, schedule);
                 }
             }
             changes.forEach(this::emit);
             int running = 0;
-            for (JobRecord j : jobs.values()) if (j.getNode() != null) running++;
+            for (ActiveJobs.Entry e : jobs.inOrder()) if (e.running()) running++;
             ctx.output(SCHEDULING_METRICS, SchedulingMetrics.newBuilder().setTime(now / 1000.0).setPolicy(policy).setController(controller)
                     .setTrigger(String.join("+", triggers)).setFObj(objective).setOptimizerNanos(nanos)
                     .setQueueLength(jobs.size() - running).setRunning(running).setDecisions(changes.size())
@@ -425,55 +486,99 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             return running > 0;
         }
 
-        /** The key's cached topology if it still has exactly these up nodes, else a new one. */
-        Topology topology(List<NodeSlot> up) {
+        /** The key's cached topology, or a new one from the up nodes in state (after a node event or a restore); null when none is up. */
+        Topology topology() {
             String key = ctx.getCurrentKey();
             Topology topology = topologies.get(key);
-            if (topology == null || !topology.sameNodes(up)) {
-                List<Node> nodes = new ArrayList<>(up.size());
-                for (NodeSlot n : up) nodes.add(new Node(n.getId(), n.getFixedType(), n.getAllowedTypes()));
-                topology = new Topology(new Cluster(catalog, nodes));
+            if (topology == null || topology.slots != s.getNodes().size()) {
+                List<NodeSlot> slots = s.getNodes();
+                List<Node> nodes = new ArrayList<>(slots.size());
+                int[] slotOfNode = new int[slots.size()];
+                for (int i = 0; i < slots.size(); i++) {
+                    NodeSlot n = slots.get(i);
+                    if (!n.getUp()) continue;
+                    slotOfNode[nodes.size()] = i;
+                    nodes.add(new Node(n.getId(), n.getFixedType(), n.getAllowedTypes()));
+                }
+                if (nodes.isEmpty()) return null; // no node is up: nothing can be scheduled
+                Cluster cluster = new Cluster(catalog, nodes);
+                topology = new Topology(cluster, slots.size(), java.util.Arrays.copyOf(slotOfNode, nodes.size()));
+                for (int n = 0; n < nodes.size(); n++) {
+                    String t = slots.get(topology.slotOfNode[n]).getCurrentType();
+                    topology.currentType[n] = t == null ? -1 : cluster.typeIndex(t);
+                }
                 topologies.put(key, topology);
             }
             return topology;
         }
 
-        void applySchedule(Cluster cluster, List<JobRecord> candidates, Schedule schedule, List<PlacementDecision> changes) {
+        /** A job's placement on this node changed: its type is to be checked at the next update of node types. */
+        void touch(String node) {
+            Topology topology = node == null ? null : topologies.get(ctx.getCurrentKey());
+            if (topology != null) topology.touched.add(topology.cluster.nodeIndex(node));
+        }
+
+        /**
+         * The type each up node runs as after the schedule: the type the policy gave it while it hosts jobs, else
+         * none. Only nodes some placement changed on since the last update can change (all of them after a rebuild).
+         */
+        void updateNodeTypes(Topology topology, Schedule schedule) {
+            Cluster cluster = topology.cluster;
+            boolean[] used = new boolean[cluster.nodeCount()];
+            for (ActiveJobs.Entry e : jobs.inOrder()) if (e.running()) used[cluster.nodeIndex(e.record.getNode())] = true;
+            List<NodeSlot> slots = s.getNodes();
+            java.util.function.IntConsumer update = n -> {
+                int t = schedule.nodeType(n);
+                int type = used[n] && t >= 0 ? t : -1;
+                if (type != topology.currentType[n]) {
+                    topology.currentType[n] = type;
+                    slots.get(topology.slotOfNode[n]).setCurrentType(type < 0 ? null : cluster.type(type).name());
+                }
+            };
+            if (topology.allTouched) {
+                for (int n = 0; n < cluster.nodeCount(); n++) update.accept(n);
+            } else {
+                for (int n : topology.touched) update.accept(n);
+            }
+            topology.touched.clear();
+            topology.allTouched = false;
+        }
+
+        void applySchedule(Cluster cluster, List<ActiveJobs.Entry> candidates, Schedule schedule, List<PlacementDecision> changes) {
             List<PlacementDecision> preempt = new ArrayList<>();
             List<PlacementDecision> resize = new ArrayList<>();
             List<PlacementDecision> migrate = new ArrayList<>();
             List<PlacementDecision> start = new ArrayList<>();
             double t = now / 1000.0;
             for (int i = 0; i < candidates.size(); i++) {
-                JobRecord j = candidates.get(i);
+                ActiveJobs.Entry e = candidates.get(i);
                 Placement p = schedule.placement(i);
-                String oldNode = j.getNode();
+                String oldNode = e.record.getNode();
                 if (p == null) {
                     if (oldNode != null) {
+                        JobRecord j = writable(e);
                         preempt.add(decision(j, DecisionAction.PREEMPT, oldNode, j.getType(), j.getGpus(), null, null, null).build());
-                        j.setNode(null);
-                        j.setType(null);
-                        j.setGpus(0);
-                        j.setEndMillis(-1L);
-                        j.setPreemptions(j.getPreemptions() + 1);
-                        dirty.add(j.getSpec().getId());
+                        stop(j);
                     }
                     continue;
                 }
                 String node = cluster.node(p.node()).id();
                 String type = cluster.type(p.type()).name();
                 boolean sameNode = node.equals(oldNode);
-                if (sameNode && type.equals(j.getType()) && p.gpus() == j.getGpus()) continue;
+                if (sameNode && type.equals(e.record.getType()) && p.gpus() == e.record.getGpus()) continue;
                 DecisionAction action = oldNode == null ? DecisionAction.START : sameNode ? DecisionAction.RESIZE : DecisionAction.MIGRATE;
+                JobRecord j = writable(e);
+                touch(oldNode);
+                touch(node);
                 j.setNode(node);
                 j.setType(type);
                 j.setGpus(p.gpus());
+                placementsChanged = true;
                 if (j.getFirstStart() == null) j.setFirstStart(t);
                 if (action == DecisionAction.RESIZE) j.setResizes(j.getResizes() + 1);
                 if (action == DecisionAction.MIGRATE) j.setMigrations(j.getMigrations() + 1);
-                if (config.mode() == SchedulerConfig.Mode.REPLAY) setEnd(j);
-                dirty.add(j.getSpec().getId());
-                double remaining = model(j).timeOn(type, p.gpus()) * (1 - Math.min(j.getModelDone(), MAX_MODEL_DONE));
+                if (config.mode() == SchedulerConfig.Mode.REPLAY) setEnd(e);
+                double remaining = model(e).timeOn(type, p.gpus()) * (1 - Math.min(j.getModelDone(), MAX_MODEL_DONE));
                 double expectedEnd = t + remaining;
                 double expectedCost = remaining / 3600.0 * typesByName.get(type).costPerHour(p.gpus())
                         + RealCost.tardinessCost(j.getSpec().getWeight(), expectedEnd, j.getSpec().getDue());
@@ -488,9 +593,10 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             changes.addAll(start);
         }
 
-        /** Replay: the real end of a running job on its placement, and a timer for it. */
-        void setEnd(JobRecord j) {
-            double actualRemaining = model(j).timeOn(j.getType(), j.getGpus()) * factor(j) * Math.max(0, 1 - j.getDone());
+        /** Replay: the real end of a running job on its placement, and a timer for it (its progress is as of now). */
+        void setEnd(ActiveJobs.Entry e) {
+            JobRecord j = e.record;
+            double actualRemaining = model(e).timeOn(j.getType(), j.getGpus()) * factor(j) * Math.max(0, 1 - j.getDone());
             long end = now + Math.max(1, (long) Math.ceil(actualRemaining * 1000 - 1e-6));
             j.setEndMillis(end);
             ctx.timerService().registerEventTimeTimer(end);
@@ -510,25 +616,30 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         }
     }
 
-    /** A key's cluster of up nodes, the node types they can take, and which jobs some of them can run. */
+    /**
+     * A key's cluster of up nodes and what follows from it: which jobs some up node can run, and a mirror of the nodes'
+     * current types. Derived from state and dropped on the key's node events.
+     */
     private static final class Topology {
         final Cluster cluster;
+        /** Node slots in state when built (up or not): a different count means the node list changed under it. */
+        final int slots;
+        /** Per up node (cluster index), its position in the state's node list. */
+        final int[] slotOfNode;
+        /** Per up node, the catalog index of the type it runs as, or -1: the same as its slot's currentType. */
+        final int[] currentType;
+        /** Up nodes where a placement changed since the node types were last updated. */
+        final Set<Integer> touched = new TreeSet<>();
+        /** Built afresh: every node's type is checked at the next update. */
+        boolean allTouched = true;
         /** Per active job id: whether some up node can run it; entries leave with the job. */
         final Map<String, Boolean> feasible = new HashMap<>();
 
-        Topology(Cluster cluster) {
+        Topology(Cluster cluster, int slots, int[] slotOfNode) {
             this.cluster = cluster;
-        }
-
-        /** Node events drop the topology; this also guards against state that changed under it otherwise. */
-        boolean sameNodes(List<NodeSlot> up) {
-            if (up.size() != cluster.nodeCount()) return false;
-            for (int n = 0; n < up.size(); n++) {
-                NodeSlot slot = up.get(n);
-                Node node = cluster.node(n);
-                if (!node.id().equals(slot.getId()) || !java.util.Objects.equals(node.fixedType(), slot.getFixedType())) return false;
-            }
-            return true;
+            this.slots = slots;
+            this.slotOfNode = slotOfNode;
+            this.currentType = new int[cluster.nodeCount()];
         }
 
         boolean feasible(Job job) {
@@ -546,24 +657,27 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         }
     }
 
-    private Job model(JobRecord j) {
-        return modelCache.computeIfAbsent(j.getSpec().getId(), id -> RecordParser.toJob(j.getSpec()));
+    private static Job model(ActiveJobs.Entry e) {
+        if (e.model == null) e.model = RecordParser.toJob(e.record.getSpec());
+        return e.model;
     }
 
     /** Full predicted time of a running job on its placement, from its time table when it has one. */
-    private double predictedSeconds(JobRecord j) {
-        JobTimes table = timesCache.get(j.getSpec().getId());
-        Integer t = table == null ? null : catalogIndex.get(j.getType());
-        return t == null ? model(j).timeOn(j.getType(), j.getGpus()) : table.seconds(t, j.getGpus());
+    private double predictedSeconds(ActiveJobs.Entry e) {
+        JobRecord j = e.record;
+        Integer t = e.times == null ? null : catalogIndex.get(j.getType());
+        return t == null ? model(e).timeOn(j.getType(), j.getGpus()) : e.times.seconds(t, j.getGpus());
     }
 
-    private JobTimes times(Job job, Cluster cluster) {
-        JobTimes table = timesCache.get(job.id());
-        if (table == null || table.job() != job || !table.fits(cluster)) {
-            table = JobTimes.of(job, cluster);
-            timesCache.put(job.id(), table);
-        }
-        return table;
+    private static JobTimes times(ActiveJobs.Entry e, Cluster cluster) {
+        if (e.times == null || !e.times.fits(cluster)) e.times = JobTimes.of(model(e), cluster);
+        return e.times;
+    }
+
+    /** A shallow copy of a job's record: its spec is never changed, every other field is a value. */
+    private static JobRecord copy(JobRecord j) {
+        return new JobRecord(j.getSpec(), j.getDone(), j.getModelDone(), j.getProgressMillis(), j.getNode(), j.getType(), j.getGpus(),
+                j.getEndMillis(), j.getFirstStart(), j.getPreemptions(), j.getMigrations(), j.getResizes());
     }
 
     private static double factor(JobRecord j) {
@@ -576,6 +690,11 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         int n = 0;
         for (String ignored : jobsState.keys()) n++;
         return n;
+    }
+
+    /** For tests: keys whose active jobs are held in working memory. */
+    int keysWithJobsInMemory() {
+        return activeJobs.size();
     }
 
     /** For tests: buffered timestamps of the key. */

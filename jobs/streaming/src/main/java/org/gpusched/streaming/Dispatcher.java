@@ -244,8 +244,9 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
 
     private void broadcast(ControllerEvent e, int controller, Collector<ControllerEvent> out) {
         for (String policy : config.policies()) {
-            ControllerEvent copy = ControllerEvent.newBuilder(e).setPolicy(policy).setController(controller).build();
-            out.collect(copy);
+            // Shallow: the payload records are immutable once parsed, and Avro's builder copy would deep-copy them per policy.
+            out.collect(new ControllerEvent(policy, controller, e.getTimeMillis(), e.getKind(), e.getId(), e.getSource(), e.getPosition(),
+                    e.getSubmitted(), e.getCompleted(), e.getNodeEvent(), e.getTelemetry()));
         }
     }
 

@@ -32,6 +32,9 @@ public final class SchedulerJob {
         Configuration pipeline = new Configuration();
         // Every record type is Avro or a Flink basic type: a Kryo fallback would be a bug, so fail at build time.
         pipeline.set(PipelineOptions.GENERIC_TYPES, false);
+        // Chained operators hand records over without an Avro deep copy: no function here mutates a record it received
+        // or one it has emitted, and a keyed function's buffered input arrived over the network, deserialized afresh.
+        pipeline.set(PipelineOptions.OBJECT_REUSE, true);
         env.configure(pipeline);
         if (!cfg.checkpointInterval().isZero()) env.enableCheckpointing(cfg.checkpointInterval().toMillis());
 

@@ -89,6 +89,7 @@ class ControllerFunctionTest {
         ControllerFunction f = (ControllerFunction) ((KeyedProcessOperator<?, ?, ?>) h.getOperator()).getUserFunction();
         assertEquals(0, f.activeJobs(), "finished jobs leave state");
         assertEquals(0, f.pendingTimestamps());
+        assertEquals(0, f.keysWithJobsInMemory(), "an idle key's working memory of jobs is dropped too");
         assertEquals(1, h.numKeyedStateEntries(), "only the controller record (nodes, costs, random state) remains");
         h.close();
     }
@@ -217,6 +218,11 @@ class ControllerFunctionTest {
         List<String> got = new ArrayList<>();
         for (Object o : before.getOutput()) if (o instanceof StreamRecord<?> r) got.add(r.getValue().toString());
         var snapshot = before.snapshot(1, 1);
+        // The snapshotted instance goes on too: its working memory of jobs must stay equal to state after a snapshot.
+        before.processWatermark(new Watermark(Long.MAX_VALUE));
+        List<String> continued = new ArrayList<>();
+        for (Object o : before.getOutput()) if (o instanceof StreamRecord<?> r) continued.add(r.getValue().toString());
+        assertEquals(expected, continued, "going on after a snapshot must not change any decision");
         before.close();
 
         var after = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ControllerFunction(cfg)), new ControllerKey(), Types.STRING);

@@ -39,10 +39,11 @@ public final class SchedulingProblem {
         this.cluster = cluster;
         this.jobs = List.copyOf(jobs);
         this.parameters = parameters == null ? ObjectiveParameters.DEFAULTS : parameters;
-        this.currentNodeType = new int[cluster.nodeCount()];
-        for (int n = 0; n < cluster.nodeCount(); n++) {
-            this.currentNodeType[n] = currentNodeType == null ? -1 : currentNodeType[n];
+        if (currentNodeType != null && currentNodeType.length != cluster.nodeCount()) {
+            throw new IllegalArgumentException("current node types: " + currentNodeType.length + " for " + cluster.nodeCount() + " nodes");
         }
+        this.currentNodeType = currentNodeType == null ? new int[cluster.nodeCount()] : currentNodeType.clone();
+        if (currentNodeType == null) java.util.Arrays.fill(this.currentNodeType, -1);
 
         int maxG = cluster.maxGpus();
         // Rows of types a job has no time for share one all-NaN row: most jobs run on few of the catalog's types.
@@ -53,7 +54,7 @@ public final class SchedulingProblem {
         left = new double[this.jobs.size()];
         fastest = new double[this.jobs.size()];
         slowest = new double[this.jobs.size()];
-        java.util.Set<String> ids = new java.util.HashSet<>();
+        java.util.Set<String> ids = new java.util.HashSet<>(Math.max(16, this.jobs.size() * 2));
         for (int j = 0; j < this.jobs.size(); j++) {
             JobState state = this.jobs.get(j);
             Job job = state.job();

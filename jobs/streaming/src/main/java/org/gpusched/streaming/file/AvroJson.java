@@ -1,7 +1,9 @@
 package org.gpusched.streaming.file;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -18,7 +20,8 @@ import org.apache.avro.generic.GenericRecord;
  * read, hence this.
  */
 public final class AvroJson {
-    public static final ObjectMapper MAPPER = new ObjectMapper();
+    /** Doubles written by Jackson's Schubfach writer: shortest round-trip text, several times cheaper than Double.toString. */
+    public static final ObjectMapper MAPPER = JsonMapper.builder().enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER).build();
 
     private AvroJson() {}
 

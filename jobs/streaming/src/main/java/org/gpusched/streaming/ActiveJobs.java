@@ -1,0 +1,81 @@
+package org.gpusched.streaming;
+
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import org.gpusched.core.model.Job;
+import org.gpusched.core.model.JobTimes;
+import org.gpusched.streaming.state.JobRecord;
+
+/**
+ * One controller key's active jobs as working memory: a cache of the key's {@code JobRecord} map state, kept equal to
+ * it by {@link ControllerFunction} (every change to one is made to the other in the same step) and rebuilt from state
+ * when missing, so after a restore too. It spares each event a copy of the whole map out of state and a write of
+ * every running job back. Records in it are the objects held by state, so they are never changed in place: a change
+ * replaces the record (see {@code ControllerFunction.Step#writable}), which keeps an asynchronous snapshot consistent.
+ * Also held, derived from the records: each job's core model and time table, and the key's execution cost rate.
+ */
+final class ActiveJobs {
+    /** Submission order, the order the optimizer sees jobs in: (submit, id). */
+    static final Comparator<JobRecord> ORDER = Comparator.<JobRecord>comparingDouble(j -> j.getSpec().getSubmit()).thenComparing(j -> j.getSpec().getId());
+
+    /** One job: its current record and what follows from its immutable spec. */
+    static final class Entry {
+        JobRecord record;
+        Job model;
+        JobTimes times;
+
+        Entry(JobRecord record) {
+            this.record = record;
+        }
+
+        boolean running() {
+            return record.getNode() != null;
+        }
+    }
+
+    private final Map<String, Entry> byId = new HashMap<>();
+    private final TreeMap<JobRecord, Entry> ordered = new TreeMap<>(ORDER);
+    /** Real cost per second of the placements as they stand; NaN when placements changed since it was computed. */
+    double executionCostPerSecond = Double.NaN;
+
+    Entry get(String id) {
+        return byId.get(id);
+    }
+
+    boolean contains(String id) {
+        return byId.containsKey(id);
+    }
+
+    int size() {
+        return byId.size();
+    }
+
+    boolean isEmpty() {
+        return byId.isEmpty();
+    }
+
+    /** The active jobs in {@link #ORDER}. */
+    Collection<Entry> inOrder() {
+        return ordered.values();
+    }
+
+    Entry add(JobRecord record) {
+        Entry e = new Entry(record);
+        byId.put(record.getSpec().getId(), e);
+        ordered.put(record, e);
+        return e;
+    }
+
+    /** Replaces a job's record by a changed copy; the order key (submit, id) never changes. */
+    void replace(Entry e, JobRecord changed) {
+        e.record = changed;
+    }
+
+    void remove(String id) {
+        Entry e = byId.remove(id);
+        if (e != null) ordered.remove(e.record);
+    }
+}
