@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
+import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.Job;
 import org.gpusched.core.model.JobTimes;
 import org.gpusched.streaming.state.JobRecord;
@@ -31,8 +32,38 @@ final class ActiveJobs {
             this.record = record;
         }
 
+        /** Indices of the placement in {@link #indexedIn}, valid while node and type are these very strings. */
+        private Cluster indexedIn;
+        private String indexedNode;
+        private String indexedType;
+        private int nodeIndex = -1;
+        private int typeIndex = -1;
+
         boolean running() {
             return record.getNode() != null;
+        }
+
+        /** The index in {@code cluster} of the node the job runs on (-1 when waiting), without a lookup per event. */
+        int nodeIndex(Cluster cluster) {
+            index(cluster);
+            return nodeIndex;
+        }
+
+        /** The catalog index of the type the job runs as (-1 when waiting). */
+        int typeIndex(Cluster cluster) {
+            index(cluster);
+            return typeIndex;
+        }
+
+        private void index(Cluster cluster) {
+            String node = record.getNode();
+            String type = record.getType();
+            if (cluster == indexedIn && node == indexedNode && type == indexedType) return;
+            nodeIndex = node == null ? -1 : cluster.nodeIndex(node);
+            typeIndex = type == null ? -1 : cluster.typeIndex(type);
+            indexedIn = cluster;
+            indexedNode = node;
+            indexedType = type;
         }
     }
 

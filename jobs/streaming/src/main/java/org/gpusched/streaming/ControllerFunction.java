@@ -294,9 +294,9 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     busy = new int[topology.cluster.nodeCount()];
                     typeOf = new int[busy.length];
                 }
-                int n = topology.cluster.nodeIndex(e.record.getNode());
+                int n = e.nodeIndex(topology.cluster);
                 busy[n] += e.record.getGpus();
-                typeOf[n] = catalogIndex.get(e.record.getType());
+                typeOf[n] = e.typeIndex(topology.cluster);
             }
             if (topology == null) return 0;
             double perHour = 0;
@@ -458,7 +458,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     Job job = model(e);
                     if (!topology.feasible(job)) continue; // waits until a node that can run it comes (back)
                     JobRecord j = e.record;
-                    Placement current = j.getNode() == null ? null : new Placement(cluster.nodeIndex(j.getNode()), cluster.typeIndex(j.getType()), j.getGpus());
+                    Placement current = j.getNode() == null ? null : new Placement(e.nodeIndex(cluster), e.typeIndex(cluster), j.getGpus());
                     candidates.add(e);
                     states.add(new JobState(job, Math.min(modelDone(e), MAX_MODEL_DONE), current));
                     tables.add(times(e, cluster));
@@ -525,7 +525,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         void updateNodeTypes(Topology topology, Schedule schedule) {
             Cluster cluster = topology.cluster;
             boolean[] used = new boolean[cluster.nodeCount()];
-            for (ActiveJobs.Entry e : jobs.inOrder()) if (e.running()) used[cluster.nodeIndex(e.record.getNode())] = true;
+            for (ActiveJobs.Entry e : jobs.inOrder()) if (e.running()) used[e.nodeIndex(cluster)] = true;
             List<NodeSlot> slots = s.getNodes();
             java.util.function.IntConsumer update = n -> {
                 int t = schedule.nodeType(n);

@@ -50,7 +50,8 @@ public final class SchedulingProblem {
         double[] cannotRun = new double[maxG + 1];
         java.util.Arrays.fill(cannotRun, Double.NaN);
         if (jobTimes != null && jobTimes.size() != this.jobs.size()) throw new IllegalArgumentException("job times: " + jobTimes.size() + " tables for " + this.jobs.size() + " jobs");
-        times = new double[this.jobs.size()][cluster.typeCount()][];
+        times = new double[this.jobs.size()][][]; // rows one by one: a 3-d new[][][] takes the JIT's slow multi-array path
+        for (int j = 0; j < times.length; j++) times[j] = new double[cluster.typeCount()][];
         left = new double[this.jobs.size()];
         fastest = new double[this.jobs.size()];
         slowest = new double[this.jobs.size()];

@@ -25,8 +25,6 @@ public final class ObjectiveFunction {
         int nodes = problem.cluster().nodeCount();
         double[] firstEndingCost = new double[nodes]; // defined where busy > 0
         int[] busy = new int[nodes];
-        int[] used = new int[Math.min(nodes, placements.length)];
-        int usedCount = 0;
         double total = 0;
         for (int j = 0; j < placements.length; j++) {
             var job = problem.job(j).job();
@@ -40,18 +38,11 @@ public final class ObjectiveFunction {
             double late = problem.now() + r - job.dueSeconds();
             if (late > 0) total += job.weightPerHour() * late / 3600.0;
             double cost = r / 3600.0 * problem.cluster().type(p.type()).costPerHour(p.gpus());
-            if (busy[p.node()] == 0) {
-                used[usedCount++] = p.node();
-                firstEndingCost[p.node()] = cost;
-            } else if (cost < firstEndingCost[p.node()]) {
-                firstEndingCost[p.node()] = cost;
-            }
+            if (busy[p.node()] == 0 || cost < firstEndingCost[p.node()]) firstEndingCost[p.node()] = cost;
             busy[p.node()] += p.gpus();
         }
-        // in node order, as a pass over all nodes would add them, but touching only the used ones
-        java.util.Arrays.sort(used, 0, usedCount);
-        for (int u = 0; u < usedCount; u++) {
-            int n = used[u];
+        for (int n = 0; n < nodes; n++) {
+            if (busy[n] == 0) continue;
             total += firstEndingCost[n];
             if (params.mu() > 0) total += params.mu() * (problem.cluster().type(nodeTypes[n]).gpus() - busy[n]);
         }
