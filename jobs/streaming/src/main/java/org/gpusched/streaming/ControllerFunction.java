@@ -226,11 +226,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 s.setNextPeriodMillis(-1L);
             }
             s.setNextEndMillis(config.mode() == SchedulerConfig.Mode.REPLAY ? nextEnd : -1L);
-            Topology topology = topologies.get(ctx.getCurrentKey());
-            for (String id : removed) {
-                jobsState.remove(id);
-                if (topology != null) topology.feasible.remove(id);
-            }
+            for (String id : removed) jobsState.remove(id);
             for (String id : dirty) if (!removed.contains(id)) jobsState.put(id, jobs.get(id).record);
             if (placementsChanged) jobs.executionCostPerSecond = Double.NaN;
             if (jobs.isEmpty()) activeJobs.remove(ctx.getCurrentKey());
@@ -455,13 +451,13 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 List<JobState> states = new ArrayList<>(jobs.size());
                 List<JobTimes> tables = new ArrayList<>(jobs.size());
                 for (ActiveJobs.Entry e : jobs.inOrder()) {
-                    Job job = model(e);
-                    if (!topology.feasible(job)) continue; // waits until a node that can run it comes (back)
+                    JobTimes table = times(e, cluster);
+                    if (!table.runsOn(cluster)) continue; // waits until a node that can run it comes (back)
                     JobRecord j = e.record;
                     Placement current = j.getNode() == null ? null : new Placement(e.nodeIndex(cluster), e.typeIndex(cluster), j.getGpus());
                     candidates.add(e);
-                    states.add(new JobState(job, Math.min(modelDone(e), MAX_MODEL_DONE), current));
-                    tables.add(times(e, cluster));
+                    states.add(new JobState(model(e), Math.min(modelDone(e), MAX_MODEL_DONE), current));
+                    tables.add(table);
                 }
                 if (!candidates.isEmpty()) {
                     SchedulingProblem problem = new SchedulingProblem(now / 1000.0, cluster, states, tables, topology.currentType, config.objective());
@@ -617,8 +613,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
     }
 
     /**
-     * A key's cluster of up nodes and what follows from it: which jobs some up node can run, and a mirror of the nodes'
-     * current types. Derived from state and dropped on the key's node events.
+     * A key's cluster of up nodes and a mirror of their current types. Derived from state and dropped on the key's
+     * node events.
      */
     private static final class Topology {
         final Cluster cluster;
@@ -632,28 +628,11 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         final Set<Integer> touched = new TreeSet<>();
         /** Built afresh: every node's type is checked at the next update. */
         boolean allTouched = true;
-        /** Per active job id: whether some up node can run it; entries leave with the job. */
-        final Map<String, Boolean> feasible = new HashMap<>();
-
         Topology(Cluster cluster, int slots, int[] slotOfNode) {
             this.cluster = cluster;
             this.slots = slots;
             this.slotOfNode = slotOfNode;
             this.currentType = new int[cluster.nodeCount()];
-        }
-
-        boolean feasible(Job job) {
-            Boolean known = feasible.get(job.id());
-            if (known != null) return known;
-            boolean result = false;
-            for (Map.Entry<String, Map<Integer, Double>> e : job.times().entrySet()) {
-                int t = cluster.typeIndex(e.getKey());
-                if (cluster.typeAvailable(t)) {
-                    for (int g : e.getValue().keySet()) if (g <= cluster.type(t).gpus()) result = true;
-                }
-            }
-            feasible.put(job.id(), result);
-            return result;
         }
     }
 

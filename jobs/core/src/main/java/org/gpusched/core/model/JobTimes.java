@@ -55,6 +55,11 @@ public final class JobTimes {
      * none), remembered for the last cluster asked about. Scaling them by the work left gives exactly the extremes of
      * the scaled times: multiplying by a positive factor keeps the order of doubles.
      */
+    /** Whether some node of the cluster, as some type it can run as, can run the job. */
+    public boolean runsOn(Cluster cluster) {
+        return fastest(cluster) < Double.POSITIVE_INFINITY;
+    }
+
     double fastest(Cluster cluster) {
         extremes(cluster);
         return fastest;
