@@ -14,11 +14,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.gpusched.formats.ClusterYaml;
+import org.gpusched.streaming.JobSources;
+import org.gpusched.streaming.RawRecord;
 import org.gpusched.streaming.SchedulerConfig;
 import org.gpusched.streaming.SchedulerJob;
 import org.gpusched.streaming.Topics;
@@ -168,6 +174,80 @@ class KafkaReplayIT {
         sortDecisions(fileDecisions);
         sortDecisions(kafkaDecisions);
         assertEquals(fileDecisions, kafkaDecisions);
+    }
+
+    /**
+     * A task failure after a completed checkpoint: the job restarts from it (Kafka offsets, the controllers' jobs,
+     * costs and random state, their working memory rebuilt from that state) and, with exactly-once sinks, the
+     * committed decisions equal those of a run without failure. Watermarks follow the input and the input is slowed,
+     * so the controllers are mid-run, with jobs running, when it fails.
+     */
+    @Test
+    void aFailureAfterACheckpointRestoresFromItWithTheSameDecisions() throws Exception {
+        Path dir = WORK.resolve("failover");
+        Files.createDirectories(dir);
+        Path cluster = dir.resolve("cluster.yaml");
+        Path trace = dir.resolve("trace.jsonl");
+        BenchmarkWorkload workload = new BenchmarkWorkload(JOBS, 6, 1.5, 5);
+        workload.writeCluster(cluster);
+        workload.writeTrace(trace);
+        SchedulerConfig cfg = SchedulerConfig.builder().cluster(ClusterYaml.read(cluster)).policy("andreas-rg").seed(5).maxIterations(30)
+                .outOfOrderness(Duration.ZERO).checkpointInterval(Duration.ofMillis(200)).build();
+
+        Path parts = dir.resolve("file");
+        StreamExecutionEnvironment fileEnv = env();
+        SchedulerJob.define(fileEnv, new FileJobSources(trace), new FileJobSinks(parts), cfg);
+        fileEnv.execute("file replay (no failure)");
+        List<JsonNode> fileDecisions = RunDirectoryWriter.read(parts, FileJobSinks.DECISIONS);
+
+        KafkaSettings kafka = KafkaSettings.of(broker.bootstrap()).withTopicPrefix("failover.").withBounded(true).withExactlyOnce(true)
+                .withGroupId("failover-it");
+        TopicAdmin.createAll(kafka.clientConfig(), kafka.topicPrefix(), 1, (short) 1);
+        new TraceProducer(kafka, 0).publish(trace, null);
+        Configuration conf = new Configuration();
+        conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        StreamExecutionEnvironment kafkaEnv = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        KafkaJobSources kafkaSources = new KafkaJobSources(kafka, false, cfg.idleTimeout());
+        JobSources failingOnce = env -> kafkaSources.submissions(env).map(new FailOnceAfterACheckpoint(JOBS / 2))
+                .uid("fail-once").name("fail once after a checkpoint");
+        FailOnceAfterACheckpoint.FAILED.set(false);
+        SchedulerJob.define(kafkaEnv, failingOnce, new KafkaJobSinks(kafka), cfg);
+        kafkaEnv.execute("kafka replay (one failure)");
+        List<JsonNode> kafkaDecisions = readTopic(kafka, Topics.DECISIONS, PlacementDecision.class);
+
+        assertTrue(FailOnceAfterACheckpoint.FAILED.get(), "the injected failure happened");
+        assertTrue(fileDecisions.size() > JOBS, "a non-trivial run: " + fileDecisions.size());
+        sortDecisions(fileDecisions);
+        sortDecisions(kafkaDecisions);
+        assertEquals(fileDecisions, kafkaDecisions);
+    }
+
+    /** Passes records on slowly and, once per JVM, fails after a checkpoint completed and {@code after} records. */
+    static final class FailOnceAfterACheckpoint implements MapFunction<RawRecord, RawRecord>, CheckpointListener {
+        private static final long serialVersionUID = 1L;
+        static final AtomicBoolean FAILED = new AtomicBoolean();
+        private final int after;
+        private transient int seen;
+        private transient boolean checkpointed;
+
+        FailOnceAfterACheckpoint(int after) {
+            this.after = after;
+        }
+
+        @Override
+        public RawRecord map(RawRecord record) throws Exception {
+            Thread.sleep(20);
+            if (++seen > after && checkpointed && FAILED.compareAndSet(false, true)) throw new IllegalStateException("injected failure");
+            return record;
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) {
+            checkpointed = true;
+        }
     }
 
     private static StreamExecutionEnvironment env() {
