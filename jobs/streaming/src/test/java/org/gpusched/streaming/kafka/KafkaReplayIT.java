@@ -239,7 +239,7 @@ class KafkaReplayIT {
 
         @Override
         public RawRecord map(RawRecord record) throws Exception {
-            Thread.sleep(20);
+            Thread.sleep(30);
             if (++seen > after && checkpointed && FAILED.compareAndSet(false, true)) throw new IllegalStateException("injected failure");
             return record;
         }
