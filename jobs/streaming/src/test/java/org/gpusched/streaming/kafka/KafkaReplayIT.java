@@ -146,25 +146,12 @@ class KafkaReplayIT {
     @Test
     void checkpointedExactlyOnceRunGivesTheSameDecisions() throws Exception {
         Path dir = WORK.resolve("exactly-once");
-        Files.createDirectories(dir);
-        Path cluster = dir.resolve("cluster.yaml");
-        Path trace = dir.resolve("trace.jsonl");
-        BenchmarkWorkload workload = new BenchmarkWorkload(30, 6, 1.2, 3);
-        workload.writeCluster(cluster);
-        workload.writeTrace(trace);
-        SchedulerConfig cfg = SchedulerConfig.builder().cluster(ClusterYaml.read(cluster)).policy("andreas-rg").seed(3).maxIterations(30)
-                .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK).checkpointInterval(Duration.ofMillis(300)).build();
+        Path trace = workload(dir, new BenchmarkWorkload(30, 6, 1.2, 3));
+        SchedulerConfig cfg = SchedulerConfig.builder().cluster(ClusterYaml.read(dir.resolve("cluster.yaml"))).policy("andreas-rg").seed(3)
+                .maxIterations(30).outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK).checkpointInterval(Duration.ofMillis(300)).build();
+        List<JsonNode> fileDecisions = fileDecisions(dir, trace, cfg);
 
-        Path parts = dir.resolve("file");
-        StreamExecutionEnvironment fileEnv = env();
-        SchedulerJob.define(fileEnv, new FileJobSources(trace), new FileJobSinks(parts), cfg);
-        fileEnv.execute("file replay (checkpointed)");
-        List<JsonNode> fileDecisions = RunDirectoryWriter.read(parts, FileJobSinks.DECISIONS);
-
-        KafkaSettings kafka = KafkaSettings.of(broker.bootstrap()).withTopicPrefix("eos.").withBounded(true).withExactlyOnce(true)
-                .withGroupId("eos-it");
-        TopicAdmin.createAll(kafka.clientConfig(), kafka.topicPrefix(), 1, (short) 1);
-        new TraceProducer(kafka, 0).publish(trace, null);
+        KafkaSettings kafka = exactlyOnceTopicsWith(trace, "eos.");
         StreamExecutionEnvironment kafkaEnv = env();
         KafkaPipeline.define(kafkaEnv, kafka, cfg);
         kafkaEnv.execute("kafka replay (exactly once)");
@@ -185,25 +172,12 @@ class KafkaReplayIT {
     @Test
     void aFailureAfterACheckpointRestoresFromItWithTheSameDecisions() throws Exception {
         Path dir = WORK.resolve("failover");
-        Files.createDirectories(dir);
-        Path cluster = dir.resolve("cluster.yaml");
-        Path trace = dir.resolve("trace.jsonl");
-        BenchmarkWorkload workload = new BenchmarkWorkload(JOBS, 6, 1.5, 5);
-        workload.writeCluster(cluster);
-        workload.writeTrace(trace);
-        SchedulerConfig cfg = SchedulerConfig.builder().cluster(ClusterYaml.read(cluster)).policy("andreas-rg").seed(5).maxIterations(30)
-                .outOfOrderness(Duration.ZERO).checkpointInterval(Duration.ofMillis(200)).build();
+        Path trace = workload(dir, new BenchmarkWorkload(JOBS, 6, 1.5, 5));
+        SchedulerConfig cfg = SchedulerConfig.builder().cluster(ClusterYaml.read(dir.resolve("cluster.yaml"))).policy("andreas-rg").seed(5)
+                .maxIterations(30).outOfOrderness(Duration.ZERO).checkpointInterval(Duration.ofMillis(200)).build();
+        List<JsonNode> fileDecisions = fileDecisions(dir, trace, cfg);
 
-        Path parts = dir.resolve("file");
-        StreamExecutionEnvironment fileEnv = env();
-        SchedulerJob.define(fileEnv, new FileJobSources(trace), new FileJobSinks(parts), cfg);
-        fileEnv.execute("file replay (no failure)");
-        List<JsonNode> fileDecisions = RunDirectoryWriter.read(parts, FileJobSinks.DECISIONS);
-
-        KafkaSettings kafka = KafkaSettings.of(broker.bootstrap()).withTopicPrefix("failover.").withBounded(true).withExactlyOnce(true)
-                .withGroupId("failover-it");
-        TopicAdmin.createAll(kafka.clientConfig(), kafka.topicPrefix(), 1, (short) 1);
-        new TraceProducer(kafka, 0).publish(trace, null);
+        KafkaSettings kafka = exactlyOnceTopicsWith(trace, "failover.");
         Configuration conf = new Configuration();
         conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
@@ -223,6 +197,32 @@ class KafkaReplayIT {
         sortDecisions(fileDecisions);
         sortDecisions(kafkaDecisions);
         assertEquals(fileDecisions, kafkaDecisions);
+    }
+
+    /** Writes the workload's cluster.yaml and trace.jsonl into dir; returns the trace. */
+    private static Path workload(Path dir, BenchmarkWorkload workload) throws Exception {
+        Files.createDirectories(dir);
+        workload.writeCluster(dir.resolve("cluster.yaml"));
+        workload.writeTrace(dir.resolve("trace.jsonl"));
+        return dir.resolve("trace.jsonl");
+    }
+
+    /** The decisions of the file path for the trace, the reference the Kafka runs are compared with. */
+    private static List<JsonNode> fileDecisions(Path dir, Path trace, SchedulerConfig cfg) throws Exception {
+        Path parts = dir.resolve("file");
+        StreamExecutionEnvironment fileEnv = env();
+        SchedulerJob.define(fileEnv, new FileJobSources(trace), new FileJobSinks(parts), cfg);
+        fileEnv.execute("file replay (reference)");
+        return RunDirectoryWriter.read(parts, FileJobSinks.DECISIONS);
+    }
+
+    /** Topics under the prefix holding the trace, read bounded and written in transactions (exactly once). */
+    private static KafkaSettings exactlyOnceTopicsWith(Path trace, String prefix) throws Exception {
+        KafkaSettings kafka = KafkaSettings.of(broker.bootstrap()).withTopicPrefix(prefix).withBounded(true).withExactlyOnce(true)
+                .withGroupId(prefix + "it");
+        TopicAdmin.createAll(kafka.clientConfig(), kafka.topicPrefix(), 1, (short) 1);
+        new TraceProducer(kafka, 0).publish(trace, null);
+        return kafka;
     }
 
     /** Passes records on slowly and, once per JVM, fails after a checkpoint completed and {@code after} records. */
