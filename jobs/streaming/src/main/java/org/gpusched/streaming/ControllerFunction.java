@@ -140,7 +140,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         final Set<String> dirty = new HashSet<>();
         final Set<String> removed = new HashSet<>();
         final TreeSet<String> triggers = new TreeSet<>(Comparator.comparingInt(Step::triggerRank));
-        /** Some placement changed: the execution cost rate is recomputed at the end of the step. */
+        /** Some placement changed (see {@link #moved}): the key's cost rate is dropped at the end of the step. */
         boolean placementsChanged;
         long now;
 
@@ -199,8 +199,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 if (!jobs.isEmpty()) triggers.add("PERIOD");
                 s.setNextPeriodMillis(-1L);
             }
-            boolean progress = false;
-            if (!triggers.isEmpty()) progress = reschedule();
+            if (!triggers.isEmpty()) reschedule();
             int running = 0;
             long nextEnd = Long.MAX_VALUE;
             for (ActiveJobs.Entry e : jobs.inOrder()) {
@@ -212,7 +211,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             // a policy may postpone by choice (milp-relaxed) and only the passing of time makes it start the job.
             // Otherwise a tick would change nothing, and in replay it would keep the final watermark firing forever;
             // nor for a policy whose decisions a tick cannot change (the queue baselines).
-            if (policies.get(policy).decidesOnTicks() && !jobs.isEmpty() && (running > 0 || progress || waitingJobMayStart())
+            if (policies.get(policy).decidesOnTicks() && !jobs.isEmpty() && (running > 0 || waitingJobMayStart())
                     && s.getNextPeriodMillis() < 0) {
                 long period = config.periodMillis();
                 long next = (now / period + 1) * period;
@@ -392,7 +391,6 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     }
                 }
             }
-            placementsChanged = true;
             triggers.add("NODE");
         }
 
@@ -403,13 +401,12 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         }
 
         void stop(JobRecord j) {
-            touch(j.getNode());
+            moved(j.getNode());
             j.setNode(null);
             j.setType(null);
             j.setGpus(0);
             j.setEndMillis(-1L);
             j.setPreemptions(j.getPreemptions() + 1);
-            placementsChanged = true;
         }
 
         /** A job ends now: COMPLETE decision, its tardiness cost, job metrics and (replay) the completion record. */
@@ -419,8 +416,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             double t = now / 1000.0;
             if (j.getNode() != null) {
                 emit(decision(j, DecisionAction.COMPLETE, j.getNode(), j.getType(), j.getGpus(), null, t, null).build());
-                touch(j.getNode());
-                placementsChanged = true;
+                moved(j.getNode());
             }
             double tardiness = RealCost.tardinessCost(spec.getWeight(), t, spec.getDue());
             s.setAccruedTardinessCost(s.getAccruedTardinessCost() + tardiness);
@@ -439,8 +435,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             triggers.add("COMPLETION");
         }
 
-        /** Calls the policy on the current state and emits the changes; true when some job runs afterwards. */
-        boolean reschedule() {
+        /** Calls the policy on the current state and emits the changes and the scheduling metrics. */
+        void reschedule() {
             long nanos = 0;
             double objective = 0;
             List<PlacementDecision> changes = new ArrayList<>();
@@ -479,7 +475,6 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     .setQueueLength(jobs.size() - running).setRunning(running).setDecisions(changes.size())
                     .setAccruedExecutionCost(s.getAccruedExecutionCost()).setAccruedTardinessCost(s.getAccruedTardinessCost())
                     .setCompletedJobs(s.getCompletedJobs()).build());
-            return running > 0;
         }
 
         /** The key's cached topology, or a new one from the up nodes in state (after a node event or a restore); null when none is up. */
@@ -508,9 +503,14 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             return topology;
         }
 
-        /** A job's placement on this node changed: its type is to be checked at the next update of node types. */
-        void touch(String node) {
-            Topology topology = node == null ? null : topologies.get(ctx.getCurrentKey());
+        /**
+         * A job left or came to this node (null: none): the cost rate is to be recomputed, and the node's type checked
+         * at the next update of node types.
+         */
+        void moved(String node) {
+            if (node == null) return;
+            placementsChanged = true;
+            Topology topology = topologies.get(ctx.getCurrentKey());
             if (topology != null) topology.touched.add(topology.cluster.nodeIndex(node));
         }
 
@@ -564,12 +564,11 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 if (sameNode && type.equals(e.record.getType()) && p.gpus() == e.record.getGpus()) continue;
                 DecisionAction action = oldNode == null ? DecisionAction.START : sameNode ? DecisionAction.RESIZE : DecisionAction.MIGRATE;
                 JobRecord j = writable(e);
-                touch(oldNode);
-                touch(node);
+                moved(oldNode);
+                moved(node);
                 j.setNode(node);
                 j.setType(type);
                 j.setGpus(p.gpus());
-                placementsChanged = true;
                 if (j.getFirstStart() == null) j.setFirstStart(t);
                 if (action == DecisionAction.RESIZE) j.setResizes(j.getResizes() + 1);
                 if (action == DecisionAction.MIGRATE) j.setMigrations(j.getMigrations() + 1);
