@@ -40,19 +40,17 @@ public final class SchedulerJob {
 
         AvroTypeInfo<ControllerEvent> eventType = new AvroTypeInfo<>(ControllerEvent.class);
         List<SingleOutputStreamOperator<ControllerEvent>> parsed = new ArrayList<>();
-        parsed.add(parse(sources.submissions(env), Topics.SUBMISSIONS, cfg, eventType));
+        List<DataStream<ControllerEvent>> timed = new ArrayList<>();
+        timed.add(input(sources.submissions(env), Topics.SUBMISSIONS, cfg, eventType, parsed));
         if (cfg.mode() == SchedulerConfig.Mode.LIVE) {
-            sources.completions(env).ifPresent(s -> parsed.add(parse(s, Topics.COMPLETIONS, cfg, eventType)));
+            sources.completions(env).ifPresent(s -> timed.add(input(s, Topics.COMPLETIONS, cfg, eventType, parsed)));
         }
-        sources.nodeEvents(env).ifPresent(s -> parsed.add(parse(s, Topics.NODE_EVENTS, cfg, eventType)));
-        sources.telemetry(env).ifPresent(s -> parsed.add(parse(s, Topics.TELEMETRY, cfg, eventType)));
+        sources.nodeEvents(env).ifPresent(s -> timed.add(input(s, Topics.NODE_EVENTS, cfg, eventType, parsed)));
+        sources.telemetry(env).ifPresent(s -> timed.add(input(s, Topics.TELEMETRY, cfg, eventType, parsed)));
+        DataStream<ControllerEvent> events = timed.get(0);
+        for (int i = 1; i < timed.size(); i++) events = events.union(timed.get(i));
 
-        DataStream<ControllerEvent> events = parsed.get(0);
-        for (int i = 1; i < parsed.size(); i++) events = events.union(parsed.get(i));
-        SingleOutputStreamOperator<ControllerEvent> timed = events.assignTimestampsAndWatermarks(watermarks(cfg))
-                .uid("event-time").name("event time");
-
-        SingleOutputStreamOperator<ControllerEvent> dispatched = timed
+        SingleOutputStreamOperator<ControllerEvent> dispatched = events
                 .keyBy(e -> Dispatcher.KEY, org.apache.flink.api.common.typeinfo.Types.STRING)
                 .process(new Dispatcher(cfg), eventType)
                 .uid("dispatch").name("dispatch (round robin over " + cfg.controllers() + " controllers)");
@@ -74,10 +72,17 @@ public final class SchedulerJob {
         return new Pipeline(controllers, rejected);
     }
 
-    private static SingleOutputStreamOperator<ControllerEvent> parse(DataStream<RawRecord> raw, Topics topic, SchedulerConfig cfg,
-                                                                     AvroTypeInfo<ControllerEvent> type) {
+    /**
+     * One input parsed (the parser is added to {@code parsers}, whose side outputs carry the rejected records) and given
+     * event time. Event time is chained to the parser, per input: each input's watermark follows its own records (the
+     * union downstream takes the least), and a record reaches the dispatcher in one network hop.
+     */
+    private static DataStream<ControllerEvent> input(DataStream<RawRecord> raw, Topics topic, SchedulerConfig cfg, AvroTypeInfo<ControllerEvent> type,
+                                                     List<SingleOutputStreamOperator<ControllerEvent>> parsers) {
         String id = topic.name().toLowerCase().replace('_', '-');
-        return raw.process(new RecordParser(topic, cfg), type).uid("parse-" + id).name("parse " + topic.topic());
+        SingleOutputStreamOperator<ControllerEvent> parser = raw.process(new RecordParser(topic, cfg), type).uid("parse-" + id).name("parse " + topic.topic());
+        parsers.add(parser);
+        return parser.assignTimestampsAndWatermarks(watermarks(cfg)).uid("event-time-" + id).name("event time " + topic.topic());
     }
 
     static WatermarkStrategy<ControllerEvent> watermarks(SchedulerConfig cfg) {

@@ -40,7 +40,8 @@ class SchedulerJobTest {
             assertNotNull(node.getTransformationUID(), "operator without uid: " + node.getOperatorName());
             assertFalse(node.getOperatorName().isBlank());
         }
-        assertTrue(uids.containsAll(List.of("parse-submissions", "parse-completions", "parse-node-events", "parse-telemetry", "event-time", "dispatch", "controllers")), uids.toString());
+        assertTrue(uids.containsAll(List.of("parse-submissions", "parse-completions", "parse-node-events", "parse-telemetry", "event-time-submissions", "event-time-completions",
+                "event-time-node-events", "event-time-telemetry", "dispatch", "controllers")), uids.toString());
     }
 
     private static void collect(Transformation<?> t, Set<String> uids) {
