@@ -121,7 +121,7 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--parallelism", paramLabel = "N", defaultValue = "1", description = "Parallelism of the local run (default: ${DEFAULT-VALUE}).")
     int parallelism;
 
-    @Option(names = "--kafka-property", paramLabel = "KEY=VALUE", description = "Extra Kafka client property (security, timeouts), repeatable.")
+    @Option(names = "--kafka-property", paramLabel = "KEY=VALUE", description = "Extra Kafka client property (security, timeouts, producer batching: the sinks default to batch.size=262144 and linger.ms=10), repeatable.")
     Map<String, String> kafkaProperties;
 
     /** Placement (--nodes/--workload) or scheduling (--cluster): exactly one kind of inputs, and only its options. */
