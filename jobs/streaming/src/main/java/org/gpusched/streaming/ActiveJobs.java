@@ -1,10 +1,12 @@
 package org.gpusched.streaming;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.Job;
 import org.gpusched.core.model.JobTimes;
@@ -67,8 +69,15 @@ final class ActiveJobs {
         }
     }
 
+    private static final Comparator<Entry> ENTRY_ORDER = Comparator.comparing(e -> e.record, ORDER);
+
     private final Map<String, Entry> byId = new HashMap<>();
-    private final TreeMap<JobRecord, Entry> ordered = new TreeMap<>(ORDER);
+    /**
+     * The entries in {@link #ORDER}: an array, not a tree, because each event walks all of them several times and
+     * jobs mostly arrive in that order (appended); an insertion or removal elsewhere moves references, a memmove.
+     */
+    private final ArrayList<Entry> ordered = new ArrayList<>();
+    private final List<Entry> orderedView = Collections.unmodifiableList(ordered);
     /** Real cost per second of the placements as they stand; NaN when placements changed since it was computed. */
     double executionCostPerSecond = Double.NaN;
 
@@ -90,13 +99,20 @@ final class ActiveJobs {
 
     /** The active jobs in {@link #ORDER}. */
     Collection<Entry> inOrder() {
-        return ordered.values();
+        return orderedView;
     }
 
     Entry add(JobRecord record) {
         Entry e = new Entry(record);
-        byId.put(record.getSpec().getId(), e);
-        ordered.put(record, e);
+        Entry previous = byId.put(record.getSpec().getId(), e);
+        if (previous != null) removeOrdered(previous);
+        int last = ordered.size() - 1;
+        if (last < 0 || ORDER.compare(ordered.get(last).record, record) < 0) {
+            ordered.add(e);
+        } else {
+            // not found: an equal key has the same id, whose entry went above
+            ordered.add(-Collections.binarySearch(ordered, e, ENTRY_ORDER) - 1, e);
+        }
         return e;
     }
 
@@ -107,6 +123,11 @@ final class ActiveJobs {
 
     void remove(String id) {
         Entry e = byId.remove(id);
-        if (e != null) ordered.remove(e.record);
+        if (e != null) removeOrdered(e);
+    }
+
+    private void removeOrdered(Entry e) {
+        int at = Collections.binarySearch(ordered, e, ENTRY_ORDER);
+        if (at >= 0) ordered.remove(at);
     }
 }
