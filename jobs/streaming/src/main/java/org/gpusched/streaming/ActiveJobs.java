@@ -73,8 +73,8 @@ final class ActiveJobs {
 
     private final Map<String, Entry> byId = new HashMap<>();
     /**
-     * The entries in {@link #ORDER}: an array, not a tree, because each event walks all of them several times and
-     * jobs mostly arrive in that order (appended); an insertion or removal elsewhere moves references, a memmove.
+     * The entries in {@link #ORDER}: an array, not a tree, because each event walks all of them several times; jobs
+     * mostly arrive in that order (added at the end), and an insertion or removal elsewhere moves references, a memmove.
      */
     private final ArrayList<Entry> ordered = new ArrayList<>();
     private final List<Entry> orderedView = Collections.unmodifiableList(ordered);
@@ -106,13 +106,8 @@ final class ActiveJobs {
         Entry e = new Entry(record);
         Entry previous = byId.put(record.getSpec().getId(), e);
         if (previous != null) removeOrdered(previous);
-        int last = ordered.size() - 1;
-        if (last < 0 || ORDER.compare(ordered.get(last).record, record) < 0) {
-            ordered.add(e);
-        } else {
-            // not found: an equal key has the same id, whose entry went above
-            ordered.add(-Collections.binarySearch(ordered, e, ENTRY_ORDER) - 1, e);
-        }
+        // never found: an equal key has the same id, whose entry went above
+        ordered.add(-Collections.binarySearch(ordered, e, ENTRY_ORDER) - 1, e);
         return e;
     }
 
