@@ -79,7 +79,7 @@ public final class SchedulerJob {
      */
     private static DataStream<ControllerEvent> input(DataStream<RawRecord> raw, Topics topic, SchedulerConfig cfg, AvroTypeInfo<ControllerEvent> type,
                                                      List<SingleOutputStreamOperator<ControllerEvent>> parsers) {
-        String id = topic.name().toLowerCase().replace('_', '-');
+        String id = topic.operatorId();
         SingleOutputStreamOperator<ControllerEvent> parser = raw.process(new RecordParser(topic, cfg), type).uid("parse-" + id).name("parse " + topic.topic());
         parsers.add(parser);
         return parser.assignTimestampsAndWatermarks(watermarks(cfg)).uid("event-time-" + id).name("event time " + topic.topic());

@@ -47,6 +47,9 @@ public enum Topics {
     /** The topic name without prefix. */
     public String topic() { return topic; }
 
+    /** The part of operator uids and names that stands for this topic ({@code NODE_EVENTS} -> {@code node-events}). */
+    public String operatorId() { return name().toLowerCase().replace('_', '-'); }
+
     /** The topic name with a deployment prefix (empty or null = none). */
     public String topic(String prefix) { return prefix == null || prefix.isEmpty() ? topic : prefix + topic; }
 

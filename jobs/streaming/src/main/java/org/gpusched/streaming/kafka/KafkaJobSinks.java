@@ -61,7 +61,7 @@ public final class KafkaJobSinks implements JobSinks {
     }
 
     private <T extends SpecificRecordBase> void attach(DataStream<T> stream, Topics topic, AvroRecordSerializer<T> serializer) {
-        String name = "kafka-" + topic.name().toLowerCase().replace('_', '-');
+        String name = "kafka-" + topic.operatorId();
         var builder = KafkaSink.<T>builder()
                 .setBootstrapServers(kafka.bootstrap())
                 .setKafkaProducerConfig(kafka.clientConfig())
