@@ -2,6 +2,7 @@ package org.gpusched.streaming.kafka;
 
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.gpusched.streaming.JobSinks;
@@ -68,17 +69,22 @@ public final class KafkaJobSinks implements JobSinks {
                 .setRecordSerializer(serializer);
         // Batches of up to 256 KB instead of the producer's 16 KB: the job writes several small records per event, and
         // per-request work was most of the producer thread's CPU. Lingering 10 ms (default 5) lets them fill.
-        if (!kafka.clientProperties().containsKey("batch.size")) builder.setProperty("batch.size", Integer.toString(256 * 1024));
-        if (!kafka.clientProperties().containsKey("linger.ms")) builder.setProperty("linger.ms", "10");
+        defaultProperty(builder, "batch.size", Integer.toString(256 * 1024));
+        defaultProperty(builder, "linger.ms", "10");
         if (kafka.exactlyOnce()) {
             builder.setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
                     .setTransactionalIdPrefix(kafka.groupId() + "-" + topic.topic(kafka.topicPrefix()));
             // The sink's own default (1 h) exceeds a default broker's transaction.max.timeout.ms (15 min), which
             // fails every transaction; 10 min still outlasts any checkpoint interval this job is run with.
-            if (!kafka.clientProperties().containsKey("transaction.timeout.ms")) builder.setProperty("transaction.timeout.ms", "600000");
+            defaultProperty(builder, "transaction.timeout.ms", "600000");
         } else {
             builder.setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE);
         }
         stream.sinkTo(builder.build()).uid("sink-" + name).name(name + " (" + serializer.topic() + ")");
+    }
+
+    /** A producer setting of the job's own, unless the user set it (--kafka-property). */
+    private void defaultProperty(KafkaSinkBuilder<?> builder, String key, String value) {
+        if (!kafka.clientProperties().containsKey(key)) builder.setProperty(key, value);
     }
 }
