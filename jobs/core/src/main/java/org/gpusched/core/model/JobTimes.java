@@ -50,16 +50,16 @@ public final class JobTimes {
 
     public Job job() { return job; }
 
-    /**
-     * The job's shortest and longest full time over the types some node of the cluster can run as (+inf and 0 when
-     * none), remembered for the last cluster asked about. Scaling them by the work left gives exactly the extremes of
-     * the scaled times: multiplying by a positive factor keeps the order of doubles.
-     */
     /** Whether some node of the cluster, as some type it can run as, can run the job. */
     public boolean runsOn(Cluster cluster) {
         return fastest(cluster) < Double.POSITIVE_INFINITY;
     }
 
+    /**
+     * The job's shortest and longest full time over the types some node of the cluster can run as (+inf and 0 when
+     * none), remembered for the last cluster asked about. Scaling them by the work left gives exactly the extremes of
+     * the scaled times: multiplying by a positive factor keeps the order of doubles.
+     */
     double fastest(Cluster cluster) {
         extremes(cluster);
         return fastest;
