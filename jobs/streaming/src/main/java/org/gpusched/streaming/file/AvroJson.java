@@ -29,11 +29,16 @@ public final class AvroJson {
     public static String toLine(GenericRecord record) {
         StringWriter text = new StringWriter(256);
         try (JsonGenerator g = MAPPER.getFactory().createGenerator(text)) {
-            write(g, record);
+            write(g, (Object) record);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         return text.toString();
+    }
+
+    /** One record as one JSON object on {@code g}. */
+    public static void write(JsonGenerator g, GenericRecord record) throws IOException {
+        write(g, (Object) record);
     }
 
     private static void write(JsonGenerator g, Object v) throws IOException {

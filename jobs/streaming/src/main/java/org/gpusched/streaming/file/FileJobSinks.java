@@ -38,7 +38,7 @@ public final class FileJobSinks implements JobSinks {
     @Override public void rejected(DataStream<RejectedRecord> s) { sink(s, REJECTED); }
     /** Accepted jobs are written as jobs.jsonl lines already, so assembling the run directory only merges them. */
     @Override public void acceptedJobs(DataStream<JobSubmitted> s) {
-        s.sinkTo(new JsonLinesSink<>(dir, ACCEPTED_JOBS, RunDirectoryWriter::jobsLine)).uid("file-sink-" + ACCEPTED_JOBS).name(ACCEPTED_JOBS + " file");
+        s.sinkTo(new JsonLinesSink<>(dir, ACCEPTED_JOBS, RunDirectoryWriter::writeJob)).uid("file-sink-" + ACCEPTED_JOBS).name(ACCEPTED_JOBS + " file");
     }
 
     private <T extends GenericRecord> void sink(DataStream<T> stream, String name) {

@@ -10,7 +10,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -312,46 +311,40 @@ public final class RunDirectoryWriter {
     }
 
     /** A jobs.jsonl line: the trace format (times as {type: {gpus: seconds}}) plus extras and actualFactor. */
-    static String jobsLine(JobSubmitted job) {
+    static void writeJob(JsonGenerator g, JobSubmitted job) throws IOException {
         // Streamed, not built as a tree: this runs once per accepted job inside the replay.
         Map<String, List<ExecutionTime>> byType = new LinkedHashMap<>();
         for (ExecutionTime t : job.getTimes()) byType.computeIfAbsent(t.getType(), k -> new ArrayList<>()).add(t);
         double actualFactor = job.getActualFactor() == null ? 1.0 : job.getActualFactor();
-        StringWriter text = new StringWriter(512);
-        try (JsonGenerator g = LINE.getFactory().createGenerator(text)) {
-            g.writeStartObject();
-            g.writeStringField("id", job.getId());
-            g.writeNumberField("submit", job.getSubmit());
-            g.writeNumberField("due", job.getDue());
-            g.writeNumberField("weight", job.getWeight());
-            g.writeObjectFieldStart("times");
-            for (Map.Entry<String, List<ExecutionTime>> e : byType.entrySet()) {
-                g.writeObjectFieldStart(e.getKey());
-                for (ExecutionTime t : e.getValue()) g.writeNumberField(String.valueOf(t.getGpus()), t.getSeconds());
-                g.writeEndObject();
-            }
+        g.writeStartObject();
+        g.writeStringField("id", job.getId());
+        g.writeNumberField("submit", job.getSubmit());
+        g.writeNumberField("due", job.getDue());
+        g.writeNumberField("weight", job.getWeight());
+        g.writeObjectFieldStart("times");
+        for (Map.Entry<String, List<ExecutionTime>> e : byType.entrySet()) {
+            g.writeObjectFieldStart(e.getKey());
+            for (ExecutionTime t : e.getValue()) g.writeNumberField(String.valueOf(t.getGpus()), t.getSeconds());
             g.writeEndObject();
-            boolean factorWritten = false;
-            if (job.getExtrasJson() != null) {
-                // extrasJson is written by RecordParser from parsed JSON, so it always reads back
-                JsonNode extras = LINE.readTree(job.getExtrasJson());
-                for (Iterator<Map.Entry<String, JsonNode>> it = extras.fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> f = it.next();
-                    if (f.getKey().equals("actualFactor")) {
-                        g.writeNumberField("actualFactor", actualFactor); // the factor the run used, in the extra's place
-                        factorWritten = true;
-                    } else {
-                        g.writeFieldName(f.getKey());
-                        g.writeTree(f.getValue());
-                    }
+        }
+        g.writeEndObject();
+        boolean factorWritten = false;
+        if (job.getExtrasJson() != null) {
+            // extrasJson is written by RecordParser from parsed JSON, so it always reads back
+            JsonNode extras = LINE.readTree(job.getExtrasJson());
+            for (Iterator<Map.Entry<String, JsonNode>> it = extras.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> f = it.next();
+                if (f.getKey().equals("actualFactor")) {
+                    g.writeNumberField("actualFactor", actualFactor); // the factor the run used, in the extra's place
+                    factorWritten = true;
+                } else {
+                    g.writeFieldName(f.getKey());
+                    g.writeTree(f.getValue());
                 }
             }
-            if (!factorWritten) g.writeNumberField("actualFactor", actualFactor);
-            g.writeEndObject();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
-        return text.toString();
+        if (!factorWritten) g.writeNumberField("actualFactor", actualFactor);
+        g.writeEndObject();
     }
 
     private record JobKey(double submit, String id) {}
