@@ -27,6 +27,7 @@ import org.gpusched.core.model.NodeType;
 import org.gpusched.core.model.Placement;
 import org.gpusched.core.model.Schedule;
 import org.gpusched.core.model.SchedulingProblem;
+import org.gpusched.core.objective.ObjectiveFunction;
 import org.gpusched.core.objective.RealCost;
 import org.gpusched.core.policy.Policies;
 import org.gpusched.core.policy.SchedulingPolicy;
@@ -441,7 +442,11 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             double objective = 0;
             List<PlacementDecision> changes = new ArrayList<>();
             Topology topology = jobs.isEmpty() ? null : topology();
-            if (topology != null) {
+            SchedulingPolicy scheduler = policies.get(policy);
+            if (topology != null && scheduler.startsOnlyOnFreeNodes() && nothingToStart(topology.cluster)) {
+                objective = keptObjective(topology);
+                updateNodeTypes(topology, n -> topology.currentType[n]);
+            } else if (topology != null) {
                 Cluster cluster = topology.cluster;
                 List<ActiveJobs.Entry> candidates = new ArrayList<>(jobs.size());
                 List<JobState> states = new ArrayList<>(jobs.size());
@@ -459,12 +464,12 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     SchedulingProblem problem = new SchedulingProblem(now / 1000.0, cluster, states, tables, topology.currentType, config.objective());
                     RandomState random = new RandomState(s.getRandomState());
                     long start = System.nanoTime();
-                    Schedule schedule = policies.get(policy).schedule(problem, random);
+                    Schedule schedule = scheduler.schedule(problem, random);
                     nanos = System.nanoTime() - start;
                     s.setRandomState(random.state());
                     objective = schedule.objective();
                     applySchedule(cluster, candidates, schedule, changes);
-                    updateNodeTypes(topology, schedule);
+                    updateNodeTypes(topology, schedule::nodeType);
                 }
             }
             changes.forEach(this::emit);
@@ -475,6 +480,53 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     .setQueueLength(jobs.size() - running).setRunning(running).setDecisions(changes.size())
                     .setAccruedExecutionCost(s.getAccruedExecutionCost()).setAccruedTardinessCost(s.getAccruedTardinessCost())
                     .setCompletedJobs(s.getCompletedJobs()).build());
+        }
+
+        /**
+         * For a policy that only starts waiting jobs on free nodes: whether no job that some up node can run waits,
+         * or no up node is free, so that its schedule would be the current placements. False with no such job at
+         * all, which the general path handles (it calls no policy then either).
+         */
+        boolean nothingToStart(Cluster cluster) {
+            boolean waiting = false;
+            long[] used = new long[(cluster.nodeCount() + 63) >>> 6];
+            int usedNodes = 0;
+            for (ActiveJobs.Entry e : jobs.inOrder()) {
+                if (e.running()) {
+                    int n = e.nodeIndex(cluster);
+                    long bit = 1L << n;
+                    if ((used[n >>> 6] & bit) == 0) {
+                        used[n >>> 6] |= bit;
+                        usedNodes++;
+                    }
+                } else if (!waiting && times(e, cluster).runsOn(cluster)) {
+                    waiting = true;
+                }
+            }
+            return (usedNodes > 0 || waiting) && (!waiting || usedNodes == cluster.nodeCount());
+        }
+
+        /**
+         * f_OBJ of the current placements, summed over the jobs as {@link #reschedule} hands them to the policy (same
+         * jobs, order and figures), so it is the value the policy would have returned for keeping them.
+         */
+        double keptObjective(Topology topology) {
+            Cluster cluster = topology.cluster;
+            ObjectiveFunction.Sum sum = new ObjectiveFunction.Sum(config.objective(), cluster, now / 1000.0);
+            for (ActiveJobs.Entry e : jobs.inOrder()) {
+                JobTimes table = times(e, cluster);
+                if (!table.runsOn(cluster)) continue;
+                Job job = model(e);
+                double left = 1 - Math.min(modelDone(e), MAX_MODEL_DONE);
+                if (!e.running()) {
+                    sum.postponed(job.weightPerHour(), job.dueSeconds(), table.slowest(cluster) * left);
+                } else {
+                    int t = e.typeIndex(cluster);
+                    int g = e.record.getGpus();
+                    sum.scheduled(job.weightPerHour(), job.dueSeconds(), table.seconds(t, g) * left, new Placement(e.nodeIndex(cluster), t, g));
+                }
+            }
+            return sum.total(topology.currentType);
         }
 
         /** The key's cached topology, or a new one from the up nodes in state (after a node event or a restore); null when none is up. */
@@ -515,16 +567,17 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         }
 
         /**
-         * The type each up node runs as after the schedule: the type the policy gave it while it hosts jobs, else
-         * none. Only nodes some placement changed on since the last update can change (all of them after a rebuild).
+         * The type each up node runs as after the schedule: the type the policy gave it ({@code scheduledType}) while
+         * it hosts jobs, else none. Only nodes some placement changed on since the last update can change (all of
+         * them after a rebuild).
          */
-        void updateNodeTypes(Topology topology, Schedule schedule) {
+        void updateNodeTypes(Topology topology, java.util.function.IntUnaryOperator scheduledType) {
             Cluster cluster = topology.cluster;
             boolean[] used = new boolean[cluster.nodeCount()];
             for (ActiveJobs.Entry e : jobs.inOrder()) if (e.running()) used[e.nodeIndex(cluster)] = true;
             List<NodeSlot> slots = s.getNodes();
             java.util.function.IntConsumer update = n -> {
-                int t = schedule.nodeType(n);
+                int t = scheduledType.applyAsInt(n);
                 int type = used[n] && t >= 0 ? t : -1;
                 if (type != topology.currentType[n]) {
                     topology.currentType[n] = type;

@@ -236,6 +236,32 @@ class ControllerFunctionTest {
     }
 
     @Test
+    void aQueueBaselineKeepsItsPlacementsWithoutACallWhenNoJobCanStartAndPricesThemAsTheObjectiveDoes() throws Exception {
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 3600), "fifo").build();
+        var h = harness(cfg);
+        submit(h, TestData.job("a", 0, 1000, 1, 3600));
+        submit(h, TestData.job("b", 100, 200, 2, 1800));
+        submit(h, TestData.job("c", 150, 400, 3, 900)); // both nodes busy: c waits, nothing can start
+        h.processWatermark(new Watermark(Long.MAX_VALUE));
+        List<String> d = new ArrayList<>();
+        for (PlacementDecision x : decisions(h)) d.add(x.getTime() + " " + x.getJob() + " " + x.getAction() + " " + x.getNode());
+        assertEquals(List.of("0.0 a START n0", "100.0 b START n1", "1900.0 b COMPLETE n1", "1900.0 c START n1", "2800.0 c COMPLETE n1",
+                "3600.0 a COMPLETE n0"), d);
+        List<SchedulingMetrics> m = new ArrayList<>();
+        h.getSideOutput(ControllerFunction.SCHEDULING_METRICS).forEach(r -> m.add(r.getValue()));
+        List<Double> times = new ArrayList<>();
+        for (SchedulingMetrics x : m) times.add(x.getTime());
+        assertEquals(List.of(0.0, 100.0, 150.0, 1900.0, 2800.0, 3600.0), times);
+        for (int i : new int[] {0, 1, 3}) assertTrue(m.get(i).getOptimizerNanos() > 0, "a job could start at " + times.get(i) + ": the policy is called");
+        for (int i : new int[] {2, 4, 5}) assertEquals(0, m.get(i).getOptimizerNanos(), "nothing could start at " + times.get(i));
+        // at 150: a (3450 s left, ends 2600 s late at 1/h) and b (1750 s left, 1700 s late at 2/h) run at 1/h each;
+        // c waits: rho 100 x 3/h x (150 + H 3600 + 900 - due 400) s
+        assertEquals((3450 + 2600 + 1750 + 2 * 1700 + 100 * 3 * 4250) / 3600.0, m.get(2).getFObj(), 1e-9);
+        assertEquals((800 + 2600) / 3600.0, m.get(4).getFObj(), 1e-9, "at 2800 only a runs, 800 s left");
+        h.close();
+    }
+
+    @Test
     void sameSeedGivesTheSameObjectives() throws Exception {
         List<List<String>> runs = new ArrayList<>();
         for (int run = 0; run < 2; run++) {

@@ -60,12 +60,12 @@ public final class JobTimes {
      * none), remembered for the last cluster asked about. Scaling them by the work left gives exactly the extremes of
      * the scaled times: multiplying by a positive factor keeps the order of doubles.
      */
-    double fastest(Cluster cluster) {
+    public double fastest(Cluster cluster) {
         extremes(cluster);
         return fastest;
     }
 
-    double slowest(Cluster cluster) {
+    public double slowest(Cluster cluster) {
         extremes(cluster);
         return slowest;
     }

@@ -32,6 +32,9 @@ abstract class QueueOrderBaseline implements SchedulingPolicy {
     public boolean decidesOnTicks() { return false; }
 
     @Override
+    public boolean startsOnlyOnFreeNodes() { return true; }
+
+    @Override
     public Schedule schedule(SchedulingProblem problem, RandomState random) {
         Cluster cluster = problem.cluster();
         int jobs = problem.jobCount();

@@ -20,4 +20,11 @@ public interface SchedulingPolicy {
      * never move running ones, and a tick brings no empty node and no job).
      */
     default boolean decidesOnTicks() { return true; }
+
+    /**
+     * Whether the policy keeps every running job where it runs and only starts waiting jobs on free nodes (nodes no
+     * running job uses): then, with no job waiting or no node free, its schedule is the current placements, and a
+     * controller keeps them without calling it (the queue baselines).
+     */
+    default boolean startsOnlyOnFreeNodes() { return false; }
 }

@@ -3,12 +3,15 @@ package org.gpusched.core.policy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.List;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import org.gpusched.core.model.JobState;
 import org.gpusched.core.model.Placement;
 import org.gpusched.core.model.Schedule;
 import org.gpusched.core.model.SchedulingProblem;
+import org.gpusched.core.objective.ObjectiveFunction;
 import org.gpusched.core.random.RandomState;
 import org.junit.jupiter.api.Test;
 
@@ -75,6 +78,37 @@ class PolicyPropertiesTest {
             }
             for (int n = 0; n < newJobsOn.length; n++) {
                 assertTrue(newJobsOn[n] <= 1 && !(hostsRunning[n] && newJobsOn[n] > 0), name + ": node " + n + " shared");
+            }
+        }
+    }
+
+    /** The contract controllers rely on to skip the call ({@link SchedulingPolicy#startsOnlyOnFreeNodes}). */
+    @Property(tries = 300)
+    void baselinesKeepThePlacementsWhenNoJobWaitsOrNoNodeIsFree(@ForAll long instanceSeed) {
+        SchedulingProblem instance = Instances.random(instanceSeed);
+        boolean[] used = new boolean[instance.cluster().nodeCount()];
+        List<JobState> running = new ArrayList<>();
+        for (JobState j : instance.jobs()) {
+            if (j.current() == null) continue;
+            running.add(j);
+            used[j.current().node()] = true;
+        }
+        boolean noneFree = true;
+        for (boolean u : used) noneFree &= u;
+        int[] currentTypes = new int[used.length];
+        for (int n = 0; n < used.length; n++) currentTypes[n] = instance.currentNodeType(n);
+        List<SchedulingProblem> kept = new ArrayList<>();
+        kept.add(new SchedulingProblem(instance.now(), instance.cluster(), running, currentTypes, instance.parameters()));
+        if (noneFree) kept.add(instance);
+        for (SchedulingProblem problem : kept) {
+            Placement[] current = new Placement[problem.jobCount()];
+            for (int j = 0; j < current.length; j++) current[j] = problem.job(j).current();
+            for (String name : List.of("fifo", "edf", "priority")) {
+                SchedulingPolicy policy = Policies.create(name, SMALL);
+                assertTrue(policy.startsOnlyOnFreeNodes(), name);
+                Schedule s = policy.schedule(problem, new RandomState(1));
+                for (int j = 0; j < current.length; j++) assertEquals(current[j], s.placement(j), name + ": job " + j);
+                assertEquals(ObjectiveFunction.evaluate(problem, current, currentTypes), s.objective(), name + ": objective of the kept placements");
             }
         }
     }
