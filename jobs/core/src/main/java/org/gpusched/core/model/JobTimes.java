@@ -12,7 +12,10 @@ import java.util.Map;
 public final class JobTimes {
     private final Job job;
     private final List<NodeType> catalog;
-    /** rows[t][g]: seconds on type t with g GPUs, NaN where the job has no time; null for a type it has none for. */
+    /**
+     * rows[t][g]: seconds on type t with g GPUs, NaN where the job has no time; the types it has none for share one
+     * all-NaN row. Problems use this very array as the job's times, without a copy.
+     */
     private final double[][] rows;
 
     private JobTimes(Job job, List<NodeType> catalog, double[][] rows) {
@@ -40,6 +43,15 @@ public final class JobTimes {
                 row[g] = e.getValue();
             }
             rows[t] = row;
+        }
+        double[] cannotRun = null;
+        for (int t = 0; t < rows.length; t++) {
+            if (rows[t] != null) continue;
+            if (cannotRun == null) {
+                cannotRun = new double[cluster.maxGpus() + 1];
+                Arrays.fill(cannotRun, Double.NaN);
+            }
+            rows[t] = cannotRun;
         }
         return new JobTimes(job, cluster.types(), rows);
     }
@@ -74,7 +86,7 @@ public final class JobTimes {
         if (extremesOf == cluster) return;
         double min = Double.POSITIVE_INFINITY, max = 0;
         for (int t = 0; t < rows.length; t++) {
-            if (rows[t] == null || !cluster.typeAvailable(t)) continue;
+            if (!cluster.typeAvailable(t)) continue;
             for (int g = 1; g < rows[t].length; g++) {
                 double r = rows[t][g];
                 if (Double.isNaN(r)) continue;
@@ -92,10 +104,10 @@ public final class JobTimes {
 
     /** Full time on catalog type t with g GPUs, NaN when the job has none (as {@link Job#timeOn}). */
     public double seconds(int t, int g) {
-        double[] row = t >= 0 && t < rows.length ? rows[t] : null;
-        return row == null || g < 0 || g >= row.length ? Double.NaN : row[g];
+        if (t < 0 || t >= rows.length || g < 0 || g >= rows[t].length) return Double.NaN;
+        return rows[t][g];
     }
 
-    /** Times on type t by GPU count (NaN: no time), or null when the job has none on t; do not modify. */
-    double[] row(int t) { return rows[t]; }
+    /** Times by type and GPU count (NaN: no time), as {@link #rows} holds them; do not modify. */
+    double[][] rows() { return rows; }
 }

@@ -13,7 +13,7 @@ public final class SchedulingProblem {
     private final List<JobState> jobs;
     private final int[] currentNodeType;
     private final ObjectiveParameters parameters;
-    /** times[j][t][g]: job j's full time on type t with g GPUs (NaN: cannot run there); rows shared, not copied. */
+    /** times[j][t][g]: job j's full time on type t with g GPUs (NaN: cannot run there); its {@link JobTimes}' array, not a copy. */
     private final double[][][] times;
     /** left[j] = 1 - done: the remaining time on a configuration is its full time x left[j]. */
     private final double[] left;
@@ -45,17 +45,12 @@ public final class SchedulingProblem {
         this.currentNodeType = currentNodeType == null ? new int[cluster.nodeCount()] : currentNodeType.clone();
         if (currentNodeType == null) java.util.Arrays.fill(this.currentNodeType, -1);
 
-        int maxG = cluster.maxGpus();
-        // Rows of types a job has no time for share one all-NaN row: most jobs run on few of the catalog's types.
-        double[] cannotRun = new double[maxG + 1];
-        java.util.Arrays.fill(cannotRun, Double.NaN);
         if (jobTimes != null && jobTimes.size() != this.jobs.size()) throw new IllegalArgumentException("job times: " + jobTimes.size() + " tables for " + this.jobs.size() + " jobs");
-        times = new double[this.jobs.size()][][]; // rows one by one: a 3-d new[][][] takes the JIT's slow multi-array path
-        for (int j = 0; j < times.length; j++) times[j] = new double[cluster.typeCount()][];
+        times = new double[this.jobs.size()][][];
         left = new double[this.jobs.size()];
         fastest = new double[this.jobs.size()];
         slowest = new double[this.jobs.size()];
-        java.util.Set<String> ids = new java.util.HashSet<>(Math.max(16, this.jobs.size() * 2));
+        DistinctIds ids = new DistinctIds(this.jobs.size());
         for (int j = 0; j < this.jobs.size(); j++) {
             JobState state = this.jobs.get(j);
             Job job = state.job();
@@ -64,10 +59,7 @@ public final class SchedulingProblem {
             left[j] = jobLeft;
             JobTimes table = jobTimes == null ? null : jobTimes.get(j);
             if (table == null || table.job() != job || !table.fits(cluster)) table = JobTimes.of(job, cluster);
-            for (int t = 0; t < cluster.typeCount(); t++) {
-                double[] row = table.row(t);
-                times[j][t] = row == null ? cannotRun : row;
-            }
+            times[j] = table.rows();
             double min = table.fastest(cluster) * jobLeft;
             double max = table.slowest(cluster) * jobLeft;
             if (min == Double.POSITIVE_INFINITY) {
@@ -87,6 +79,32 @@ public final class SchedulingProblem {
                 if (Double.isNaN(times[j][p.type()][p.gpus()])) {
                     throw new InvalidInstanceException("job " + job.id() + ": runs on " + cluster.type(p.type()).name() + " with " + p.gpus() + " GPUs, a configuration it has no time for");
                 }
+            }
+        }
+    }
+
+    /**
+     * The ids seen so far, in an open-addressing table of the strings themselves: a controller builds a problem at
+     * every event, and a HashSet's entry per job was a twentieth of a centralized replay's controller thread.
+     */
+    private static final class DistinctIds {
+        private final String[] table;
+        private final int mask;
+
+        DistinctIds(int capacity) {
+            table = new String[Integer.highestOneBit(Math.max(8, capacity) * 2) * 2];
+            mask = table.length - 1;
+        }
+
+        /** False when {@code id} was added before. */
+        boolean add(String id) {
+            int h = id.hashCode();
+            for (int i = (h ^ h >>> 16) & mask; ; i = (i + 1) & mask) {
+                if (table[i] == null) {
+                    table[i] = id;
+                    return true;
+                }
+                if (table[i].equals(id)) return false;
             }
         }
     }
