@@ -18,7 +18,7 @@ import org.gpusched.streaming.state.JobRecord;
  * when missing, so after a restore too. It spares each event a copy of the whole map out of state and a write of
  * every running job back. Records in it are the objects held by state, so they are never changed in place: a change
  * replaces the record (see {@code ControllerFunction.Step#writable}), which keeps an asynchronous snapshot consistent.
- * Also held, derived from the records: each job's core model and time table, and the key's execution cost rate.
+ * Also held, derived from the records: each job's core model and time table.
  */
 final class ActiveJobs {
     /** Submission order, the order the optimizer sees jobs in: (submit, id). */
@@ -78,8 +78,6 @@ final class ActiveJobs {
      */
     private final ArrayList<Entry> ordered = new ArrayList<>();
     private final List<Entry> orderedView = Collections.unmodifiableList(ordered);
-    /** Real cost per second of the placements as they stand; NaN when placements changed since it was computed. */
-    double executionCostPerSecond = Double.NaN;
 
     Entry get(String id) {
         return byId.get(id);

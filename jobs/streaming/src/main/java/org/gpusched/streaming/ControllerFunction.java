@@ -61,9 +61,9 @@ import org.gpusched.streaming.state.NodeSlot;
  * waiting and running jobs, each removed when it completes; {@link #CONTROLLER} the nodes, time, costs, random
  * state and decision sequence (bounded by the node count, kept for the key's lifetime). Work per event follows what
  * changed: a running job's progress is linear in time from its record's {@code progressMillis} and is written down
- * only when its placement changes, and costs accrue at a rate recomputed only then. Derived, not state: each key's
- * jobs as working memory ({@link ActiveJobs}, dropped when the key is idle) and its {@link Topology}, both rebuilt
- * from state on demand.
+ * only when its placement changes, and costs accrue at a rate kept per node as jobs come and go ({@link NodeLoad}).
+ * Derived, not state: each key's jobs as working memory ({@link ActiveJobs}, dropped when the key is idle) and its
+ * {@link Topology} (with the nodes' load), both rebuilt from state on demand.
  */
 public final class ControllerFunction extends KeyedProcessFunction<String, ControllerEvent, PlacementDecision> {
     private static final long serialVersionUID = 1L;
@@ -141,8 +141,6 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         final Set<String> dirty = new HashSet<>();
         final Set<String> removed = new HashSet<>();
         final TreeSet<String> triggers = new TreeSet<>(Comparator.comparingInt(Step::triggerRank));
-        /** Some placement changed (see {@link #moved}): the key's cost rate is dropped at the end of the step. */
-        boolean placementsChanged;
         long now;
 
         Step(String policy, int controller, OnTimerContext ctx, Collector<PlacementDecision> out) {
@@ -228,7 +226,6 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             s.setNextEndMillis(config.mode() == SchedulerConfig.Mode.REPLAY ? nextEnd : -1L);
             for (String id : removed) jobsState.remove(id);
             for (String id : dirty) if (!removed.contains(id)) jobsState.put(id, jobs.get(id).record);
-            if (placementsChanged) jobs.executionCostPerSecond = Double.NaN;
             if (jobs.isEmpty()) activeJobs.remove(ctx.getCurrentKey());
             controllerState.update(s);
         }
@@ -274,30 +271,9 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             long from = s.getNowMillis();
             s.setNowMillis(now);
             if (from == Long.MIN_VALUE || now <= from) return;
-            if (Double.isNaN(jobs.executionCostPerSecond)) jobs.executionCostPerSecond = executionCostPerSecond();
-            s.setAccruedExecutionCost(s.getAccruedExecutionCost() + jobs.executionCostPerSecond * ((now - from) / 1000.0));
-        }
-
-        /** Sum over the key's up nodes, in their state order (the same sum after a restore), of the rate at their busy GPUs. */
-        double executionCostPerSecond() {
-            Topology topology = null;
-            int[] busy = null;
-            int[] typeOf = null;
-            for (ActiveJobs.Entry e : jobs.inOrder()) {
-                if (!e.running()) continue;
-                if (topology == null) {
-                    topology = topology();
-                    busy = new int[topology.cluster.nodeCount()];
-                    typeOf = new int[busy.length];
-                }
-                int n = e.nodeIndex(topology.cluster);
-                busy[n] += e.record.getGpus();
-                typeOf[n] = e.typeIndex(topology.cluster);
-            }
-            if (topology == null) return 0;
-            double perHour = 0;
-            for (int n = 0; n < busy.length; n++) if (busy[n] > 0) perHour += catalog.get(typeOf[n]).costPerHour(busy[n]);
-            return perHour / 3600.0;
+            Topology topology = jobs.isEmpty() ? null : topology();
+            double rate = topology == null ? 0 : topology.load.costPerSecond();
+            s.setAccruedExecutionCost(s.getAccruedExecutionCost() + rate * ((now - from) / 1000.0));
         }
 
         /** The predicted done fraction now: the recorded one plus linear progress on the current placement since. */
@@ -402,7 +378,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         }
 
         void stop(JobRecord j) {
-            moved(j.getNode());
+            moved(j.getNode(), j.getType(), -j.getGpus());
             j.setNode(null);
             j.setType(null);
             j.setGpus(0);
@@ -417,7 +393,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             double t = now / 1000.0;
             if (j.getNode() != null) {
                 emit(decision(j, DecisionAction.COMPLETE, j.getNode(), j.getType(), j.getGpus(), null, t, null).build());
-                moved(j.getNode());
+                moved(j.getNode(), j.getType(), -j.getGpus());
             }
             double tardiness = RealCost.tardinessCost(spec.getWeight(), t, spec.getDue());
             s.setAccruedTardinessCost(s.getAccruedTardinessCost() + tardiness);
@@ -443,7 +419,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             List<PlacementDecision> changes = new ArrayList<>();
             Topology topology = jobs.isEmpty() ? null : topology();
             SchedulingPolicy scheduler = policies.get(policy);
-            if (topology != null && scheduler.startsOnlyOnFreeNodes() && nothingToStart(topology.cluster)) {
+            if (topology != null && scheduler.startsOnlyOnFreeNodes() && nothingToStart(topology)) {
                 objective = keptObjective(topology);
                 updateNodeTypes(topology, n -> topology.currentType[n]);
             } else if (topology != null) {
@@ -487,23 +463,11 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
          * or no up node is free, so that its schedule would be the current placements. False with no such job at
          * all, which the general path handles (it calls no policy then either).
          */
-        boolean nothingToStart(Cluster cluster) {
-            boolean waiting = false;
-            long[] used = new long[(cluster.nodeCount() + 63) >>> 6];
-            int usedNodes = 0;
-            for (ActiveJobs.Entry e : jobs.inOrder()) {
-                if (e.running()) {
-                    int n = e.nodeIndex(cluster);
-                    long bit = 1L << n;
-                    if ((used[n >>> 6] & bit) == 0) {
-                        used[n >>> 6] |= bit;
-                        usedNodes++;
-                    }
-                } else if (!waiting && times(e, cluster).runsOn(cluster)) {
-                    waiting = true;
-                }
-            }
-            return (usedNodes > 0 || waiting) && (!waiting || usedNodes == cluster.nodeCount());
+        boolean nothingToStart(Topology topology) {
+            int usedNodes = topology.load.usedNodes();
+            if (usedNodes == topology.cluster.nodeCount()) return true;
+            for (ActiveJobs.Entry e : jobs.inOrder()) if (!e.running() && times(e, topology.cluster).runsOn(topology.cluster)) return false;
+            return usedNodes > 0;
         }
 
         /**
@@ -550,20 +514,25 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     String t = slots.get(topology.slotOfNode[n]).getCurrentType();
                     topology.currentType[n] = t == null ? -1 : cluster.typeIndex(t);
                 }
+                for (ActiveJobs.Entry e : jobs.inOrder()) {
+                    if (e.running()) topology.load.add(e.nodeIndex(cluster), e.typeIndex(cluster), e.record.getGpus());
+                }
                 topologies.put(key, topology);
             }
             return topology;
         }
 
         /**
-         * A job left or came to this node (null: none): the cost rate is to be recomputed, and the node's type checked
-         * at the next update of node types.
+         * A job of {@code gpus} GPUs came to this node as this type (negative: left it): the node's load changes, and
+         * its type is checked at the next update of node types. Without a topology nothing is kept: the next one is
+         * built from the jobs as they are then.
          */
-        void moved(String node) {
-            if (node == null) return;
-            placementsChanged = true;
+        void moved(String node, String type, int gpus) {
             Topology topology = topologies.get(ctx.getCurrentKey());
-            if (topology != null) topology.touched.add(topology.cluster.nodeIndex(node));
+            if (topology == null) return;
+            int n = topology.cluster.nodeIndex(node);
+            topology.load.add(n, topology.cluster.typeIndex(type), gpus);
+            topology.touched.add(n);
         }
 
         /**
@@ -573,12 +542,10 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
          */
         void updateNodeTypes(Topology topology, java.util.function.IntUnaryOperator scheduledType) {
             Cluster cluster = topology.cluster;
-            boolean[] used = new boolean[cluster.nodeCount()];
-            for (ActiveJobs.Entry e : jobs.inOrder()) if (e.running()) used[e.nodeIndex(cluster)] = true;
             List<NodeSlot> slots = s.getNodes();
             java.util.function.IntConsumer update = n -> {
                 int t = scheduledType.applyAsInt(n);
-                int type = used[n] && t >= 0 ? t : -1;
+                int type = topology.load.used(n) && t >= 0 ? t : -1;
                 if (type != topology.currentType[n]) {
                     topology.currentType[n] = type;
                     slots.get(topology.slotOfNode[n]).setCurrentType(type < 0 ? null : cluster.type(type).name());
@@ -617,8 +584,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 if (sameNode && type.equals(e.record.getType()) && p.gpus() == e.record.getGpus()) continue;
                 DecisionAction action = oldNode == null ? DecisionAction.START : sameNode ? DecisionAction.RESIZE : DecisionAction.MIGRATE;
                 JobRecord j = writable(e);
-                moved(oldNode);
-                moved(node);
+                if (oldNode != null) moved(oldNode, j.getType(), -j.getGpus());
+                moved(node, type, p.gpus());
                 j.setNode(node);
                 j.setType(type);
                 j.setGpus(p.gpus());
@@ -676,6 +643,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         final int[] slotOfNode;
         /** Per up node, the catalog index of the type it runs as, or -1: the same as its slot's currentType. */
         final int[] currentType;
+        final NodeLoad load;
         /** Up nodes where a placement changed since the node types were last updated. */
         final Set<Integer> touched = new TreeSet<>();
         /** Built afresh: every node's type is checked at the next update. */
@@ -685,6 +653,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             this.slots = slots;
             this.slotOfNode = slotOfNode;
             this.currentType = new int[cluster.nodeCount()];
+            this.load = new NodeLoad(cluster.types(), cluster.nodeCount());
         }
     }
 
