@@ -2,6 +2,7 @@ package org.gpusched.streaming.file;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamWriteFeature;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
@@ -10,7 +11,9 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.Base64;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
 
@@ -22,6 +25,9 @@ import org.apache.avro.generic.GenericRecord;
 public final class AvroJson {
     /** Doubles written by Jackson's Schubfach writer: shortest round-trip text, several times cheaper than Double.toString. */
     public static final ObjectMapper MAPPER = JsonMapper.builder().enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER).build();
+
+    /** Per record schema, its field names quoted and encoded once: names are most of a metrics line's bytes. */
+    private static final Map<Schema, SerializedString[]> FIELD_NAMES = new ConcurrentHashMap<>();
 
     private AvroJson() {}
 
@@ -36,6 +42,13 @@ public final class AvroJson {
         return text.toString();
     }
 
+    private static SerializedString[] fieldNames(Schema schema) {
+        List<Schema.Field> fields = schema.getFields();
+        SerializedString[] names = new SerializedString[fields.size()];
+        for (Schema.Field f : fields) names[f.pos()] = new SerializedString(f.name());
+        return names;
+    }
+
     /** One record as one JSON object on {@code g}. */
     public static void write(JsonGenerator g, GenericRecord record) throws IOException {
         write(g, (Object) record);
@@ -45,9 +58,10 @@ public final class AvroJson {
         if (v == null) g.writeNull();
         else if (v instanceof GenericRecord r) {
             g.writeStartObject();
-            for (Schema.Field f : r.getSchema().getFields()) {
-                g.writeFieldName(f.name());
-                write(g, r.get(f.pos()));
+            SerializedString[] names = FIELD_NAMES.computeIfAbsent(r.getSchema(), AvroJson::fieldNames);
+            for (int i = 0; i < names.length; i++) {
+                g.writeFieldName(names[i]);
+                write(g, r.get(i));
             }
             g.writeEndObject();
         } else if (v instanceof Double d) {
