@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -19,6 +21,7 @@ import org.gpusched.streaming.avro.NodeEventKind;
 import org.gpusched.streaming.avro.PlacementDecision;
 import org.gpusched.streaming.avro.SchedulingMetrics;
 import org.gpusched.streaming.state.ControllerEvent;
+import org.gpusched.streaming.state.JobRecord;
 import org.junit.jupiter.api.Test;
 
 class ControllerFunctionTest {
@@ -233,6 +236,39 @@ class ControllerFunctionTest {
         after.close();
         assertTrue(expected.size() > 12, "a non-trivial run: " + expected.size());
         assertEquals(expected, got, "a restore from a snapshot must not change any decision");
+    }
+
+    @Test
+    void aRestoredJobRecordWithoutItsProgressTimeHoldsItsDoneAtTheControllersClock() throws Exception {
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 3600), "fifo").build();
+        var before = harness(cfg);
+        submit(before, TestData.job("a", 0, 100_000, 1, 1000));
+        submit(before, TestData.job("b", 500, 100_000, 1, 100));
+        before.processWatermark(new Watermark(500_000));
+        assertEquals(List.of("a", "b"), decisions(before).stream().map(PlacementDecision::getJob).toList());
+        // Records written before progressMillis existed (-1) held done as of the controller's clock, here 500 s.
+        var backend = before.getOperator().getKeyedStateBackend();
+        backend.setCurrentKey(KEY_FIFO);
+        var jobs = backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, ControllerFunction.JOBS);
+        JobRecord a = JobRecord.newBuilder(jobs.get("a")).setProgressMillis(-1L).setDone(0.5).setModelDone(0.5).build();
+        jobs.put("a", a);
+        var snapshot = before.snapshot(1, 1);
+        before.close();
+
+        var after = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ControllerFunction(cfg)), new ControllerKey(), Types.STRING);
+        after.initializeState(snapshot);
+        after.open();
+        ControllerEvent fail = TestData.nodeEvent(700, "n0", NodeEventKind.FAILED, null, "fifo", 0);
+        after.processElement(new StreamRecord<>(fail, fail.getTimeMillis()));
+        after.processWatermark(new Watermark(Long.MAX_VALUE));
+        List<String> d = new ArrayList<>();
+        for (PlacementDecision x : decisions(after)) d.add(x.getTime() + " " + x.getJob() + " " + x.getAction() + " " + x.getNode());
+        // b ended at 600; a, half done at 500, is 0.7 done when n0 fails at 700 and needs 300 s more on n1
+        assertEquals(List.of("600.0 b COMPLETE n1", "700.0 a PREEMPT n0", "700.0 a START n1", "1000.0 a COMPLETE n1"), d);
+        after.getOperator().setCurrentKey(KEY_FIFO);
+        ControllerFunction f = (ControllerFunction) ((KeyedProcessOperator<?, ?, ?>) after.getOperator()).getUserFunction();
+        assertEquals(0, f.activeJobs(), "the rewritten record left state when its job finished");
+        after.close();
     }
 
     @Test
