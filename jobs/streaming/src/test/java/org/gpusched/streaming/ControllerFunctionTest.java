@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
@@ -31,6 +32,27 @@ class ControllerFunctionTest {
         var h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ControllerFunction(cfg)), new ControllerKey(), Types.STRING);
         h.open();
         return h;
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> restored(SchedulerConfig cfg,
+            OperatorSubtaskState snapshot) throws Exception {
+        var h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ControllerFunction(cfg)), new ControllerKey(), Types.STRING);
+        h.initializeState(snapshot);
+        h.open();
+        return h;
+    }
+
+    /** The harness's function, with the state of {@code key} current. */
+    private static ControllerFunction function(KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h, String key) {
+        h.getOperator().setCurrentKey(key);
+        return (ControllerFunction) ((KeyedProcessOperator<?, ?, ?>) h.getOperator()).getUserFunction();
+    }
+
+    /** "time job action node" per decision. */
+    private static List<String> decisionLines(KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h) {
+        List<String> lines = new ArrayList<>();
+        for (PlacementDecision x : decisions(h)) lines.add(x.getTime() + " " + x.getJob() + " " + x.getAction() + " " + x.getNode());
+        return lines;
     }
 
     private static List<PlacementDecision> decisions(KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h) {
@@ -88,8 +110,7 @@ class ControllerFunctionTest {
         assertEquals("COMPLETION", last.getTrigger());
 
         assertEquals(0, h.numEventTimeTimers(), "no timer left once the controller is idle (the periodic one is deleted)");
-        h.getOperator().setCurrentKey(KEY_FIFO);
-        ControllerFunction f = (ControllerFunction) ((KeyedProcessOperator<?, ?, ?>) h.getOperator()).getUserFunction();
+        ControllerFunction f = function(h, KEY_FIFO);
         assertEquals(0, f.activeJobs(), "finished jobs leave state");
         assertEquals(0, f.pendingTimestamps());
         assertEquals(0, f.keysWithJobsInMemory(), "an idle key's working memory of jobs is dropped too");
@@ -228,9 +249,7 @@ class ControllerFunctionTest {
         assertEquals(expected, continued, "going on after a snapshot must not change any decision");
         before.close();
 
-        var after = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ControllerFunction(cfg)), new ControllerKey(), Types.STRING);
-        after.initializeState(snapshot);
-        after.open();
+        var after = restored(cfg, snapshot);
         after.processWatermark(new Watermark(Long.MAX_VALUE));
         for (Object o : after.getOutput()) if (o instanceof StreamRecord<?> r) got.add(r.getValue().toString());
         after.close();
@@ -255,19 +274,14 @@ class ControllerFunctionTest {
         var snapshot = before.snapshot(1, 1);
         before.close();
 
-        var after = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ControllerFunction(cfg)), new ControllerKey(), Types.STRING);
-        after.initializeState(snapshot);
-        after.open();
+        var after = restored(cfg, snapshot);
         ControllerEvent fail = TestData.nodeEvent(700, "n0", NodeEventKind.FAILED, null, "fifo", 0);
         after.processElement(new StreamRecord<>(fail, fail.getTimeMillis()));
         after.processWatermark(new Watermark(Long.MAX_VALUE));
-        List<String> d = new ArrayList<>();
-        for (PlacementDecision x : decisions(after)) d.add(x.getTime() + " " + x.getJob() + " " + x.getAction() + " " + x.getNode());
+        List<String> d = decisionLines(after);
         // b ended at 600; a, half done at 500, is 0.7 done when n0 fails at 700 and needs 300 s more on n1
         assertEquals(List.of("600.0 b COMPLETE n1", "700.0 a PREEMPT n0", "700.0 a START n1", "1000.0 a COMPLETE n1"), d);
-        after.getOperator().setCurrentKey(KEY_FIFO);
-        ControllerFunction f = (ControllerFunction) ((KeyedProcessOperator<?, ?, ?>) after.getOperator()).getUserFunction();
-        assertEquals(0, f.activeJobs(), "the rewritten record left state when its job finished");
+        assertEquals(0, function(after, KEY_FIFO).activeJobs(), "the rewritten record left state when its job finished");
         after.close();
     }
 
@@ -279,8 +293,7 @@ class ControllerFunctionTest {
         submit(h, TestData.job("b", 100, 200, 2, 1800));
         submit(h, TestData.job("c", 150, 400, 3, 900)); // both nodes busy: c waits, nothing can start
         h.processWatermark(new Watermark(Long.MAX_VALUE));
-        List<String> d = new ArrayList<>();
-        for (PlacementDecision x : decisions(h)) d.add(x.getTime() + " " + x.getJob() + " " + x.getAction() + " " + x.getNode());
+        List<String> d = decisionLines(h);
         assertEquals(List.of("0.0 a START n0", "100.0 b START n1", "1900.0 b COMPLETE n1", "1900.0 c START n1", "2800.0 c COMPLETE n1",
                 "3600.0 a COMPLETE n0"), d);
         List<SchedulingMetrics> m = new ArrayList<>();
