@@ -283,6 +283,11 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             return j.getModelDone() + (now - j.getProgressMillis()) / 1000.0 / predictedSeconds(e);
         }
 
+        /** The done fraction the optimizer sees: the predicted one, kept below 1 while the job still runs. */
+        double optimizerDone(ActiveJobs.Entry e) {
+            return Math.min(modelDone(e), MAX_MODEL_DONE);
+        }
+
         /** The true done fraction now (replay: the actual duration is the predicted one times actualFactor). */
         double done(ActiveJobs.Entry e) {
             JobRecord j = e.record;
@@ -433,7 +438,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     JobRecord j = e.record;
                     Placement current = j.getNode() == null ? null : new Placement(e.nodeIndex(cluster), e.typeIndex(cluster), j.getGpus());
                     candidates.add(e);
-                    states.add(new JobState(model(e), Math.min(modelDone(e), MAX_MODEL_DONE), current));
+                    states.add(new JobState(model(e), optimizerDone(e), current));
                     tables.add(table);
                 }
                 if (!candidates.isEmpty()) {
@@ -481,7 +486,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 JobTimes table = times(e, cluster);
                 if (!table.runsOn(cluster)) continue;
                 Job job = model(e);
-                double left = 1 - Math.min(modelDone(e), MAX_MODEL_DONE);
+                double left = 1 - optimizerDone(e);
                 if (!e.running()) {
                     sum.postponed(job.weightPerHour(), job.dueSeconds(), table.slowest(cluster) * left);
                 } else {
@@ -593,7 +598,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 if (action == DecisionAction.RESIZE) j.setResizes(j.getResizes() + 1);
                 if (action == DecisionAction.MIGRATE) j.setMigrations(j.getMigrations() + 1);
                 if (config.mode() == SchedulerConfig.Mode.REPLAY) setEnd(e);
-                double remaining = model(e).timeOn(type, p.gpus()) * (1 - Math.min(j.getModelDone(), MAX_MODEL_DONE));
+                double remaining = model(e).timeOn(type, p.gpus()) * (1 - optimizerDone(e));
                 double expectedEnd = t + remaining;
                 double expectedCost = remaining / 3600.0 * typesByName.get(type).costPerHour(p.gpus())
                         + RealCost.tardinessCost(j.getSpec().getWeight(), expectedEnd, j.getSpec().getDue());
