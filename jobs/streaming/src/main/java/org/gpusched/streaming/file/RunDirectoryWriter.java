@@ -6,15 +6,19 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -23,6 +27,11 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.gpusched.formats.ClusterYaml;
 import org.gpusched.streaming.SchedulerConfig;
 import org.gpusched.streaming.avro.ExecutionTime;
@@ -50,41 +59,66 @@ public final class RunDirectoryWriter {
      * @param inputs what the run read (trace and cluster paths, ...), recorded in run.json
      */
     public static Summary write(Path parts, Path out, SchedulerConfig cfg, String policy, Map<String, Object> inputs) {
+        // decisions.jsonl, the most work, is merged on a second thread while this one does the rest
+        ExecutorService second = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "run-directory-decisions");
+            t.setDaemon(true);
+            return t;
+        });
         try {
             Files.createDirectories(out);
+            Future<Lines> decisionsMerged = second.submit(() -> inOrder(partFiles(parts, FileJobSinks.DECISIONS), line -> decision(line, policy),
+                    () -> new LinesTo(out.resolve("decisions.jsonl"))));
             writeRunJson(out.resolve("run.json"), cfg, policy, inputs);
             // Accepted jobs come from the dispatcher in (submit, id) order, so jobs.jsonl streams like decisions.jsonl.
-            Lines accepted = inOrder(partFiles(parts, FileJobSinks.ACCEPTED_JOBS), line -> {
+            Path jobsFile = out.resolve("jobs.jsonl");
+            LineKey acceptedKey = line -> {
                 JobKey key = jobKey(line);
                 return new Keyed(key.submit(), 0, 0, key.id(), line);
-            }, () -> new LinesTo(out.resolve("jobs.jsonl")));
-            Lines decisions = inOrder(partFiles(parts, FileJobSinks.DECISIONS), line -> {
-                JsonNode d = LINE.readTree(line);
-                if (!policy.equals(d.path("policy").asText())) return null;
-                return new Keyed(d.get("time").asDouble(), d.get("controller").asInt(), d.get("seq").asLong(), "", LINE.writeValueAsString(decisionLine(d)));
-            }, () -> new LinesTo(out.resolve("decisions.jsonl")));
+            };
+            List<Path> acceptedParts = partFiles(parts, FileJobSinks.ACCEPTED_JOBS);
+            Lines accepted = copiedIfInOrder(acceptedParts, acceptedKey, jobsFile);
+            if (accepted == null) accepted = inOrder(acceptedParts, acceptedKey, () -> new LinesTo(jobsFile));
             // Job metrics are summed in (time, job) order, so that the totals do not depend on how the sinks split them.
             JobsTally jobs = inOrder(partFiles(parts, FileJobSinks.JOB_METRICS), line -> {
-                JsonNode m = LINE.readTree(line);
-                if (!policy.equals(m.path("policy").asText())) return null;
-                return new Keyed(m.get("time").asDouble(), 0, 0, m.get("job").asText(), line);
+                JobLine m = new JobLine();
+                fields(line, m);
+                if (!policy.equals(m.policy)) return null;
+                return new Keyed(m.time, 0, 0, m.job, line);
             }, JobsTally::new);
-            SchedulingTally scheduling = new SchedulingTally();
+            SchedulingTally scheduling = new SchedulingTally(policy);
             for (Path f : partFiles(parts, FileJobSinks.SCHEDULING_METRICS)) {
                 try (BufferedReader in = Files.newBufferedReader(f, StandardCharsets.UTF_8)) {
                     String line;
-                    while ((line = in.readLine()) != null) if (!line.isBlank()) scheduling.add(LINE.readTree(line), policy);
+                    while ((line = in.readLine()) != null) if (!line.isBlank()) scheduling.add(line);
                 }
             }
             List<JsonNode> rejected = read(parts, FileJobSinks.REJECTED);
             rejected.sort(Comparator.<JsonNode, String>comparing(r -> r.get("source").asText()).thenComparingLong(r -> lineOf(r.get("position").asText()))
                     .thenComparing(r -> r.get("position").asText()));
             writeLines(out.resolve("rejected.jsonl"), rejected);
+            Lines decisions = await(decisionsMerged);
             Summary summary = summarize(policy, accepted, jobs, decisions.count(), scheduling, rejected.size());
             JSON.writeValue(out.resolve("metrics.json").toFile(), metricsJson(summary, jobs));
             return summary;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write run directory " + out, e);
+        } finally {
+            second.shutdownNow();
+        }
+    }
+
+    private static <T> T await(Future<T> result) throws IOException {
+        try {
+            return result.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while writing the run directory");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) throw io;
+            if (e.getCause() instanceof RuntimeException r) throw r;
+            if (e.getCause() instanceof Error err) throw err;
+            throw new IllegalStateException(e.getCause());
         }
     }
 
@@ -240,15 +274,16 @@ public final class RunDirectoryWriter {
 
         @Override
         public void accept(Keyed k) throws IOException {
-            JsonNode j = LINE.readTree(k.line());
+            JobLine j = new JobLine();
+            fields(k.line(), j);
             completed++;
-            tardiness += j.get("tardinessCost").asDouble();
-            if (j.get("tardinessSeconds").asDouble() > 0) tardy++;
-            jct += j.get("jctSeconds").asDouble();
-            lastCompletion = Math.max(lastCompletion, j.get("time").asDouble());
-            preemptions += j.get("preemptions").asLong();
-            migrations += j.get("migrations").asLong();
-            resizes += j.get("resizes").asLong();
+            tardiness += j.tardinessCost;
+            if (j.tardinessSeconds > 0) tardy++;
+            jct += j.jctSeconds;
+            lastCompletion = Math.max(lastCompletion, j.time);
+            preemptions += j.preemptions;
+            migrations += j.migrations;
+            resizes += j.resizes;
         }
 
         @Override
@@ -256,20 +291,82 @@ public final class RunDirectoryWriter {
     }
 
     /** The policy's reschedulings: execution cost accrued per controller and optimizer times. */
-    private static final class SchedulingTally {
+    private static final class SchedulingTally implements FieldReader {
+        final String policy;
         final Map<Integer, Double> executionByController = new HashMap<>();
         long reschedulings;
         long[] nanos = new long[1024];
         int nanosCount;
+        private String linePolicy;
+        private int controller;
+        private double accruedExecutionCost;
+        private long optimizerNanos;
 
-        void add(JsonNode m, String policy) {
-            if (!policy.equals(m.path("policy").asText())) return;
+        SchedulingTally(String policy) {
+            this.policy = policy;
+        }
+
+        void add(String line) throws IOException {
+            linePolicy = null;
+            fields(line, this);
+            if (!policy.equals(linePolicy)) return;
             reschedulings++;
-            executionByController.merge(m.get("controller").asInt(), m.get("accruedExecutionCost").asDouble(), Math::max);
-            long n = m.get("optimizerNanos").asLong();
-            if (n <= 0) return;
+            executionByController.merge(controller, accruedExecutionCost, Math::max);
+            if (optimizerNanos <= 0) return;
             if (nanosCount == nanos.length) nanos = Arrays.copyOf(nanos, nanosCount * 2);
-            nanos[nanosCount++] = n;
+            nanos[nanosCount++] = optimizerNanos;
+        }
+
+        @Override
+        public void field(String name, JsonParser p) throws IOException {
+            switch (name) {
+                case "policy" -> linePolicy = p.getValueAsString();
+                case "controller" -> controller = p.getValueAsInt();
+                case "accruedExecutionCost" -> accruedExecutionCost = p.getValueAsDouble();
+                case "optimizerNanos" -> optimizerNanos = p.getValueAsLong();
+                default -> { }
+            }
+        }
+    }
+
+    /** The fields of a job-metrics line that the summary reads. */
+    private static final class JobLine implements FieldReader {
+        String policy, job;
+        double time, tardinessCost, tardinessSeconds, jctSeconds;
+        long preemptions, migrations, resizes;
+
+        @Override
+        public void field(String name, JsonParser p) throws IOException {
+            switch (name) {
+                case "policy" -> policy = p.getValueAsString();
+                case "job" -> job = p.getValueAsString();
+                case "time" -> time = p.getValueAsDouble();
+                case "tardinessCost" -> tardinessCost = p.getValueAsDouble();
+                case "tardinessSeconds" -> tardinessSeconds = p.getValueAsDouble();
+                case "jctSeconds" -> jctSeconds = p.getValueAsDouble();
+                case "preemptions" -> preemptions = p.getValueAsLong();
+                case "migrations" -> migrations = p.getValueAsLong();
+                case "resizes" -> resizes = p.getValueAsLong();
+                default -> { }
+            }
+        }
+    }
+
+    /** Takes the top-level fields of a JSON object line, one at a time, the parser on the field's value. */
+    private interface FieldReader {
+        void field(String name, JsonParser p) throws IOException;
+    }
+
+    /** Streams a part-file line's top-level fields to a reader (nested values skipped), without building a tree. */
+    private static void fields(String line, FieldReader reader) throws IOException {
+        try (JsonParser p = LINE.getFactory().createParser(line)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) throw new IOException("part-file line is not a JSON object: " + line);
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                p.nextToken();
+                reader.field(name, p);
+                p.skipChildren();
+            }
         }
     }
 
@@ -367,13 +464,81 @@ public final class RunDirectoryWriter {
         }
     }
 
-    private static JsonNode decisionLine(JsonNode d) {
-        ObjectNode o = LINE.createObjectNode();
-        for (String f : new String[] {"time", "job", "action", "node", "type", "gpus", "previousNode", "expectedCompletion", "expectedCost", "policy", "controller", "seq", "reason"}) {
-            JsonNode v = d.get(f);
-            if (v != null && !v.isNull()) o.set(f, v);
+    /** The fields of decisions.jsonl, in the order of the PlacementDecision schema, which part-file lines follow. */
+    private static final Set<String> DECISION_FIELDS = Set.of("time", "job", "action", "node", "type", "gpus", "previousNode",
+            "expectedCompletion", "expectedCost", "policy", "controller", "seq", "reason");
+
+    /**
+     * A decision part-file line of the policy as its decisions.jsonl line (the decision fields without the null ones)
+     * with its key (time, controller, seq), in one streaming pass; null for another policy's decision.
+     */
+    private static Keyed decision(String line, String policy) throws IOException {
+        StringWriter text = new StringWriter(line.length());
+        double time = Double.NaN;
+        long controller = 0, seq = 0;
+        String decisionPolicy = null;
+        try (JsonParser p = LINE.getFactory().createParser(line); JsonGenerator g = LINE.getFactory().createGenerator(text)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) throw new IOException("decision part-file line is not a JSON object: " + line);
+            g.writeStartObject();
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken value = p.nextToken();
+                switch (name) {
+                    case "time" -> time = p.getValueAsDouble();
+                    case "controller" -> controller = p.getValueAsLong();
+                    case "seq" -> seq = p.getValueAsLong();
+                    case "policy" -> decisionPolicy = p.getValueAsString();
+                    default -> { }
+                }
+                if (value == JsonToken.VALUE_NULL || !DECISION_FIELDS.contains(name)) {
+                    p.skipChildren();
+                    continue;
+                }
+                g.writeFieldName(name);
+                g.copyCurrentStructure(p);
+            }
+            g.writeEndObject();
         }
-        return o;
+        if (!policy.equals(decisionPolicy)) return null;
+        return new Keyed(time, controller, seq, "", text.toString());
+    }
+
+    /**
+     * The lines of the only non-empty part file, copied as they are when they are already in key order (the
+     * dispatcher's accepted jobs: one key, so one part file, written in submission order); null otherwise, for a merge.
+     */
+    private static Lines copiedIfInOrder(List<Path> files, LineKey key, Path to) throws IOException {
+        Path only = null;
+        for (Path f : files) {
+            if (Files.size(f) == 0) continue;
+            if (only != null) return null;
+            only = f;
+        }
+        if (only == null) return null;
+        long count = 0;
+        Keyed first = null, previous = null;
+        try (BufferedReader in = Files.newBufferedReader(only, StandardCharsets.UTF_8)) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                if (line.isBlank()) return null;
+                Keyed k = key.apply(line);
+                if (k == null || (previous != null && ORDER.compare(previous, k) > 0)) return null;
+                if (first == null) first = k;
+                previous = k;
+                count++;
+            }
+        }
+        if (!endsWithNewline(only)) return null;
+        Files.copy(only, to, StandardCopyOption.REPLACE_EXISTING);
+        return new Lines(count, first.time());
+    }
+
+    private static boolean endsWithNewline(Path file) throws IOException {
+        try (SeekableByteChannel c = Files.newByteChannel(file)) {
+            ByteBuffer last = ByteBuffer.allocate(1);
+            c.position(c.size() - 1);
+            return c.read(last) == 1 && last.get(0) == '\n';
+        }
     }
 
     private static void writeLines(Path file, List<JsonNode> lines) throws IOException {

@@ -70,4 +70,47 @@ class RunDirectoryWriterTest {
         assertEquals(List.of("jobs.jsonl", "decisions.jsonl", "metrics.json", "rejected.jsonl", "run.json").stream().sorted().toList(),
                 Files.list(out).map(p -> p.getFileName().toString()).sorted().toList(), "no scratch files left behind");
     }
+
+    @Test
+    void aSinglePartFileInOrderIsCopiedAndDecisionLinesLoseTheirNullsAndOtherPoliciesLines() throws Exception {
+        Path parts = Files.createDirectories(dir.resolve("parts"));
+        // the dispatcher's one key writes all accepted jobs to one part file; the other subtask's is empty
+        Files.write(parts.resolve("accepted-jobs-0.jsonl"), List.of());
+        Files.write(parts.resolve("accepted-jobs-1.jsonl"), List.of(job("a", 1), job("b", 1), job("c", 2.5)));
+        Files.write(parts.resolve("decisions-0.jsonl"), List.of(
+                "{\"time\":2.5,\"job\":\"c\",\"action\":\"MIGRATE\",\"node\":\"n0\",\"type\":\"G1\",\"gpus\":1,\"previousNode\":\"n1\",\"expectedCompletion\":102.5,"
+                        + "\"expectedCost\":0.027777777777777776,\"policy\":\"fifo\",\"controller\":0,\"seq\":2,\"reason\":null,\"note\":{\"x\":[1,2]}}",
+                "{\"time\":1.0,\"job\":\"a\",\"action\":\"START\",\"node\":\"n0\",\"type\":\"G1\",\"gpus\":1,\"previousNode\":null,\"policy\":\"edf\",\"controller\":0,\"seq\":1}"));
+        Files.write(parts.resolve("decisions-1.jsonl"), List.of(decision(1, 1, 1, "a")));
+        Files.write(parts.resolve("job-metrics-0.jsonl"), List.of(finished(11, "a", 0.5),
+                "{\"time\":12.0,\"job\":\"b\",\"policy\":\"edf\",\"controller\":0,\"jctSeconds\":10.0,\"tardinessSeconds\":1.0,\"tardinessCost\":9.0,"
+                        + "\"preemptions\":0,\"migrations\":0,\"resizes\":0}"));
+        Files.write(parts.resolve("scheduling-metrics-0.jsonl"), List.of(
+                "{\"time\":1.0,\"policy\":\"fifo\",\"controller\":0,\"trigger\":\"SUBMISSION\",\"accruedExecutionCost\":2.0,\"optimizerNanos\":3000000}",
+                "{\"time\":2.0,\"policy\":\"fifo\",\"controller\":0,\"trigger\":\"COMPLETION\",\"accruedExecutionCost\":2.5,\"optimizerNanos\":0}",
+                "{\"time\":1.0,\"policy\":\"edf\",\"controller\":0,\"trigger\":\"SUBMISSION\",\"accruedExecutionCost\":7.0,\"optimizerNanos\":9000000}"));
+        Files.write(parts.resolve("scheduling-metrics-1.jsonl"), List.of(
+                "{\"time\":1.0,\"policy\":\"fifo\",\"controller\":1,\"trigger\":\"SUBMISSION\",\"accruedExecutionCost\":1.0,\"optimizerNanos\":1000000}"));
+        NodeType g1 = new NodeType("G1", "X", 1, new double[] {0.5, 1.0});
+        SchedulerConfig cfg = SchedulerConfig.builder().policy("fifo")
+                .cluster(new ClusterSpec(new Cluster(List.of(g1), List.of(Node.fixed("n0", "G1"))), new ObjectiveParameters(100, 3600, 0))).build();
+
+        Path out = dir.resolve("run");
+        RunDirectoryWriter.Summary s = RunDirectoryWriter.write(parts, out, cfg, "fifo", Map.of());
+
+        assertEquals(Files.readAllLines(parts.resolve("accepted-jobs-1.jsonl")), Files.readAllLines(out.resolve("jobs.jsonl")));
+        assertEquals(3, s.acceptedJobs());
+        assertEquals(List.of(decision(1, 1, 1, "a"),
+                "{\"time\":2.5,\"job\":\"c\",\"action\":\"MIGRATE\",\"node\":\"n0\",\"type\":\"G1\",\"gpus\":1,\"previousNode\":\"n1\",\"expectedCompletion\":102.5,"
+                        + "\"expectedCost\":0.027777777777777776,\"policy\":\"fifo\",\"controller\":0,\"seq\":2}"),
+                Files.readAllLines(out.resolve("decisions.jsonl")), "fifo's decisions in time order, without null or unknown fields");
+        assertEquals(2, s.decisions());
+        assertEquals(1, s.completedJobs(), "edf's finished job is not fifo's");
+        assertEquals(0.5, s.tardinessCost(), 1e-12);
+        assertEquals(2.5 + 1.0, s.executionCost(), 1e-12, "the last accrued cost of each of fifo's controllers");
+        assertEquals(3, s.reschedulings());
+        assertEquals(1.0, s.optimizerMedianMs(), 1e-12, "calls only (nanos 0 = no call): 1 and 3 ms");
+        assertEquals(3.0, s.optimizerP99Ms(), 1e-12);
+        assertEquals(11 - 1.0, s.makespanSeconds(), 1e-12);
+    }
 }
