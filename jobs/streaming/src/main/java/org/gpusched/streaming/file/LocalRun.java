@@ -58,6 +58,7 @@ public final class LocalRun {
         private final Path dir;
         private final String name;
         private final Map<Path, Long> offsets = new HashMap<>();
+        private final byte[] buffer = new byte[1 << 16];
         private long lines;
 
         LineCounter(Path dir, String name) {
@@ -73,10 +74,14 @@ public final class LocalRun {
                         long len = raf.length();
                         if (len <= from) continue;
                         raf.seek(from);
-                        byte[] buf = new byte[(int) Math.min(len - from, 1 << 20)];
-                        raf.readFully(buf);
-                        for (byte b : buf) if (b == '\n') lines++;
-                        offsets.put(f, from + buf.length);
+                        long at = from;
+                        while (at < len) {
+                            int n = raf.read(buffer, 0, (int) Math.min(buffer.length, len - at));
+                            if (n < 0) break;
+                            for (int i = 0; i < n; i++) if (buffer[i] == '\n') lines++;
+                            at += n;
+                        }
+                        offsets.put(f, at);
                     }
                 }
             } catch (IOException e) {
