@@ -427,16 +427,20 @@ public final class RunDirectoryWriter {
         g.writeEndObject();
         boolean factorWritten = false;
         if (job.getExtrasJson() != null) {
-            // extrasJson is written by RecordParser from parsed JSON, so it always reads back
-            JsonNode extras = LINE.readTree(job.getExtrasJson());
-            for (Iterator<Map.Entry<String, JsonNode>> it = extras.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> f = it.next();
-                if (f.getKey().equals("actualFactor")) {
-                    g.writeNumberField("actualFactor", actualFactor); // the factor the run used, in the extra's place
-                    factorWritten = true;
-                } else {
-                    g.writeFieldName(f.getKey());
-                    g.writeTree(f.getValue());
+            // extrasJson is an object RecordParser wrote from parsed JSON, so it always reads back; copied token by token
+            try (JsonParser extras = LINE.getFactory().createParser(job.getExtrasJson())) {
+                extras.nextToken();
+                while (extras.nextToken() == JsonToken.FIELD_NAME) {
+                    String name = extras.currentName();
+                    extras.nextToken();
+                    if (name.equals("actualFactor")) {
+                        g.writeNumberField("actualFactor", actualFactor); // the factor the run used, in the extra's place
+                        factorWritten = true;
+                        extras.skipChildren();
+                    } else {
+                        g.writeFieldName(name);
+                        g.copyCurrentStructure(extras);
+                    }
                 }
             }
         }
