@@ -1,12 +1,15 @@
 package org.gpusched.formats;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -28,6 +31,83 @@ public final class TraceJson {
 
     /** Parses one trace line; a bad line throws {@link FormatException} naming the field and, when known, the job. */
     public static TraceJob parse(String line) {
+        TraceJob job = parseWellFormed(line);
+        return job != null ? job : parseTree(line);
+    }
+
+    /**
+     * The common line in one streaming pass, without a tree: every required field present once and well typed (id a
+     * string), no key repeated, and a valid job. Null for any other line, which {@link #parseTree} then reads with its
+     * exact rules and messages; so a line parses to the same job either way.
+     */
+    static TraceJob parseWellFormed(String line) {
+        try (JsonParser p = MAPPER.createParser(line)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) return null;
+            String id = null;
+            Double submit = null, due = null, weight = null;
+            Map<String, Map<Integer, Double>> times = null;
+            Map<String, Object> extras = new LinkedHashMap<>();
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken value = p.nextToken();
+                switch (name) {
+                    case "id" -> {
+                        if (id != null || value != JsonToken.VALUE_STRING || p.getText().isBlank()) return null;
+                        id = p.getText();
+                    }
+                    case "submit" -> {
+                        if (submit != null || !value.isNumeric()) return null;
+                        submit = p.getDoubleValue();
+                    }
+                    case "due" -> {
+                        if (due != null || !value.isNumeric()) return null;
+                        due = p.getDoubleValue();
+                    }
+                    case "weight" -> {
+                        if (weight != null || !value.isNumeric()) return null;
+                        weight = p.getDoubleValue();
+                    }
+                    case "times" -> {
+                        if (times != null || value != JsonToken.START_OBJECT) return null;
+                        times = wellFormedTimes(p);
+                        if (times == null) return null;
+                    }
+                    default -> {
+                        if (extras.containsKey(name)) return null;
+                        extras.put(name, p.readValueAs(Object.class));
+                    }
+                }
+            }
+            if (id == null || submit == null || due == null || weight == null || times == null) return null;
+            return new TraceJob(new Job(id, submit, due, weight, times), extras);
+        } catch (IOException | InvalidInstanceException e) {
+            return null;
+        }
+    }
+
+    /** {@code {nodeType: {gpus: seconds}}} from its start, or null unless every key is new and every value well typed. */
+    private static Map<String, Map<Integer, Double>> wellFormedTimes(JsonParser p) throws IOException {
+        Map<String, Map<Integer, Double>> times = new LinkedHashMap<>();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String type = p.currentName();
+            if (p.nextToken() != JsonToken.START_OBJECT || times.containsKey(type)) return null;
+            Map<Integer, Double> perGpus = new TreeMap<>();
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                int gpus;
+                try {
+                    gpus = Integer.parseInt(p.currentName());
+                } catch (NumberFormatException e) {
+                    return null;
+                }
+                if (!p.nextToken().isNumeric() || perGpus.put(gpus, p.getDoubleValue()) != null) return null;
+            }
+            times.put(type, perGpus);
+        }
+        return times;
+    }
+
+    /** Parses one trace line through a tree: every line the streaming pass leaves, and the messages of bad ones. */
+    static TraceJob parseTree(String line) {
         JsonNode root;
         try {
             root = MAPPER.readTree(line);

@@ -1,6 +1,8 @@
 package org.gpusched.formats;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -42,5 +44,45 @@ class TraceJsonTest {
         Files.write(trace, List.of(GOOD, "", GOOD.replace("j1", "j2").replace("\"weight\":0.5,", "")));
         var e = assertThrows(FormatException.class, () -> TraceFile.read(trace));
         assertTrue(e.getMessage().startsWith(trace + ":3: job j2: field 'weight' is missing"), e.getMessage());
+    }
+
+    @Test
+    void theStreamingPassAndTheTreeGiveTheSameJobOrTheStreamingPassStandsAside() {
+        List<String> common = List.of(GOOD,
+                "{\"times\":{\"A\":{\"2\":10.5,\"1\":20}},\"weight\":1,\"due\":12345678901234567890,\"submit\":1e-3,\"id\":\"j\u00e9\"}",
+                "{\"id\":\"k\",\"submit\":3,\"due\":4.000000000000001,\"weight\":0,\"times\":{\"A\":{\"1\":1},\"B\":{\"4\":0.1}},"
+                        + "\"tags\":{\"x\":[1,2.5,\"s\",null,true],\"y\":{}},\"epochs\":9000000000,\"big\":123456789012345678901234,\"none\":null}} trailing");
+        for (String line : common) {
+            TraceJob streamed = TraceJson.parseWellFormed(line);
+            assertNotNull(streamed, line);
+            assertEquals(TraceJson.parseTree(line), streamed, line);
+            assertEquals(streamed.extras(), TraceJson.parseTree(line).extras(), line);
+        }
+        // Lines the tree reads with rules of its own (last duplicate wins, numeric ids) or rejects with its message.
+        List<String> aside = List.of(
+                GOOD.replace("\"due\":7200", "\"due\":7200,\"due\":7300"),
+                GOOD.replace("{\"V100x2\"", "{\"V100x2\":{\"1\":1},\"V100x2\""),
+                GOOD.replace("\"2\":2000", "\"2\":2000,\"02\":1900"),
+                GOOD.replace("\"application\":\"ResNet\"", "\"application\":\"ResNet\",\"application\":\"BERT\""),
+                GOOD.replace("\"id\":\"j1\"", "\"id\":17"),
+                GOOD.replace("\"id\":\"j1\"", "\"id\":\" \""),
+                GOOD.replace("\"due\":7200", "\"due\":null"),
+                GOOD.replace("\"due\":7200", "\"due\":-5"),
+                GOOD.replace("\"2\":2000", "\"two\":2000"),
+                GOOD.replace("\"2\":2000", "\"2\":\"2000\""),
+                GOOD.replace(",\"weight\":0.5", ""),
+                "{\"id\": \"x\", ", "[1]", "");
+        for (String line : aside) assertNull(TraceJson.parseWellFormed(line), line);
+        assertEquals(7300, TraceJson.parse(aside.get(0)).job().dueSeconds(), "the tree's rule: the last duplicate wins");
+        assertEquals("17", TraceJson.parse(aside.get(4)).job().id());
+    }
+
+    @Test
+    void extrasKeepTheirOrderAndANullExtraIsAnAbsentOne() {
+        String line = GOOD.replace("\"application\":\"ResNet\"", "\"zeta\":1,\"application\":\"ResNet\",\"note\":null,\"alpha\":[2]");
+        for (TraceJob job : List.of(TraceJson.parse(line), TraceJson.parseTree(line))) {
+            assertEquals(List.of("zeta", "application", "alpha"), List.copyOf(job.extras().keySet()));
+            assertTrue(TraceJson.write(job).endsWith(",\"zeta\":1,\"application\":\"ResNet\",\"alpha\":[2]}"), TraceJson.write(job));
+        }
     }
 }
