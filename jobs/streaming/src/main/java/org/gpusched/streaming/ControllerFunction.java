@@ -198,14 +198,9 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 if (!jobs.isEmpty()) triggers.add("PERIOD");
                 s.setNextPeriodMillis(-1L);
             }
-            if (!triggers.isEmpty()) reschedule();
-            int running = 0;
-            long nextEnd = Long.MAX_VALUE;
-            for (ActiveJobs.Entry e : jobs.inOrder()) {
-                if (!e.running()) continue;
-                running++;
-                if (e.record.getEndMillis() >= 0) nextEnd = Math.min(nextEnd, e.record.getEndMillis());
-            }
+            Running after = triggers.isEmpty() ? running() : reschedule();
+            int running = after.count();
+            long nextEnd = after.nextEndMillis();
             // Periodic rescheduling while something runs, and while a job waits whose postponement penalty still grows:
             // a policy may postpone by choice (milp-relaxed) and only the passing of time makes it start the job.
             // Otherwise a tick would change nothing, and in replay it would keep the final watermark firing forever;
@@ -418,7 +413,22 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         }
 
         /** Calls the policy on the current state and emits the changes and the scheduling metrics. */
-        void reschedule() {
+        /** The running jobs: how many, and the earliest end among them (Long.MAX_VALUE when none has one). */
+        record Running(int count, long nextEndMillis) {}
+
+        Running running() {
+            int count = 0;
+            long nextEnd = Long.MAX_VALUE;
+            for (ActiveJobs.Entry e : jobs.inOrder()) {
+                if (!e.running()) continue;
+                count++;
+                if (e.record.getEndMillis() >= 0) nextEnd = Math.min(nextEnd, e.record.getEndMillis());
+            }
+            return new Running(count, nextEnd);
+        }
+
+        /** Calls the policy (unless its schedule would be the current one) and applies it; returns the jobs then running. */
+        Running reschedule() {
             long nanos = 0;
             double objective = 0;
             List<PlacementDecision> changes = new ArrayList<>();
@@ -454,13 +464,13 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 }
             }
             changes.forEach(this::emit);
-            int running = 0;
-            for (ActiveJobs.Entry e : jobs.inOrder()) if (e.running()) running++;
+            Running running = running();
             ctx.output(SCHEDULING_METRICS, SchedulingMetrics.newBuilder().setTime(now / 1000.0).setPolicy(policy).setController(controller)
                     .setTrigger(String.join("+", triggers)).setFObj(objective).setOptimizerNanos(nanos)
-                    .setQueueLength(jobs.size() - running).setRunning(running).setDecisions(changes.size())
+                    .setQueueLength(jobs.size() - running.count()).setRunning(running.count()).setDecisions(changes.size())
                     .setAccruedExecutionCost(s.getAccruedExecutionCost()).setAccruedTardinessCost(s.getAccruedTardinessCost())
                     .setCompletedJobs(s.getCompletedJobs()).build());
+            return running;
         }
 
         /**
