@@ -84,7 +84,7 @@ public final class RunDirectoryWriter {
                 JobLine m = new JobLine();
                 fields(line, m);
                 if (!policy.equals(m.policy)) return null;
-                return new Keyed(m.time, 0, 0, m.job, line);
+                return new Keyed(m.time, 0, 0, m.job, line, m);
             }, JobsTally::new);
             SchedulingTally scheduling = new SchedulingTally(policy);
             for (Path f : partFiles(parts, FileJobSinks.SCHEDULING_METRICS)) {
@@ -122,8 +122,15 @@ public final class RunDirectoryWriter {
         }
     }
 
-    /** An output line with its sort key: (time, number, sequence, text). */
-    private record Keyed(double time, long number, long sequence, String text, String line) {}
+    /**
+     * An output line with its sort key: (time, number, sequence, text); {@code parsed}, what the key was read with, for
+     * a consumer that needs more of the line than its key (the job metrics' tally), or null.
+     */
+    private record Keyed(double time, long number, long sequence, String text, String line, Object parsed) {
+        Keyed(double time, long number, long sequence, String text, String line) {
+            this(time, number, sequence, text, line, null);
+        }
+    }
 
     private static final Comparator<Keyed> ORDER = Comparator.comparingDouble(Keyed::time)
             .thenComparingLong(Keyed::number).thenComparingLong(Keyed::sequence).thenComparing(Keyed::text);
@@ -273,9 +280,8 @@ public final class RunDirectoryWriter {
         double lastCompletion = Double.NEGATIVE_INFINITY;
 
         @Override
-        public void accept(Keyed k) throws IOException {
-            JobLine j = new JobLine();
-            fields(k.line(), j);
+        public void accept(Keyed k) {
+            JobLine j = (JobLine) k.parsed();
             completed++;
             tardiness += j.tardinessCost;
             if (j.tardinessSeconds > 0) tardy++;
@@ -478,33 +484,41 @@ public final class RunDirectoryWriter {
      */
     private static Keyed decision(String line, String policy) throws IOException {
         StringWriter text = new StringWriter(line.length());
-        double time = Double.NaN;
-        long controller = 0, seq = 0;
-        String decisionPolicy = null;
-        try (JsonParser p = LINE.getFactory().createParser(line); JsonGenerator g = LINE.getFactory().createGenerator(text)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) throw new IOException("decision part-file line is not a JSON object: " + line);
+        DecisionLine d;
+        try (JsonGenerator g = LINE.getFactory().createGenerator(text)) {
+            d = new DecisionLine(g);
             g.writeStartObject();
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken value = p.nextToken();
-                switch (name) {
-                    case "time" -> time = p.getValueAsDouble();
-                    case "controller" -> controller = p.getValueAsLong();
-                    case "seq" -> seq = p.getValueAsLong();
-                    case "policy" -> decisionPolicy = p.getValueAsString();
-                    default -> { }
-                }
-                if (value == JsonToken.VALUE_NULL || !DECISION_FIELDS.contains(name)) {
-                    p.skipChildren();
-                    continue;
-                }
-                g.writeFieldName(name);
-                g.copyCurrentStructure(p);
-            }
+            fields(line, d);
             g.writeEndObject();
         }
-        if (!policy.equals(decisionPolicy)) return null;
-        return new Keyed(time, controller, seq, "", text.toString());
+        if (!policy.equals(d.policy)) return null;
+        return new Keyed(d.time, d.controller, d.seq, "", text.toString());
+    }
+
+    /** Reads a decision part-file line's key and copies its non-null decision fields to a generator. */
+    private static final class DecisionLine implements FieldReader {
+        final JsonGenerator out;
+        double time = Double.NaN;
+        long controller, seq;
+        String policy;
+
+        DecisionLine(JsonGenerator out) {
+            this.out = out;
+        }
+
+        @Override
+        public void field(String name, JsonParser p) throws IOException {
+            switch (name) {
+                case "time" -> time = p.getValueAsDouble();
+                case "controller" -> controller = p.getValueAsLong();
+                case "seq" -> seq = p.getValueAsLong();
+                case "policy" -> policy = p.getValueAsString();
+                default -> { }
+            }
+            if (p.currentToken() == JsonToken.VALUE_NULL || !DECISION_FIELDS.contains(name)) return;
+            out.writeFieldName(name);
+            out.copyCurrentStructure(p);
+        }
     }
 
     /**
