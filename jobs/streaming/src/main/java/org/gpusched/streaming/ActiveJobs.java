@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.Job;
 import org.gpusched.core.model.JobTimes;
@@ -18,7 +19,9 @@ import org.gpusched.streaming.state.JobRecord;
  * when missing, so after a restore too. It spares each event a copy of the whole map out of state and a write of
  * every running job back. Records in it are the objects held by state, so they are never changed in place: a change
  * replaces the record (see {@code ControllerFunction.Step#writable}), which keeps an asynchronous snapshot consistent.
- * Also held, derived from the records: each job's core model and time table.
+ * Also held, derived from the records: each job's core model and time table, and an index of the running jobs (how
+ * many, and those with an end time by that time), so that an event finds the jobs ending and the next end without a
+ * walk over every job. The index follows a record's node and end time when told with {@link #reindex}.
  */
 final class ActiveJobs {
     /** Submission order, the order the optimizer sees jobs in: (submit, id). */
@@ -40,6 +43,9 @@ final class ActiveJobs {
         private String indexedType;
         private int nodeIndex = -1;
         private int typeIndex = -1;
+        /** What {@link ActiveJobs}' running index holds for this entry: whether it runs, and its end (-1: none). */
+        private boolean indexedRunning;
+        private long indexedEnd = -1;
 
         boolean running() {
             return record.getNode() != null;
@@ -57,6 +63,23 @@ final class ActiveJobs {
             return typeIndex;
         }
 
+        /**
+         * Figures derived from the record for pricing it at every event, valid until the record changes ({@link
+         * #changed}): the predicted full seconds on its placement (NaN: not derived yet), and, for the cluster {@code
+         * pricedIn} (null: not derived yet), whether some node of it can run the job, its weight and due date, its
+         * slowest full time there and its full time on its placement.
+         */
+        double predictedSeconds = Double.NaN;
+        Cluster pricedIn;
+        boolean runnable;
+        double weightPerHour, dueSeconds, slowestSeconds, placedSeconds;
+
+        /** The record is about to change, or was replaced: figures derived from it are derived again when next asked. */
+        void changed() {
+            predictedSeconds = Double.NaN;
+            pricedIn = null;
+        }
+
         private void index(Cluster cluster) {
             String node = record.getNode();
             String type = record.getType();
@@ -70,6 +93,7 @@ final class ActiveJobs {
     }
 
     private static final Comparator<Entry> ENTRY_ORDER = Comparator.comparing(e -> e.record, ORDER);
+    private static final Comparator<Entry> END_ORDER = Comparator.<Entry>comparingLong(e -> e.indexedEnd).thenComparing(ENTRY_ORDER);
 
     private final Map<String, Entry> byId = new HashMap<>();
     /**
@@ -78,6 +102,9 @@ final class ActiveJobs {
      */
     private final ArrayList<Entry> ordered = new ArrayList<>();
     private final List<Entry> orderedView = Collections.unmodifiableList(ordered);
+    /** Running entries that have an end time, by (end, {@link #ORDER}). */
+    private final TreeSet<Entry> byEnd = new TreeSet<>(END_ORDER);
+    private int running;
 
     Entry get(String id) {
         return byId.get(id);
@@ -100,18 +127,56 @@ final class ActiveJobs {
         return orderedView;
     }
 
+    /** Jobs running now (a node set on their record, as last {@link #reindex reindexed}). */
+    int runningCount() {
+        return running;
+    }
+
+    /** The earliest end time among the running jobs, Long.MAX_VALUE when none has one. */
+    long nextEndMillis() {
+        return byEnd.isEmpty() ? Long.MAX_VALUE : byEnd.first().indexedEnd;
+    }
+
+    /** The running jobs whose end time is at or before {@code millis}, in {@link #ORDER}. */
+    List<Entry> endingBy(long millis) {
+        List<Entry> ending = new ArrayList<>();
+        for (Entry e : byEnd) {
+            if (e.indexedEnd > millis) break;
+            ending.add(e);
+        }
+        if (ending.size() > 1) ending.sort(ENTRY_ORDER);
+        return ending;
+    }
+
     Entry add(JobRecord record) {
         Entry e = new Entry(record);
         Entry previous = byId.put(record.getSpec().getId(), e);
         if (previous != null) removeOrdered(previous);
         // never found: an equal key has the same id, whose entry went above
         ordered.add(-Collections.binarySearch(ordered, e, ENTRY_ORDER) - 1, e);
+        reindex(e);
         return e;
+    }
+
+    /** Brings the running index up to the entry's record: call after changing its node or end time. */
+    void reindex(Entry e) {
+        boolean runs = e.record.getNode() != null;
+        long end = runs && e.record.getEndMillis() >= 0 ? e.record.getEndMillis() : -1;
+        if (runs != e.indexedRunning) {
+            running += runs ? 1 : -1;
+            e.indexedRunning = runs;
+        }
+        if (end != e.indexedEnd) {
+            if (e.indexedEnd >= 0) byEnd.remove(e);
+            e.indexedEnd = end;
+            if (end >= 0) byEnd.add(e);
+        }
     }
 
     /** Replaces a job's record by a changed copy; the order key (submit, id) never changes. */
     void replace(Entry e, JobRecord changed) {
         e.record = changed;
+        e.changed();
     }
 
     void remove(String id) {
@@ -120,6 +185,8 @@ final class ActiveJobs {
     }
 
     private void removeOrdered(Entry e) {
+        if (e.indexedRunning) running--;
+        if (e.indexedEnd >= 0) byEnd.remove(e);
         int at = Collections.binarySearch(ordered, e, ENTRY_ORDER);
         if (at >= 0) ordered.remove(at);
     }

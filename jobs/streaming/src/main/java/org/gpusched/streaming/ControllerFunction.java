@@ -184,9 +184,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             advance();
 
             if (config.mode() == SchedulerConfig.Mode.REPLAY) {
-                List<ActiveJobs.Entry> ending = new ArrayList<>();
-                for (ActiveJobs.Entry e : jobs.inOrder()) if (e.running() && e.record.getEndMillis() >= 0 && e.record.getEndMillis() <= now) ending.add(e);
-                for (ActiveJobs.Entry e : ending) complete(e, true);
+                for (ActiveJobs.Entry e : jobs.endingBy(now)) complete(e, true);
             }
             if (batch != null) {
                 pending.remove(timestamp);
@@ -198,9 +196,9 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 if (!jobs.isEmpty()) triggers.add("PERIOD");
                 s.setNextPeriodMillis(-1L);
             }
-            Running after = triggers.isEmpty() ? running() : reschedule();
-            int running = after.count();
-            long nextEnd = after.nextEndMillis();
+            if (!triggers.isEmpty()) reschedule();
+            int running = jobs.runningCount();
+            long nextEnd = jobs.nextEndMillis();
             // Periodic rescheduling while something runs, and while a job waits whose postponement penalty still grows:
             // a policy may postpone by choice (milp-relaxed) and only the passing of time makes it start the job.
             // Otherwise a tick would change nothing, and in replay it would keep the final watermark firing forever;
@@ -303,6 +301,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 j.setProgressMillis(now);
                 jobs.replace(e, j);
             }
+            e.changed();
             return e.record;
         }
 
@@ -374,16 +373,19 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         void preempt(ActiveJobs.Entry e, String reason) {
             JobRecord j = writable(e);
             emit(decision(j, DecisionAction.PREEMPT, j.getNode(), j.getType(), j.getGpus(), null, null, null).setReason(reason).build());
-            stop(j);
+            stop(e);
         }
 
-        void stop(JobRecord j) {
+        /** A running job stops where it is and waits (its record is writable already). */
+        void stop(ActiveJobs.Entry e) {
+            JobRecord j = e.record;
             moved(j.getNode(), j.getType(), -j.getGpus());
             j.setNode(null);
             j.setType(null);
             j.setGpus(0);
             j.setEndMillis(-1L);
             j.setPreemptions(j.getPreemptions() + 1);
+            jobs.reindex(e);
         }
 
         /** A job ends now: COMPLETE decision, its tardiness cost, job metrics and (replay) the completion record. */
@@ -412,23 +414,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             triggers.add("COMPLETION");
         }
 
-        /** Calls the policy on the current state and emits the changes and the scheduling metrics. */
-        /** The running jobs: how many, and the earliest end among them (Long.MAX_VALUE when none has one). */
-        record Running(int count, long nextEndMillis) {}
-
-        Running running() {
-            int count = 0;
-            long nextEnd = Long.MAX_VALUE;
-            for (ActiveJobs.Entry e : jobs.inOrder()) {
-                if (!e.running()) continue;
-                count++;
-                if (e.record.getEndMillis() >= 0) nextEnd = Math.min(nextEnd, e.record.getEndMillis());
-            }
-            return new Running(count, nextEnd);
-        }
-
-        /** Calls the policy (unless its schedule would be the current one) and applies it; returns the jobs then running. */
-        Running reschedule() {
+        /** Calls the policy (unless its schedule would be the current one), applies it and emits the scheduling metrics. */
+        void reschedule() {
             long nanos = 0;
             double objective = 0;
             List<PlacementDecision> changes = new ArrayList<>();
@@ -443,16 +430,15 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 List<JobState> states = new ArrayList<>(jobs.size());
                 List<JobTimes> tables = new ArrayList<>(jobs.size());
                 for (ActiveJobs.Entry e : jobs.inOrder()) {
-                    JobTimes table = times(e, cluster);
-                    if (!table.runsOn(cluster)) continue; // waits until a node that can run it comes (back)
+                    if (!priced(e, cluster).runnable) continue; // waits until a node that can run it comes (back)
                     JobRecord j = e.record;
                     Placement current = j.getNode() == null ? null : new Placement(e.nodeIndex(cluster), e.typeIndex(cluster), j.getGpus());
                     candidates.add(e);
                     states.add(new JobState(model(e), optimizerDone(e), current));
-                    tables.add(table);
+                    tables.add(e.times);
                 }
                 if (!candidates.isEmpty()) {
-                    SchedulingProblem problem = new SchedulingProblem(now / 1000.0, cluster, states, tables, topology.currentType, config.objective());
+                    SchedulingProblem problem = SchedulingProblem.ofDistinctJobs(now / 1000.0, cluster, states, tables, topology.currentType, config.objective());
                     RandomState random = new RandomState(s.getRandomState());
                     long start = System.nanoTime();
                     Schedule schedule = scheduler.schedule(problem, random);
@@ -464,13 +450,12 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 }
             }
             changes.forEach(this::emit);
-            Running running = running();
+            int running = jobs.runningCount();
             ctx.output(SCHEDULING_METRICS, SchedulingMetrics.newBuilder().setTime(now / 1000.0).setPolicy(policy).setController(controller)
                     .setTrigger(String.join("+", triggers)).setFObj(objective).setOptimizerNanos(nanos)
-                    .setQueueLength(jobs.size() - running.count()).setRunning(running.count()).setDecisions(changes.size())
+                    .setQueueLength(jobs.size() - running).setRunning(running).setDecisions(changes.size())
                     .setAccruedExecutionCost(s.getAccruedExecutionCost()).setAccruedTardinessCost(s.getAccruedTardinessCost())
                     .setCompletedJobs(s.getCompletedJobs()).build());
-            return running;
         }
 
         /**
@@ -481,7 +466,9 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         boolean nothingToStart(Topology topology) {
             int usedNodes = topology.load.usedNodes();
             if (usedNodes == topology.cluster.nodeCount()) return true;
-            for (ActiveJobs.Entry e : jobs.inOrder()) if (!e.running() && times(e, topology.cluster).runsOn(topology.cluster)) return false;
+            if (jobs.runningCount() < jobs.size()) {
+                for (ActiveJobs.Entry e : jobs.inOrder()) if (!e.running() && priced(e, topology.cluster).runnable) return false;
+            }
             return usedNodes > 0;
         }
 
@@ -491,18 +478,14 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
          */
         double keptObjective(Topology topology) {
             Cluster cluster = topology.cluster;
-            ObjectiveFunction.Sum sum = new ObjectiveFunction.Sum(config.objective(), cluster, now / 1000.0);
+            ObjectiveFunction.Sum sum = new ObjectiveFunction.Sum(config.objective(), cluster, now / 1000.0, jobs.size());
             for (ActiveJobs.Entry e : jobs.inOrder()) {
-                JobTimes table = times(e, cluster);
-                if (!table.runsOn(cluster)) continue;
-                Job job = model(e);
+                if (!priced(e, cluster).runnable) continue;
                 double left = 1 - optimizerDone(e);
                 if (!e.running()) {
-                    sum.postponed(job.weightPerHour(), job.dueSeconds(), table.slowest(cluster) * left);
+                    sum.postponed(e.weightPerHour, e.dueSeconds, e.slowestSeconds * left);
                 } else {
-                    int t = e.typeIndex(cluster);
-                    int g = e.record.getGpus();
-                    sum.scheduled(job.weightPerHour(), job.dueSeconds(), table.seconds(t, g) * left, new Placement(e.nodeIndex(cluster), t, g));
+                    sum.scheduled(e.weightPerHour, e.dueSeconds, e.placedSeconds * left, e.nodeIndex(cluster), e.typeIndex(cluster), e.record.getGpus());
                 }
             }
             return sum.total(topology.currentType);
@@ -589,7 +572,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     if (oldNode != null) {
                         JobRecord j = writable(e);
                         preempt.add(decision(j, DecisionAction.PREEMPT, oldNode, j.getType(), j.getGpus(), null, null, null).build());
-                        stop(j);
+                        stop(e);
                     }
                     continue;
                 }
@@ -608,6 +591,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 if (action == DecisionAction.RESIZE) j.setResizes(j.getResizes() + 1);
                 if (action == DecisionAction.MIGRATE) j.setMigrations(j.getMigrations() + 1);
                 if (config.mode() == SchedulerConfig.Mode.REPLAY) setEnd(e);
+                jobs.reindex(e);
                 double remaining = model(e).timeOn(type, p.gpus()) * (1 - optimizerDone(e));
                 double expectedEnd = t + remaining;
                 double expectedCost = remaining / 3600.0 * typesByName.get(type).costPerHour(p.gpus())
@@ -629,6 +613,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             double actualRemaining = model(e).timeOn(j.getType(), j.getGpus()) * factor(j) * Math.max(0, 1 - j.getDone());
             long end = now + Math.max(1, (long) Math.ceil(actualRemaining * 1000 - 1e-6));
             j.setEndMillis(end);
+            jobs.reindex(e);
             ctx.timerService().registerEventTimeTimer(end);
         }
 
@@ -679,9 +664,25 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
 
     /** Full predicted time of a running job on its placement, from its time table when it has one. */
     private double predictedSeconds(ActiveJobs.Entry e) {
+        if (!Double.isNaN(e.predictedSeconds)) return e.predictedSeconds;
         JobRecord j = e.record;
         Integer t = e.times == null ? null : catalogIndex.get(j.getType());
-        return t == null ? model(e).timeOn(j.getType(), j.getGpus()) : e.times.seconds(t, j.getGpus());
+        e.predictedSeconds = t == null ? model(e).timeOn(j.getType(), j.getGpus()) : e.times.seconds(t, j.getGpus());
+        return e.predictedSeconds;
+    }
+
+    /** The entry, its pricing figures derived for this cluster (see {@link ActiveJobs.Entry#pricedIn}). */
+    private ActiveJobs.Entry priced(ActiveJobs.Entry e, Cluster cluster) {
+        if (e.pricedIn == cluster) return e;
+        JobTimes table = times(e, cluster);
+        Job job = model(e);
+        e.runnable = table.runsOn(cluster);
+        e.weightPerHour = job.weightPerHour();
+        e.dueSeconds = job.dueSeconds();
+        e.slowestSeconds = table.slowest(cluster);
+        e.placedSeconds = e.running() ? table.seconds(e.typeIndex(cluster), e.record.getGpus()) : Double.NaN;
+        e.pricedIn = cluster;
+        return e;
     }
 
     private static JobTimes times(ActiveJobs.Entry e, Cluster cluster) {

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import org.gpusched.streaming.avro.JobSubmitted;
 import org.gpusched.streaming.state.JobRecord;
 import org.junit.jupiter.api.Test;
@@ -49,5 +51,53 @@ class ActiveJobsTest {
         jobs.replace(again, job("a", 5));
         jobs.remove("a");
         assertEquals(List.of("b"), ids(jobs));
+    }
+
+    /** The running index against a walk over every job, through random starts, moves, stops, removals and re-adds. */
+    @Test
+    void theRunningIndexAgreesWithAWalkOverEveryJob() {
+        Random random = new Random(7);
+        ActiveJobs jobs = new ActiveJobs();
+        for (int step = 0; step < 5000; step++) {
+            String id = "j" + random.nextInt(60);
+            ActiveJobs.Entry e = jobs.get(id);
+            switch (random.nextInt(5)) {
+                case 0 -> jobs.add(job(id, random.nextInt(20)));
+                case 1 -> jobs.remove(id);
+                default -> {
+                    if (e == null) continue;
+                    JobRecord changed = JobRecord.newBuilder(e.record).build();
+                    if (random.nextInt(3) == 0) {
+                        changed.setNode(null);
+                        changed.setEndMillis(-1L);
+                    } else {
+                        changed.setNode("n" + random.nextInt(5));
+                        changed.setEndMillis(random.nextInt(4) == 0 ? -1L : random.nextInt(1000));
+                    }
+                    if (random.nextBoolean()) {
+                        jobs.replace(e, changed);
+                    } else { // changed in place, as a record already copied in this step is
+                        e.record.setNode(changed.getNode());
+                        e.record.setEndMillis(changed.getEndMillis());
+                    }
+                    jobs.reindex(e);
+                }
+            }
+            long at = random.nextInt(1000);
+            List<String> ending = new ArrayList<>();
+            int running = 0;
+            long next = Long.MAX_VALUE;
+            for (ActiveJobs.Entry x : jobs.inOrder()) {
+                if (!x.running()) continue;
+                running++;
+                long end = x.record.getEndMillis();
+                if (end < 0) continue;
+                next = Math.min(next, end);
+                if (end <= at) ending.add(x.record.getSpec().getId());
+            }
+            assertEquals(running, jobs.runningCount(), "running at step " + step);
+            assertEquals(next, jobs.nextEndMillis(), "next end at step " + step);
+            assertEquals(ending, jobs.endingBy(at).stream().map(x -> x.record.getSpec().getId()).toList(), "ending by " + at + " at step " + step);
+        }
     }
 }

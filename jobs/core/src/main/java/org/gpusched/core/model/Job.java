@@ -23,14 +23,14 @@ public record Job(String id, double submitSeconds, double dueSeconds, double wei
         Map<String, Map<Integer, Double>> copy = new LinkedHashMap<>();
         for (var byType : times.entrySet()) {
             if (byType.getValue() == null) throw new InvalidInstanceException("job " + id + ": times." + byType.getKey() + " is missing");
-            TreeMap<Integer, Double> perGpus = new TreeMap<>();
             for (var e : byType.getValue().entrySet()) {
                 Integer g = e.getKey();
                 Double t = e.getValue();
                 if (g == null || g < 1) throw new InvalidInstanceException("job " + id + ": times." + byType.getKey() + " has GPU count " + g + " (must be >= 1)");
                 if (t == null || !Double.isFinite(t) || t <= 0) throw new InvalidInstanceException("job " + id + ": times." + byType.getKey() + "." + g + " must be a positive number of seconds, got " + t);
-                perGpus.put(g, t);
             }
+            // checked first, then copied whole: TreeMap copies a map sorted in natural order in one linear pass
+            TreeMap<Integer, Double> perGpus = new TreeMap<>(byType.getValue());
             if (!perGpus.isEmpty()) copy.put(byType.getKey(), Collections.unmodifiableMap(perGpus));
         }
         if (copy.isEmpty()) throw new InvalidInstanceException("job " + id + ": no configuration to run on");
