@@ -56,16 +56,13 @@ public final class TraceJson {
                         id = p.getText();
                     }
                     case "submit" -> {
-                        if (submit != null || !value.isNumeric()) return null;
-                        submit = p.getDoubleValue();
+                        if ((submit = firstNumber(submit, value, p)) == null) return null;
                     }
                     case "due" -> {
-                        if (due != null || !value.isNumeric()) return null;
-                        due = p.getDoubleValue();
+                        if ((due = firstNumber(due, value, p)) == null) return null;
                     }
                     case "weight" -> {
-                        if (weight != null || !value.isNumeric()) return null;
-                        weight = p.getDoubleValue();
+                        if ((weight = firstNumber(weight, value, p)) == null) return null;
                     }
                     case "times" -> {
                         if (times != null || value != JsonToken.START_OBJECT) return null;
@@ -83,6 +80,11 @@ public final class TraceJson {
         } catch (IOException | InvalidInstanceException e) {
             return null;
         }
+    }
+
+    /** A number field's value, or null when the field came before ({@code seen} not null) or its value is no number. */
+    private static Double firstNumber(Double seen, JsonToken value, JsonParser p) throws IOException {
+        return seen == null && value.isNumeric() ? p.getDoubleValue() : null;
     }
 
     /** {@code {nodeType: {gpus: seconds}}} from its start, or null unless every key is new and every value well typed. */

@@ -66,13 +66,13 @@ final class ActiveJobs {
         /**
          * Figures derived from the record for pricing it at every event, valid until the record changes ({@link
          * #changed}): the predicted full seconds on its placement (NaN: not derived yet), and, for the cluster {@code
-         * pricedIn} (null: not derived yet), whether some node of it can run the job, its weight and due date, its
-         * slowest full time there and its full time on its placement.
+         * pricedIn} (null: not derived yet), whether some node of it can run the job, its weight and due date, and its
+         * slowest full time there.
          */
         double predictedSeconds = Double.NaN;
         Cluster pricedIn;
         boolean runnable;
-        double weightPerHour, dueSeconds, slowestSeconds, placedSeconds;
+        double weightPerHour, dueSeconds, slowestSeconds;
 
         /** The record is about to change, or was replaced: figures derived from it are derived again when next asked. */
         void changed() {

@@ -485,7 +485,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 if (!e.running()) {
                     sum.postponed(e.weightPerHour, e.dueSeconds, e.slowestSeconds * left);
                 } else {
-                    sum.scheduled(e.weightPerHour, e.dueSeconds, e.placedSeconds * left, e.nodeIndex(cluster), e.typeIndex(cluster), e.record.getGpus());
+                    // its time table's time on its placement: the cluster's type indices are the catalog's
+                    sum.scheduled(e.weightPerHour, e.dueSeconds, predictedSeconds(e) * left, e.nodeIndex(cluster), e.typeIndex(cluster), e.record.getGpus());
                 }
             }
             return sum.total(topology.currentType);
@@ -672,7 +673,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
     }
 
     /** The entry, its pricing figures derived for this cluster (see {@link ActiveJobs.Entry#pricedIn}). */
-    private ActiveJobs.Entry priced(ActiveJobs.Entry e, Cluster cluster) {
+    private static ActiveJobs.Entry priced(ActiveJobs.Entry e, Cluster cluster) {
         if (e.pricedIn == cluster) return e;
         JobTimes table = times(e, cluster);
         Job job = model(e);
@@ -680,7 +681,6 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         e.weightPerHour = job.weightPerHour();
         e.dueSeconds = job.dueSeconds();
         e.slowestSeconds = table.slowest(cluster);
-        e.placedSeconds = e.running() ? table.seconds(e.typeIndex(cluster), e.record.getGpus()) : Double.NaN;
         e.pricedIn = cluster;
         return e;
     }
