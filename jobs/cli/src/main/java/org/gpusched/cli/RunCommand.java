@@ -118,6 +118,10 @@ public final class RunCommand implements Callable<Integer> {
             description = "Live mode: an input without records this long stops holding event time back (default: ${DEFAULT-VALUE}).")
     double idleTimeoutSeconds;
 
+    @Option(names = "--watermark-interval", paramLabel = "SECONDS", defaultValue = "0.02",
+            description = "How often event time advances: about the longest an event waits in the job's buffers before it is handled (default: ${DEFAULT-VALUE}).")
+    double watermarkIntervalSeconds;
+
     @Option(names = "--parallelism", paramLabel = "N", defaultValue = "1", description = "Parallelism of the local run (default: ${DEFAULT-VALUE}).")
     int parallelism;
 
@@ -152,6 +156,7 @@ public final class RunCommand implements Callable<Integer> {
         try {
             if (parallelism < 1) throw new IllegalArgumentException("--parallelism must be >= 1, got " + parallelism);
             if (!(checkpointSeconds >= 0)) throw new IllegalArgumentException("--checkpoint-interval must be >= 0, got " + checkpointSeconds);
+            if (!(watermarkIntervalSeconds >= 0.001)) throw new IllegalArgumentException("--watermark-interval must be >= 0.001 s, got " + watermarkIntervalSeconds);
             if (!(idleTimeoutSeconds > 0)) throw new IllegalArgumentException("--idle-timeout must be > 0, got " + idleTimeoutSeconds);
             if (outOfOrdernessSeconds != null && !(outOfOrdernessSeconds >= 0)) throw new IllegalArgumentException("--out-of-orderness must be >= 0, got " + outOfOrdernessSeconds);
             kafka = KafkaSettings.of(bootstrap).withTopicPrefix(topicPrefix).withGroupId(groupId).withBounded(bounded)
@@ -182,6 +187,7 @@ public final class RunCommand implements Callable<Integer> {
         return new Job(List.of(Topics.PODS.topic(topicPrefix)), List.of(Topics.POD_PLACEMENTS.topic(topicPrefix), Topics.REJECTED.topic(topicPrefix)),
                 env -> {
                     if (checkpointSeconds > 0) env.enableCheckpointing(Math.max(1, Math.round(checkpointSeconds * 1000)));
+                    env.getConfig().setAutoWatermarkInterval(Math.round(watermarkIntervalSeconds * 1000));
                     KafkaPlacement.define(env, kafka, cfg);
                 },
                 String.format(Locale.ROOT, "placement, policies [%s], seed %d, %d nodes, target workload of %d tasks from %s",
@@ -210,7 +216,8 @@ public final class RunCommand implements Callable<Integer> {
             SchedulerConfig.Builder b = SchedulerConfig.builder().cluster(clusterSpec).policies(policies).seed(seed)
                     .maxIterations(iterations).controllers(controllers).dispatch(ReplaySchedulerOptions.dispatchRule(dispatch)).noise(noise).mode(runMode)
                     .checkpointInterval(Duration.ofMillis(Math.round(checkpointSeconds * 1000)))
-                    .outOfOrderness(outOfOrderness).idleTimeout(Duration.ofMillis(Math.round(idleTimeoutSeconds * 1000)));
+                    .outOfOrderness(outOfOrderness).idleTimeout(Duration.ofMillis(Math.round(idleTimeoutSeconds * 1000)))
+                    .watermarkInterval(Duration.ofMillis(Math.round(watermarkIntervalSeconds * 1000)));
             if (periodSeconds != null) b.periodSeconds(periodSeconds);
             cfg = b.build();
         } catch (IllegalArgumentException e) {

@@ -64,6 +64,9 @@ public final class SchedulerConfig implements Serializable {
             .withDescription("f_OBJ idle-GPU cost (default: cluster file, else 0).");
     public static final ConfigOption<Duration> OUT_OF_ORDERNESS = ConfigOptions.key("gpusched.out-of-orderness").durationType()
             .defaultValue(Duration.ZERO).withDescription("Bounded out-of-orderness of input event times; -1 ms = watermark only at the end of a bounded input.");
+    public static final ConfigOption<Duration> WATERMARK_INTERVAL = ConfigOptions.key("gpusched.watermark-interval").durationType()
+            .defaultValue(Duration.ofMillis(20)).withDescription("How often the inputs' watermarks advance (Flink's auto-watermark interval): "
+                    + "the longest an event waits in the buffers for event time to pass it.");
     public static final ConfigOption<Duration> IDLE_TIMEOUT = ConfigOptions.key("gpusched.idle-timeout").durationType()
             .defaultValue(Duration.ofSeconds(5)).withDescription("Live mode: an input idle this long stops holding the watermark back.");
 
@@ -89,6 +92,7 @@ public final class SchedulerConfig implements Serializable {
     private final double mu;
     private final Duration outOfOrderness;
     private final Duration idleTimeout;
+    private final Duration watermarkInterval;
     private transient Cluster cluster;
 
     private SchedulerConfig(Builder b) {
@@ -108,6 +112,7 @@ public final class SchedulerConfig implements Serializable {
         this.periodSeconds = this.horizonSeconds;
         this.outOfOrderness = b.outOfOrderness;
         this.idleTimeout = b.idleTimeout;
+        this.watermarkInterval = b.watermarkInterval;
         List<TypeSpec> t = new ArrayList<>();
         for (NodeType type : spec.cluster().types()) t.add(new TypeSpec(type.name(), type.gpuModel(), type.gpus(), type.costPerHour()));
         List<NodeSpec> n = new ArrayList<>();
@@ -130,6 +135,7 @@ public final class SchedulerConfig implements Serializable {
         if (!(periodSeconds > 0) || Double.isInfinite(periodSeconds)) throw new IllegalArgumentException("period must be > 0 seconds, got " + periodSeconds);
         if (checkpointInterval.isNegative()) throw new IllegalArgumentException("checkpoint interval must be >= 0, got " + checkpointInterval);
         if (outOfOrderness.isNegative() && !outOfOrderness.equals(END_OF_INPUT_WATERMARK)) throw new IllegalArgumentException("out-of-orderness must be >= 0 (or -1 ms), got " + outOfOrderness);
+        if (watermarkInterval.toMillis() < 1) throw new IllegalArgumentException("watermark interval must be >= 1 ms, got " + watermarkInterval);
         new ObjectiveParameters(rho, horizonSeconds, mu);
         cluster();
     }
@@ -146,6 +152,7 @@ public final class SchedulerConfig implements Serializable {
     public Duration checkpointInterval() { return checkpointInterval; }
     public Duration outOfOrderness() { return outOfOrderness; }
     public Duration idleTimeout() { return idleTimeout; }
+    public Duration watermarkInterval() { return watermarkInterval; }
     public boolean watermarkAtEndOfInputOnly() { return outOfOrderness.equals(END_OF_INPUT_WATERMARK); }
     public ObjectiveParameters objective() { return new ObjectiveParameters(rho, horizonSeconds, mu); }
     public PolicyConfig policyConfig() { return PolicyConfig.DEFAULTS.withMaxIterations(maxIterations); }
@@ -183,6 +190,7 @@ public final class SchedulerConfig implements Serializable {
         b.mu = mu;
         b.outOfOrderness = outOfOrderness;
         b.idleTimeout = idleTimeout;
+        b.watermarkInterval = watermarkInterval;
         return b;
     }
 
@@ -198,7 +206,7 @@ public final class SchedulerConfig implements Serializable {
                 .policies(conf.get(POLICIES)).seed(conf.get(SEED)).maxIterations(conf.get(MAX_ITERATIONS))
                 .controllers(conf.get(CONTROLLERS)).dispatch(conf.get(DISPATCH)).noise(conf.get(NOISE)).mode(conf.get(MODE))
                 .checkpointInterval(conf.get(CHECKPOINT_INTERVAL)).outOfOrderness(conf.get(OUT_OF_ORDERNESS))
-                .idleTimeout(conf.get(IDLE_TIMEOUT));
+                .idleTimeout(conf.get(IDLE_TIMEOUT)).watermarkInterval(conf.get(WATERMARK_INTERVAL));
         conf.getOptional(PERIOD_SECONDS).ifPresent(b::periodSeconds);
         conf.getOptional(RHO).ifPresent(b::rho);
         conf.getOptional(MU).ifPresent(b::mu);
@@ -227,6 +235,7 @@ public final class SchedulerConfig implements Serializable {
         private Double mu;
         private Duration outOfOrderness = Duration.ZERO;
         private Duration idleTimeout = Duration.ofSeconds(5);
+        private Duration watermarkInterval = WATERMARK_INTERVAL.defaultValue();
 
         public Builder policies(List<String> v) { policies = List.copyOf(v); return this; }
         public Builder policy(String v) { policies = List.of(v); return this; }
@@ -243,6 +252,7 @@ public final class SchedulerConfig implements Serializable {
         public Builder mu(double v) { mu = v; return this; }
         public Builder outOfOrderness(Duration v) { outOfOrderness = Objects.requireNonNull(v); return this; }
         public Builder idleTimeout(Duration v) { idleTimeout = Objects.requireNonNull(v); return this; }
+        public Builder watermarkInterval(Duration v) { watermarkInterval = Objects.requireNonNull(v); return this; }
 
         public SchedulerConfig build() { return new SchedulerConfig(this); }
     }

@@ -35,6 +35,9 @@ public final class SchedulerJob {
         // Chained operators hand records over without an Avro deep copy: no function here mutates a record it received
         // or one it has emitted, and a keyed function's buffered input arrived over the network, deserialized afresh.
         pipeline.set(PipelineOptions.OBJECT_REUSE, true);
+        // Events wait in the dispatcher's and controllers' buffers until the watermark passes them. At Flink's 200 ms
+        // default they outlive young collections and get copied and promoted: fifo 100k at K = 1 ran 8.4 -> 7.2 s at 20 ms.
+        pipeline.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, cfg.watermarkInterval());
         env.configure(pipeline);
         if (!cfg.checkpointInterval().isZero()) env.enableCheckpointing(cfg.checkpointInterval().toMillis());
 

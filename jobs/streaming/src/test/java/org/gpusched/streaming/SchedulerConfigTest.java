@@ -21,6 +21,7 @@ class SchedulerConfigTest {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> TestData.config(cluster, "fifo").noise(1.5).build()).getMessage().contains("noise"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> TestData.config(cluster, "fifo").periodSeconds(0).build()).getMessage().contains("period"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> TestData.config(cluster, "fifo").policies(List.of("fifo", "fifo")).build()).getMessage().contains("twice"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> TestData.config(cluster, "fifo").watermarkInterval(Duration.ZERO).build()).getMessage().contains("watermark interval"));
     }
 
     @Test
@@ -43,6 +44,7 @@ class SchedulerConfigTest {
         conf.set(SchedulerConfig.PERIOD_SECONDS, 120.0);
         conf.set(SchedulerConfig.MODE, SchedulerConfig.Mode.LIVE);
         conf.set(SchedulerConfig.CHECKPOINT_INTERVAL, Duration.ofSeconds(10));
+        conf.set(SchedulerConfig.WATERMARK_INTERVAL, Duration.ofMillis(50));
         SchedulerConfig cfg = SchedulerConfig.fromConfiguration(conf);
         assertEquals(List.of("fifo", "andreas-rg"), cfg.policies());
         assertEquals(2, cfg.controllers());
@@ -50,6 +52,10 @@ class SchedulerConfigTest {
         assertEquals(120, cfg.periodSeconds());
         assertEquals(SchedulerConfig.Mode.LIVE, cfg.mode());
         assertEquals(Duration.ofSeconds(10), cfg.checkpointInterval());
+        assertEquals(Duration.ofMillis(50), cfg.watermarkInterval());
+        Configuration unset = new Configuration(conf);
+        unset.removeConfig(SchedulerConfig.WATERMARK_INTERVAL);
+        assertEquals(Duration.ofMillis(20), SchedulerConfig.fromConfiguration(unset).watermarkInterval());
         assertEquals(4, cfg.nodes().size());
         assertThrows(IllegalArgumentException.class, () -> SchedulerConfig.fromConfiguration(new Configuration()));
     }

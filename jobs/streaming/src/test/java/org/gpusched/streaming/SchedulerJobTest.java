@@ -1,5 +1,6 @@
 package org.gpusched.streaming;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,9 +20,10 @@ import org.junit.jupiter.api.Test;
 /** The job graph itself: no Kryo, and a uid and a name on every operator (so savepoints survive changes). */
 class SchedulerJobTest {
     @Test
-    void everyOperatorHasAUidAndANameAndGenericTypesAreDisabled() {
+    void everyOperatorHasAUidAndANameGenericTypesAreDisabledAndWatermarksFollowTheConfig() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 600), "fifo").policies(List.of("fifo", "edf")).mode(SchedulerConfig.Mode.LIVE).build();
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 600), "fifo").policies(List.of("fifo", "edf")).mode(SchedulerConfig.Mode.LIVE)
+                .watermarkInterval(java.time.Duration.ofMillis(7)).build();
         JobSources sources = new JobSources() {
             private DataStream<RawRecord> of(StreamExecutionEnvironment e, String uid) {
                 return e.fromData(List.of(RawRecord.text("x", "x:1", "{}")), TypeInformation.of(RawRecord.class)).uid(uid).name(uid);
@@ -33,6 +35,7 @@ class SchedulerJobTest {
         };
         SchedulerJob.define(env, sources, new FileJobSinks(java.nio.file.Path.of("target/unused")), cfg);
         assertTrue(env.getConfig().getSerializerConfig().hasGenericTypesDisabled(), "pipeline.generic-types=false");
+        assertEquals(7, env.getConfig().getAutoWatermarkInterval());
         Set<String> uids = new HashSet<>();
         for (Transformation<?> t : env.getTransformations()) collect(t, uids);
         StreamGraph graph = env.getStreamGraph(false);
