@@ -29,6 +29,7 @@ import org.gpusched.core.model.Schedule;
 import org.gpusched.core.model.SchedulingProblem;
 import org.gpusched.core.objective.ObjectiveFunction;
 import org.gpusched.core.objective.RealCost;
+import org.gpusched.core.policy.FreeNodePolicy;
 import org.gpusched.core.policy.Policies;
 import org.gpusched.core.policy.SchedulingPolicy;
 import org.gpusched.core.random.RandomState;
@@ -424,6 +425,10 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             if (topology != null && scheduler.startsOnlyOnFreeNodes() && nothingToStart(topology)) {
                 objective = keptObjective(topology);
                 updateNodeTypes(topology, n -> topology.currentType[n]);
+            } else if (topology != null && scheduler instanceof FreeNodePolicy free) {
+                Call call = startOnFreeNodes(topology, free, changes);
+                objective = call.objective;
+                nanos = call.nanos;
             } else if (topology != null) {
                 Cluster cluster = topology.cluster;
                 List<ActiveJobs.Entry> candidates = new ArrayList<>(jobs.size());
@@ -456,6 +461,62 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     .setQueueLength(jobs.size() - running).setRunning(running).setDecisions(changes.size())
                     .setAccruedExecutionCost(s.getAccruedExecutionCost()).setAccruedTardinessCost(s.getAccruedTardinessCost())
                     .setCompletedJobs(s.getCompletedJobs()).build());
+        }
+
+        /** A policy call's f_OBJ and wall time. */
+        private record Call(double objective, long nanos) {}
+
+        /**
+         * For a {@link FreeNodePolicy}: the policy is given the waiting jobs alone, with the nodes the running jobs hold,
+         * and the running jobs keep their placements. f_OBJ is summed over every job as {@link #keptObjective} sums it,
+         * so it is the value the call over the whole problem returns, to the bit.
+         */
+        Call startOnFreeNodes(Topology topology, FreeNodePolicy policy, List<PlacementDecision> changes) {
+            Cluster cluster = topology.cluster;
+            List<ActiveJobs.Entry> candidates = new ArrayList<>(jobs.size());
+            List<JobState> waiting = new ArrayList<>();
+            List<JobTimes> tables = new ArrayList<>();
+            int[] nodeTypes = new int[cluster.nodeCount()];
+            java.util.Arrays.fill(nodeTypes, -1);
+            for (ActiveJobs.Entry e : jobs.inOrder()) {
+                if (!priced(e, cluster).runnable) continue;
+                candidates.add(e);
+                if (e.running()) {
+                    nodeTypes[e.nodeIndex(cluster)] = e.typeIndex(cluster);
+                } else {
+                    waiting.add(new JobState(model(e), optimizerDone(e), null));
+                    tables.add(e.times);
+                }
+            }
+            if (candidates.isEmpty()) return new Call(0, 0);
+            SchedulingProblem queue = SchedulingProblem.ofDistinctJobs(now / 1000.0, cluster, waiting, tables, topology.currentType, config.objective());
+            long start = System.nanoTime();
+            Placement[] started = policy.startOnFreeNodes(queue, nodeTypes);
+            long nanos = System.nanoTime() - start;
+            Placement[] placements = new Placement[candidates.size()];
+            ObjectiveFunction.Sum sum = new ObjectiveFunction.Sum(config.objective(), cluster, now / 1000.0, candidates.size());
+            int w = 0;
+            for (int i = 0; i < placements.length; i++) {
+                ActiveJobs.Entry e = candidates.get(i);
+                double left = 1 - optimizerDone(e);
+                if (e.running()) {
+                    placements[i] = new Placement(e.nodeIndex(cluster), e.typeIndex(cluster), e.record.getGpus());
+                    sum.scheduled(e.weightPerHour, e.dueSeconds, predictedSeconds(e) * left, placements[i]);
+                    continue;
+                }
+                Placement p = started[w++];
+                placements[i] = p;
+                if (p == null) {
+                    sum.postponed(e.weightPerHour, e.dueSeconds, e.slowestSeconds * left);
+                } else {
+                    nodeTypes[p.node()] = p.type();
+                    sum.scheduled(e.weightPerHour, e.dueSeconds, e.times.seconds(p.type(), p.gpus()) * left, p);
+                }
+            }
+            Schedule schedule = new Schedule(placements, nodeTypes, sum.total(nodeTypes));
+            applySchedule(cluster, candidates, schedule, changes);
+            updateNodeTypes(topology, schedule::nodeType);
+            return new Call(schedule.objective(), nanos);
         }
 
         /**

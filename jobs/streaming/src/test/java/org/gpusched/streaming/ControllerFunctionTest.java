@@ -286,7 +286,7 @@ class ControllerFunctionTest {
     }
 
     @Test
-    void aQueueBaselineKeepsItsPlacementsWithoutACallWhenNoJobCanStartAndPricesThemAsTheObjectiveDoes() throws Exception {
+    void aQueueBaselineKeepsItsPlacementsWithoutACallWhenNoJobCanStartAndEveryEventIsPricedAsTheObjectiveDoes() throws Exception {
         SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 3600), "fifo").build();
         var h = harness(cfg);
         submit(h, TestData.job("a", 0, 1000, 1, 3600));
@@ -307,6 +307,36 @@ class ControllerFunctionTest {
         // c waits: rho 100 x 3/h x (150 + H 3600 + 900 - due 400) s
         assertEquals((3450 + 2600 + 1750 + 2 * 1700 + 100 * 3 * 4250) / 3600.0, m.get(2).getFObj(), 1e-9);
         assertEquals((800 + 2600) / 3600.0, m.get(4).getFObj(), 1e-9, "at 2800 only a runs, 800 s left");
+        // Where a job starts, the policy sees the queue alone (FreeNodePolicy) and the controller prices every job:
+        // at 100, a (3500 s left, 2600 s late) and b, started (1800 s, 1700 s late at 2/h); at 1900, a (1700 s left)
+        // and c, started (900 s, 2400 s late at 3/h)
+        assertEquals((3500 + 2600 + 1800 + 2 * 1700) / 3600.0, m.get(1).getFObj(), 1e-9);
+        assertEquals((1700 + 2600 + 900 + 3 * 2400) / 3600.0, m.get(3).getFObj(), 1e-9);
+        h.close();
+    }
+
+    /** A queue baseline on rightsizable nodes: the types of the nodes it starts jobs on are priced too (mu x idle GPUs). */
+    @Test
+    void aQueueBaselineOnRightsizableNodesPricesTheTypesItStartsNodesAs() throws Exception {
+        var g1 = new org.gpusched.core.model.NodeType("G1", "X", 1, new double[] {0.5, 1.0});
+        var g2 = new org.gpusched.core.model.NodeType("G2", "X", 2, new double[] {0.5, 1.0, 1.8});
+        var cluster = new org.gpusched.formats.ClusterSpec(new org.gpusched.core.model.Cluster(List.of(g1, g2),
+                List.of(org.gpusched.core.model.Node.rightsizable("n0"), org.gpusched.core.model.Node.rightsizable("n1"))),
+                new org.gpusched.core.objective.ObjectiveParameters(100, 3600, 1));
+        var h = harness(TestData.config(cluster, "fifo").build());
+        for (String[] job : new String[][] {{"a", "0", "3600"}, {"b", "100", "1800"}}) {
+            submit(h, JobSubmitted.newBuilder().setId(job[0]).setSubmit(Double.parseDouble(job[1])).setDue(100_000).setWeight(1)
+                    .setTimes(List.of(new org.gpusched.streaming.avro.ExecutionTime("G2", 1, Double.parseDouble(job[2])))).build());
+        }
+        h.processWatermark(new Watermark(150_000));
+        List<String> starts = new ArrayList<>();
+        for (PlacementDecision d : decisions(h)) if (d.getAction() == DecisionAction.START) starts.add(d.getJob() + " " + d.getNode() + " " + d.getType() + " " + d.getGpus());
+        assertEquals(List.of("a n0 G2 1", "b n1 G2 1"), starts);
+        List<SchedulingMetrics> m = new ArrayList<>();
+        h.getSideOutput(ControllerFunction.SCHEDULING_METRICS).forEach(r -> m.add(r.getValue()));
+        // at 100: a (3500 s left) and b (1800 s) at 1/h each, on two G2 nodes with one of their two GPUs idle (mu = 1)
+        assertEquals(100.0, m.get(1).getTime());
+        assertEquals((3500 + 1800) / 3600.0 + 2, m.get(1).getFObj(), 1e-9);
         h.close();
     }
 

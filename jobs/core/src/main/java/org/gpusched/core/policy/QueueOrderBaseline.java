@@ -22,7 +22,7 @@ import org.gpusched.core.random.RandomState;
  *       empty. No randomness.</li>
  * </ul>
  */
-abstract class QueueOrderBaseline implements SchedulingPolicy {
+abstract class QueueOrderBaseline implements FreeNodePolicy {
 
     /** Fills {@code key} (ascending = served first); ties are served by submission time, then job index. */
     protected abstract void queueKey(SchedulingProblem problem, double[] key);
@@ -36,10 +36,8 @@ abstract class QueueOrderBaseline implements SchedulingPolicy {
 
     @Override
     public Schedule schedule(SchedulingProblem problem, RandomState random) {
-        Cluster cluster = problem.cluster();
         int jobs = problem.jobCount();
-        int nodes = cluster.nodeCount();
-        int types = cluster.typeCount();
+        int nodes = problem.cluster().nodeCount();
         Placement[] placements = new Placement[jobs];
         int[] nodeTypes = new int[nodes];
         Arrays.fill(nodeTypes, -1);
@@ -56,8 +54,38 @@ abstract class QueueOrderBaseline implements SchedulingPolicy {
             placements[j] = p;
         }
 
-        if (waitingCount == 0) return new Schedule(placements, nodeTypes, ObjectiveFunction.evaluate(problem, placements, nodeTypes));
+        if (waitingCount > 0) start(problem, waiting, waitingCount, nodeTypes, placements);
+        return new Schedule(placements, nodeTypes, ObjectiveFunction.evaluate(problem, placements, nodeTypes));
+    }
 
+    @Override
+    public Placement[] startOnFreeNodes(SchedulingProblem problem, int[] heldNodeTypes) {
+        Cluster cluster = problem.cluster();
+        if (heldNodeTypes.length != cluster.nodeCount()) {
+            throw new IllegalArgumentException("held node types: " + heldNodeTypes.length + " for " + cluster.nodeCount() + " nodes");
+        }
+        for (int n = 0; n < heldNodeTypes.length; n++) {
+            if (heldNodeTypes[n] < -1 || heldNodeTypes[n] >= cluster.typeCount()) {
+                throw new IllegalArgumentException("held node types: node " + cluster.node(n).id() + " has type index " + heldNodeTypes[n]);
+            }
+        }
+        int jobs = problem.jobCount();
+        int[] waiting = new int[jobs];
+        for (int j = 0; j < jobs; j++) {
+            if (problem.job(j).current() != null) throw new IllegalArgumentException("job " + problem.job(j).job().id() + " runs: only waiting jobs can be started");
+            waiting[j] = j;
+        }
+        Placement[] placements = new Placement[jobs];
+        if (jobs > 0) start(problem, waiting, jobs, heldNodeTypes.clone(), placements);
+        return placements;
+    }
+
+    /** Starts the {@code waiting} jobs in queue order, each on an empty node ({@code nodeTypes[n] == -1}), which it then takes. */
+    private void start(SchedulingProblem problem, int[] waiting, int waitingCount, int[] nodeTypes, Placement[] placements) {
+        Cluster cluster = problem.cluster();
+        int jobs = problem.jobCount();
+        int nodes = cluster.nodeCount();
+        int types = cluster.typeCount();
         // queue order: stable sort by submission, then by the policy's key
         double[] key = new double[jobs];
         int[] scratch = new int[jobs];
@@ -101,7 +129,6 @@ abstract class QueueOrderBaseline implements SchedulingPolicy {
             emptyTotal--;
             placements[j] = new Placement(n, bestType, bestGpus);
         }
-        return new Schedule(placements, nodeTypes, ObjectiveFunction.evaluate(problem, placements, nodeTypes));
     }
 
     /**

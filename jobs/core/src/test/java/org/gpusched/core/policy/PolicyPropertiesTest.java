@@ -1,6 +1,7 @@
 package org.gpusched.core.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -109,6 +110,38 @@ class PolicyPropertiesTest {
                 Schedule s = policy.schedule(problem, new RandomState(1));
                 for (int j = 0; j < current.length; j++) assertEquals(current[j], s.placement(j), name + ": job " + j);
                 assertEquals(ObjectiveFunction.evaluate(problem, current, currentTypes), s.objective(), name + ": objective of the kept placements");
+            }
+        }
+    }
+
+    /** The queue alone, with the running jobs' nodes held ({@link FreeNodePolicy}), starts what the whole problem starts. */
+    @Property(tries = 300)
+    void baselinesStartTheSameJobsFromTheQueueAloneAsFromTheWholeProblem(@ForAll long instanceSeed) {
+        SchedulingProblem instance = Instances.random(instanceSeed);
+        int[] held = new int[instance.cluster().nodeCount()];
+        java.util.Arrays.fill(held, -1);
+        List<JobState> waiting = new ArrayList<>();
+        List<Integer> waitingIndex = new ArrayList<>();
+        for (int j = 0; j < instance.jobCount(); j++) {
+            Placement p = instance.job(j).current();
+            if (p != null) {
+                held[p.node()] = p.type();
+            } else {
+                waiting.add(instance.job(j));
+                waitingIndex.add(j);
+            }
+        }
+        int[] currentTypes = new int[held.length];
+        for (int n = 0; n < held.length; n++) currentTypes[n] = instance.currentNodeType(n);
+        SchedulingProblem queue = new SchedulingProblem(instance.now(), instance.cluster(), waiting, currentTypes, instance.parameters());
+        for (String name : List.of("fifo", "edf", "priority")) {
+            FreeNodePolicy policy = (FreeNodePolicy) Policies.create(name, SMALL);
+            Schedule whole = policy.schedule(instance, new RandomState(1));
+            Placement[] started = policy.startOnFreeNodes(queue, held);
+            assertEquals(waiting.size(), started.length, name);
+            for (int w = 0; w < started.length; w++) assertEquals(whole.placement(waitingIndex.get(w)), started[w], name + ": waiting job " + w);
+            if (waiting.size() < instance.jobCount()) {
+                assertThrows(IllegalArgumentException.class, () -> policy.startOnFreeNodes(instance, held), name + ": a running job is refused");
             }
         }
     }
