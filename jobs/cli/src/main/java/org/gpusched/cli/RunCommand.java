@@ -187,13 +187,15 @@ public final class RunCommand implements Callable<Integer> {
         return new Job(List.of(Topics.PODS.topic(topicPrefix)), List.of(Topics.POD_PLACEMENTS.topic(topicPrefix), Topics.REJECTED.topic(topicPrefix)),
                 env -> {
                     if (checkpointSeconds > 0) env.enableCheckpointing(Math.max(1, Math.round(checkpointSeconds * 1000)));
-                    env.getConfig().setAutoWatermarkInterval(Math.round(watermarkIntervalSeconds * 1000));
+                    env.getConfig().setAutoWatermarkInterval(watermarkInterval().toMillis());
                     KafkaPlacement.define(env, kafka, cfg);
                 },
                 String.format(Locale.ROOT, "placement, policies [%s], seed %d, %d nodes, target workload of %d tasks from %s",
                         names, seed, inputs.nodes().size(), inputs.trace().workloadTasks().size(), workload),
                 "gpusched run placement " + names);
     }
+
+    private Duration watermarkInterval() { return Duration.ofMillis(Math.round(watermarkIntervalSeconds * 1000)); }
 
     /** The scheduler; null (exit 1) when the cluster file cannot be used (message printed). */
     private Job schedulerJob(KafkaSettings kafka) {
@@ -217,7 +219,7 @@ public final class RunCommand implements Callable<Integer> {
                     .maxIterations(iterations).controllers(controllers).dispatch(ReplaySchedulerOptions.dispatchRule(dispatch)).noise(noise).mode(runMode)
                     .checkpointInterval(Duration.ofMillis(Math.round(checkpointSeconds * 1000)))
                     .outOfOrderness(outOfOrderness).idleTimeout(Duration.ofMillis(Math.round(idleTimeoutSeconds * 1000)))
-                    .watermarkInterval(Duration.ofMillis(Math.round(watermarkIntervalSeconds * 1000)));
+                    .watermarkInterval(watermarkInterval());
             if (periodSeconds != null) b.periodSeconds(periodSeconds);
             cfg = b.build();
         } catch (IllegalArgumentException e) {

@@ -498,20 +498,10 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             int w = 0;
             for (int i = 0; i < placements.length; i++) {
                 ActiveJobs.Entry e = candidates.get(i);
-                double left = 1 - optimizerDone(e);
-                if (e.running()) {
-                    placements[i] = new Placement(e.nodeIndex(cluster), e.typeIndex(cluster), e.record.getGpus());
-                    sum.scheduled(e.weightPerHour, e.dueSeconds, predictedSeconds(e) * left, placements[i]);
-                    continue;
-                }
-                Placement p = started[w++];
+                Placement p = e.running() ? new Placement(e.nodeIndex(cluster), e.typeIndex(cluster), e.record.getGpus()) : started[w++];
                 placements[i] = p;
-                if (p == null) {
-                    sum.postponed(e.weightPerHour, e.dueSeconds, e.slowestSeconds * left);
-                } else {
-                    nodeTypes[p.node()] = p.type();
-                    sum.scheduled(e.weightPerHour, e.dueSeconds, e.times.seconds(p.type(), p.gpus()) * left, p);
-                }
+                if (p != null) nodeTypes[p.node()] = p.type();
+                price(sum, cluster, e, p);
             }
             Schedule schedule = new Schedule(placements, nodeTypes, sum.total(nodeTypes));
             applySchedule(cluster, candidates, schedule, changes);
@@ -541,16 +531,25 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             Cluster cluster = topology.cluster;
             ObjectiveFunction.Sum sum = new ObjectiveFunction.Sum(config.objective(), cluster, now / 1000.0, jobs.size());
             for (ActiveJobs.Entry e : jobs.inOrder()) {
-                if (!priced(e, cluster).runnable) continue;
-                double left = 1 - optimizerDone(e);
-                if (!e.running()) {
-                    sum.postponed(e.weightPerHour, e.dueSeconds, e.slowestSeconds * left);
-                } else {
-                    // its time table's time on its placement: the cluster's type indices are the catalog's
-                    sum.scheduled(e.weightPerHour, e.dueSeconds, predictedSeconds(e) * left, e.nodeIndex(cluster), e.typeIndex(cluster), e.record.getGpus());
-                }
+                if (priced(e, cluster).runnable) price(sum, cluster, e, null);
             }
             return sum.total(topology.currentType);
+        }
+
+        /**
+         * Adds job {@code e} to f_OBJ with the figures a problem would give it: where it runs (then {@code started} is
+         * not read), else at {@code started} (a waiting job the policy starts), else as postponed.
+         */
+        void price(ObjectiveFunction.Sum sum, Cluster cluster, ActiveJobs.Entry e, Placement started) {
+            double left = 1 - optimizerDone(e);
+            if (e.running()) {
+                // its time table's time on its placement: the cluster's type indices are the catalog's
+                sum.scheduled(e.weightPerHour, e.dueSeconds, predictedSeconds(e) * left, e.nodeIndex(cluster), e.typeIndex(cluster), e.record.getGpus());
+            } else if (started == null) {
+                sum.postponed(e.weightPerHour, e.dueSeconds, e.slowestSeconds * left);
+            } else {
+                sum.scheduled(e.weightPerHour, e.dueSeconds, e.times.seconds(started.type(), started.gpus()) * left, started);
+            }
         }
 
         /** The key's cached topology, or a new one from the up nodes in state (after a node event or a restore); null when none is up. */

@@ -14,7 +14,14 @@ import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.util.OutputTag;
+import org.gpusched.core.model.Cluster;
+import org.gpusched.core.model.Node;
+import org.gpusched.core.model.NodeType;
+import org.gpusched.core.objective.ObjectiveParameters;
+import org.gpusched.formats.ClusterSpec;
 import org.gpusched.streaming.avro.DecisionAction;
+import org.gpusched.streaming.avro.ExecutionTime;
 import org.gpusched.streaming.avro.JobCompleted;
 import org.gpusched.streaming.avro.JobMetrics;
 import org.gpusched.streaming.avro.JobSubmitted;
@@ -61,6 +68,12 @@ class ControllerFunctionTest {
         return out;
     }
 
+    private static <T> List<T> sideOutput(KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h, OutputTag<T> tag) {
+        List<T> out = new ArrayList<>();
+        h.getSideOutput(tag).forEach(r -> out.add(r.getValue()));
+        return out;
+    }
+
     private static void submit(KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h, JobSubmitted job) throws Exception {
         submit(h, job, "fifo");
     }
@@ -94,13 +107,11 @@ class ControllerFunctionTest {
         assertEquals(2, d.size());
         assertEquals(DecisionAction.COMPLETE, d.get(1).getAction());
         assertEquals(1510.0, d.get(1).getTime(), 1e-9);
-        List<JobCompleted> completed = new ArrayList<>();
-        h.getSideOutput(ControllerFunction.COMPLETIONS).forEach(r -> completed.add(r.getValue()));
+        List<JobCompleted> completed = sideOutput(h, ControllerFunction.COMPLETIONS);
         assertEquals(1, completed.size());
         assertEquals(1510.0, completed.get(0).getTime(), 1e-9);
         assertEquals("n0", completed.get(0).getNode());
-        List<JobMetrics> jobs = new ArrayList<>();
-        h.getSideOutput(ControllerFunction.JOB_METRICS).forEach(r -> jobs.add(r.getValue()));
+        List<JobMetrics> jobs = sideOutput(h, ControllerFunction.JOB_METRICS);
         assertEquals(1500.0, jobs.get(0).getJctSeconds(), 1e-9);
         assertEquals(0.0, jobs.get(0).getTardinessCost(), 1e-12, "due 2000 > 1510: on time");
         // the node cost 1/h with its one GPU busy for 1500 s
@@ -146,8 +157,7 @@ class ControllerFunctionTest {
         submit(h, TestData.job("a", 0, 10_000, 1, 3600));
         submit(h, TestData.job("b", 0, 3600, 2, 1800)); // waits for a: ends at 5400, 1800 s late at 2/h -> cost 1
         h.processWatermark(new Watermark(Long.MAX_VALUE));
-        List<JobMetrics> jobs = new ArrayList<>();
-        h.getSideOutput(ControllerFunction.JOB_METRICS).forEach(r -> jobs.add(r.getValue()));
+        List<JobMetrics> jobs = sideOutput(h, ControllerFunction.JOB_METRICS);
         assertEquals(2, jobs.size());
         JobMetrics b = jobs.get(1);
         assertEquals("b", b.getJob());
@@ -296,8 +306,7 @@ class ControllerFunctionTest {
         List<String> d = decisionLines(h);
         assertEquals(List.of("0.0 a START n0", "100.0 b START n1", "1900.0 b COMPLETE n1", "1900.0 c START n1", "2800.0 c COMPLETE n1",
                 "3600.0 a COMPLETE n0"), d);
-        List<SchedulingMetrics> m = new ArrayList<>();
-        h.getSideOutput(ControllerFunction.SCHEDULING_METRICS).forEach(r -> m.add(r.getValue()));
+        List<SchedulingMetrics> m = sideOutput(h, ControllerFunction.SCHEDULING_METRICS);
         List<Double> times = new ArrayList<>();
         for (SchedulingMetrics x : m) times.add(x.getTime());
         assertEquals(List.of(0.0, 100.0, 150.0, 1900.0, 2800.0, 3600.0), times);
@@ -318,26 +327,28 @@ class ControllerFunctionTest {
     /** A queue baseline on rightsizable nodes: the types of the nodes it starts jobs on are priced too (mu x idle GPUs). */
     @Test
     void aQueueBaselineOnRightsizableNodesPricesTheTypesItStartsNodesAs() throws Exception {
-        var g1 = new org.gpusched.core.model.NodeType("G1", "X", 1, new double[] {0.5, 1.0});
-        var g2 = new org.gpusched.core.model.NodeType("G2", "X", 2, new double[] {0.5, 1.0, 1.8});
-        var cluster = new org.gpusched.formats.ClusterSpec(new org.gpusched.core.model.Cluster(List.of(g1, g2),
-                List.of(org.gpusched.core.model.Node.rightsizable("n0"), org.gpusched.core.model.Node.rightsizable("n1"))),
-                new org.gpusched.core.objective.ObjectiveParameters(100, 3600, 1));
+        var g1 = new NodeType("G1", "X", 1, new double[] {0.5, 1.0});
+        var g2 = new NodeType("G2", "X", 2, new double[] {0.5, 1.0, 1.8});
+        var cluster = new ClusterSpec(new Cluster(List.of(g1, g2), List.of(Node.rightsizable("n0"), Node.rightsizable("n1"))),
+                new ObjectiveParameters(100, 3600, 1));
         var h = harness(TestData.config(cluster, "fifo").build());
-        for (String[] job : new String[][] {{"a", "0", "3600"}, {"b", "100", "1800"}}) {
-            submit(h, JobSubmitted.newBuilder().setId(job[0]).setSubmit(Double.parseDouble(job[1])).setDue(100_000).setWeight(1)
-                    .setTimes(List.of(new org.gpusched.streaming.avro.ExecutionTime("G2", 1, Double.parseDouble(job[2])))).build());
-        }
+        submit(h, oneGpuOfG2("a", 0, 3600));
+        submit(h, oneGpuOfG2("b", 100, 1800));
         h.processWatermark(new Watermark(150_000));
         List<String> starts = new ArrayList<>();
         for (PlacementDecision d : decisions(h)) if (d.getAction() == DecisionAction.START) starts.add(d.getJob() + " " + d.getNode() + " " + d.getType() + " " + d.getGpus());
         assertEquals(List.of("a n0 G2 1", "b n1 G2 1"), starts);
-        List<SchedulingMetrics> m = new ArrayList<>();
-        h.getSideOutput(ControllerFunction.SCHEDULING_METRICS).forEach(r -> m.add(r.getValue()));
+        List<SchedulingMetrics> m = sideOutput(h, ControllerFunction.SCHEDULING_METRICS);
         // at 100: a (3500 s left) and b (1800 s) at 1/h each, on two G2 nodes with one of their two GPUs idle (mu = 1)
         assertEquals(100.0, m.get(1).getTime());
         assertEquals((3500 + 1800) / 3600.0 + 2, m.get(1).getFObj(), 1e-9);
         h.close();
+    }
+
+    /** A job that runs on one GPU of a G2 only, due long after it ends, 1/h late. */
+    private static JobSubmitted oneGpuOfG2(String id, double submit, double seconds) {
+        return JobSubmitted.newBuilder().setId(id).setSubmit(submit).setDue(100_000).setWeight(1)
+                .setTimes(List.of(new ExecutionTime("G2", 1, seconds))).build();
     }
 
     @Test
