@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # JVM defaults of every gpusched process, sourced by bin/gpusched and bin/bench-replay (the pass-through runs with
 # the same JVM as the job it is the ceiling of). The environment overrides each.
 #
