@@ -456,11 +456,14 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             }
             changes.forEach(this::emit);
             int running = jobs.runningCount();
+            Topology load = running == 0 ? null : topology();
             ctx.output(SCHEDULING_METRICS, SchedulingMetrics.newBuilder().setTime(now / 1000.0).setPolicy(policy).setController(controller)
                     .setTrigger(String.join("+", triggers)).setFObj(objective).setOptimizerNanos(nanos)
                     .setQueueLength(jobs.size() - running).setRunning(running).setDecisions(changes.size())
                     .setAccruedExecutionCost(s.getAccruedExecutionCost()).setAccruedTardinessCost(s.getAccruedTardinessCost())
-                    .setCompletedJobs(s.getCompletedJobs()).build());
+                    .setCompletedJobs(s.getCompletedJobs())
+                    .setBusyGpus(load == null ? 0 : load.load.busyGpus())
+                    .setCostRatePerHour(load == null ? 0 : load.load.costPerSecond() * 3600.0).build());
         }
 
         /** A policy call's f_OBJ and wall time. */

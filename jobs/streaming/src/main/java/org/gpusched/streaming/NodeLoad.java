@@ -18,6 +18,7 @@ final class NodeLoad {
     /** Nodes whose load changed since the tree was last summed: mid-step a node may hold a job that is still to leave it. */
     private final java.util.BitSet stale = new java.util.BitSet();
     private int usedNodes;
+    private int busyGpus;
 
     NodeLoad(List<NodeType> catalog, int nodes) {
         this.catalog = catalog;
@@ -31,6 +32,7 @@ final class NodeLoad {
     void add(int n, int t, int gpus) {
         boolean wasUsed = busy[n] > 0;
         busy[n] += gpus;
+        busyGpus += gpus;
         if (busy[n] < 0) throw new IllegalStateException("node index " + n + ": " + busy[n] + " busy GPUs");
         if (gpus > 0) type[n] = t; // jobs staying on a node that changes type come again as the new type
         if (wasUsed != busy[n] > 0) usedNodes += wasUsed ? -1 : 1;
@@ -38,6 +40,9 @@ final class NodeLoad {
     }
 
     boolean used(int n) { return busy[n] > 0; }
+
+    /** GPUs held by running jobs, over every node. */
+    int busyGpus() { return busyGpus; }
 
     /** Nodes some job runs on. */
     int usedNodes() { return usedNodes; }

@@ -12,6 +12,7 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.gpusched.streaming.avro.PlacementDecision;
 import org.gpusched.streaming.avro.RejectedRecord;
+import org.gpusched.streaming.ops.OperationalMetrics;
 import org.gpusched.streaming.state.ControllerEvent;
 
 /**
@@ -72,6 +73,7 @@ public final class SchedulerJob {
         if (cfg.mode() == SchedulerConfig.Mode.REPLAY) sinks.completions(controllers.getSideOutput(ControllerFunction.COMPLETIONS));
         sinks.rejected(rejected);
         sinks.acceptedJobs(dispatched.getSideOutput(Dispatcher.ACCEPTED));
+        OperationalMetrics.attach(controllers, rejected);
         return new Pipeline(controllers, rejected);
     }
 
