@@ -109,13 +109,13 @@ class FlinkClusterFailoverIT {
 
         long pid = busyTaskManagerPid();
         int beforeKill = decisions(kafka).size();
+        assertTrue(!publishing.isDone(), "the kill happens mid-trace");
         ProcessHandle.of(pid).orElseThrow().destroyForcibly();
         long killed = System.nanoTime();
         flinkLocal("add-taskmanager");
         waitFor(() -> decisions(kafka).size() > beforeKill, Duration.ofSeconds(180), "a decision after the kill", null, jmLog);
         System.out.printf("TaskManager kill -9 with %d of %d decisions committed: the next decision committed %.1f s after the kill%n",
                 beforeKill, reference.decisions().size(), (System.nanoTime() - killed) / 1e9);
-        assertTrue(!publishing.isDone(), "the kill happened mid-trace");
 
         publishing.join();
         new TraceProducer(kafka, 0).publish(last, null);
