@@ -11,13 +11,17 @@ import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 import java.io.PrintWriter;
 import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.gpusched.formats.ClusterSpec;
 import org.gpusched.formats.ClusterYaml;
 import org.gpusched.formats.FormatException;
 import org.gpusched.placement.experiment.PolicySpec;
+import org.gpusched.streaming.EmbeddedFlink;
 import org.gpusched.streaming.SchedulerConfig;
 import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.kafka.KafkaPipeline;
@@ -40,7 +44,9 @@ import picocli.CommandLine.Spec;
                 + "telemetry), writes decisions, scheduling and job metrics, simulated completions (replay mode) and rejected records. "
                 + "Locally it runs on an embedded Flink mini cluster; under `flink run` it is submitted to that cluster. With --bounded "
                 + "it reads the input topics up to their current end and stops (a replay of what `gpusched produce` published, with the "
-                + "same decisions as `gpusched replay` of the same trace and seed); otherwise it runs until stopped (Ctrl-C). "
+                + "same decisions as `gpusched replay` of the same trace and seed); otherwise it runs until stopped (Ctrl-C). With --checkpoint-interval and "
+                + "--checkpoint-dir its state (waiting and running jobs, nodes, input offsets) is kept across a stop or a crash, and "
+                + "--restore latest resumes it where the last checkpoint left it; under `flink run` use -s PATH or --restore. "
                 + "Progress on stderr; a summary of the records written on stdout when it ends.",
                 "With --nodes and --workload instead of --cluster it runs placement policies (fgd, pwr, pwr-fgd with --alpha, bestfit, "
                 + "dotprod, gpu-packing, gpu-clustering, random; a comma list runs side by side): reads the pods topic (PodEvent, "
@@ -109,13 +115,24 @@ public final class RunCommand implements Callable<Integer> {
             description = "Checkpoint every N seconds; 0 = off (default). With checkpoints the sinks write exactly once (Kafka transactions).")
     double checkpointSeconds;
 
+    @Option(names = "--checkpoint-dir", paramLabel = "DIR",
+            description = "Durable directory of the checkpoints, kept when the run stops or is killed (DIR/JOB-ID/chk-N), and of "
+                    + "savepoints (DIR/savepoints); needs --checkpoint-interval. Default: checkpoints in memory, lost with the run.")
+    Path checkpointDir;
+
+    @Option(names = "--restore", paramLabel = "PATH",
+            description = "Resume from a checkpoint or savepoint: its directory, a directory of them (the newest), or 'latest' "
+                    + "(the newest under --checkpoint-dir). The job's state (waiting and running jobs, nodes, random state) and the input "
+                    + "offsets are those of the snapshot; the options must describe the same job (same --cluster, --policy, --controllers).")
+    String restore;
+
     @Option(names = "--out-of-orderness", paramLabel = "SECONDS",
             description = "How late an input record may arrive in event time (default: 0; with --bounded the watermark waits for the end of the input, "
                     + "as the file replay does). Placement: in trace seconds of creation time.")
     Double outOfOrdernessSeconds;
 
     @Option(names = "--idle-timeout", paramLabel = "SECONDS", defaultValue = "5",
-            description = "Live mode: an input without records this long stops holding event time back (default: ${DEFAULT-VALUE}).")
+            description = "Unbounded runs: an input without records this long stops holding event time back (default: ${DEFAULT-VALUE}).")
     double idleTimeoutSeconds;
 
     @Option(names = "--watermark-interval", paramLabel = "SECONDS", defaultValue = "0.02",
@@ -159,6 +176,7 @@ public final class RunCommand implements Callable<Integer> {
             if (!(watermarkIntervalSeconds >= 0.001)) throw new IllegalArgumentException("--watermark-interval must be >= 0.001 s, got " + watermarkIntervalSeconds);
             if (!(idleTimeoutSeconds > 0)) throw new IllegalArgumentException("--idle-timeout must be > 0, got " + idleTimeoutSeconds);
             if (outOfOrdernessSeconds != null && !(outOfOrdernessSeconds >= 0)) throw new IllegalArgumentException("--out-of-orderness must be >= 0, got " + outOfOrdernessSeconds);
+            if (checkpointDir != null && checkpointSeconds == 0) throw new IllegalArgumentException("--checkpoint-dir needs --checkpoint-interval (checkpoints are off)");
             kafka = KafkaSettings.of(bootstrap).withTopicPrefix(topicPrefix).withGroupId(groupId).withBounded(bounded)
                     .withExactlyOnce(checkpointSeconds > 0).withClientProperties(kafkaProperties);
         } catch (IllegalArgumentException e) {
@@ -246,6 +264,7 @@ public final class RunCommand implements Callable<Integer> {
         List<String> outputs = job.outputs();
         Map<String, Long> inputEnd;
         Map<String, Long> outputStart;
+        Map<org.apache.kafka.common.TopicPartition, Long> outputPartitionStart;
         try (TopicOffsets offsets = new TopicOffsets(kafka.clientConfig())) {
             List<String> all = new ArrayList<>(inputs);
             all.addAll(outputs);
@@ -256,6 +275,7 @@ public final class RunCommand implements Callable<Integer> {
                 return 1;
             }
             inputEnd = offsets.endOffsets(inputs);
+            outputPartitionStart = offsets.partitionEnds(outputs);
             outputStart = offsets.endOffsets(outputs);
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException | org.apache.kafka.common.KafkaException e) {
             System.err.println("gpusched run: cannot reach Kafka at " + bootstrap + " (" + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()) + ")");
@@ -264,10 +284,13 @@ public final class RunCommand implements Callable<Integer> {
 
         Configuration flink = new Configuration();
         flink.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
+        String restored = durableState(flink);
+        if (restored == null && restore != null) return 1;
+        StreamExecutionEnvironment env = EmbeddedFlink.environment(flink);
         job.define().accept(env);
 
-        System.err.printf(Locale.ROOT, "run: %s; %s from %s%n", job.describe(), bounded ? "bounded: " + inputEnd + " records" : "unbounded", bootstrap);
+        System.err.printf(Locale.ROOT, "run: %s; %s from %s%s%n", job.describe(), bounded ? "bounded: " + inputEnd + " records" : "unbounded", bootstrap,
+                restored == null ? "" : ", restored from " + restored);
         ProgressReporter progress = new ProgressReporter(kafka, outputs, outputStart);
         progress.start();
         long start = System.nanoTime();
@@ -283,8 +306,14 @@ public final class RunCommand implements Callable<Integer> {
             return 0;
         }
         Map<String, Long> written = new LinkedHashMap<>();
-        try (TopicOffsets offsets = new TopicOffsets(kafka.clientConfig())) {
-            offsets.endOffsets(outputs).forEach((t, end) -> written.put(t, end - outputStart.getOrDefault(t, 0L)));
+        if (kafka.exactlyOnce()) {
+            // Offsets would also count transaction markers and aborted records (a restart's): count what readers see.
+            Map<String, Long> committed = TopicOffsets.committedRecordsSince(kafka.clientConfig(), outputPartitionStart);
+            for (String t : outputs) written.put(t, committed.getOrDefault(t, 0L));
+        } else {
+            try (TopicOffsets offsets = new TopicOffsets(kafka.clientConfig())) {
+                offsets.endOffsets(outputs).forEach((t, end) -> written.put(t, end - outputStart.getOrDefault(t, 0L)));
+            }
         }
         long read = inputEnd.values().stream().mapToLong(Long::longValue).sum();
         int width = 12;
@@ -298,6 +327,30 @@ public final class RunCommand implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "%-" + width + "s %12.2f s  (the Flink job alone, without start-up)%n", "job runtime",
                 result.getNetRuntime() / 1000.0);
         return 0;
+    }
+
+    /**
+     * Checkpoint storage and restore point into the Flink configuration; returns the snapshot restored from, or null
+     * (none, or none usable: message printed when --restore was given).
+     */
+    private String durableState(Configuration flink) throws java.io.IOException {
+        if (checkpointDir != null) {
+            Path dir = checkpointDir.toAbsolutePath().normalize();
+            java.nio.file.Files.createDirectories(dir);
+            flink.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.toUri().toString());
+            flink.set(CheckpointingOptions.SAVEPOINT_DIRECTORY, dir.resolve(RetainedState.SAVEPOINTS).toUri().toString());
+            flink.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        }
+        if (restore == null) return null;
+        Path snapshot;
+        try {
+            snapshot = RetainedState.resolve(restore, checkpointDir == null ? null : checkpointDir.toAbsolutePath().normalize());
+        } catch (IllegalArgumentException e) {
+            System.err.println("gpusched run: " + e.getMessage());
+            return null;
+        }
+        flink.set(StateRecoveryOptions.SAVEPOINT_PATH, snapshot.toUri().toString());
+        return snapshot.toString();
     }
 
     /** Prints the records written so far to the output topics every 5 s while the job runs. */

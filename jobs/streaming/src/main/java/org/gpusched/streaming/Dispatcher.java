@@ -136,7 +136,9 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
             reject(ctx, e, "job " + job.getId() + ": duplicate id (a job with this id is already active)", "id");
             return;
         }
-        int c = config.dispatch() == SchedulerConfig.Dispatch.GPU_WEIGHTED ? weightedController(job) : nextController(job);
+        int c = config.dispatch() == SchedulerConfig.Dispatch.GPU_WEIGHTED ? weightedController(job, capacity()) : nextController(job, capacity());
+        // Every node that can run it is down (FAILED, not REMOVED): it waits at a controller owning one until it is back.
+        if (c < 0) c = nextController(job, capacityOf(false));
         if (c < 0) {
             reject(ctx, e, "job " + job.getId() + ": no controller has a node that can run any of its configurations " + configurations(job), "times");
             return;
@@ -147,10 +149,9 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
     }
 
     /** Round robin: the next controller in turn that can run the job, or -1. */
-    private int nextController(JobSubmitted job) throws Exception {
+    private int nextController(JobSubmitted job, List<Map<String, Integer>> cap) throws Exception {
         int k = config.controllers();
         int start = next.value() == null ? 0 : next.value();
-        List<Map<String, Integer>> cap = capacity();
         for (int i = 0; i < k; i++) {
             int c = (start + i) % k;
             if (canRun(cap.get(c), job)) {
@@ -165,9 +166,8 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
      * Smooth weighted round robin (each controller's credit grows by its GPU count; the job goes to the controller
      * with the most credit among those that can run it, lowest index on ties, which then pays the total), or -1.
      */
-    private int weightedController(JobSubmitted job) throws Exception {
+    private int weightedController(JobSubmitted job, List<Map<String, Integer>> cap) throws Exception {
         int k = config.controllers();
-        List<Map<String, Integer>> cap = capacity();
         long[] credit = credits.value() == null ? new long[k] : credits.value();
         long[] weight = gpuWeights;
         long total = 0;
@@ -272,7 +272,12 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
 
     /** Per controller, the most GPUs of each type its up nodes offer; also sets {@link #gpuWeights}. */
     private List<Map<String, Integer>> capacity() throws Exception {
-        if (capacity != null) return capacity;
+        if (capacity == null) capacity = capacityOf(true);
+        return capacity;
+    }
+
+    /** Per controller, the most GPUs of each type its nodes (only the up ones, or also the failed ones) offer; sets {@link #gpuWeights} for the up ones. */
+    private List<Map<String, Integer>> capacityOf(boolean upOnly) throws Exception {
         List<Map<String, Integer>> cap = new ArrayList<>();
         for (int k = 0; k < config.controllers(); k++) cap.add(new HashMap<>());
         long[] weights = new long[config.controllers()];
@@ -281,7 +286,7 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
         Set<String> allTypes = new HashSet<>(gpusOf.keySet());
         for (Map.Entry<String, NodeSlot> e : nodes.entries()) {
             NodeSlot slot = e.getValue();
-            if (!slot.getUp()) continue;
+            if (upOnly && !slot.getUp()) continue;
             int owner = nodeOwner.get(e.getKey());
             List<String> possible = slot.getFixedType() != null ? List.of(slot.getFixedType())
                     : slot.getAllowedTypes().isEmpty() ? new ArrayList<>(allTypes) : slot.getAllowedTypes();
@@ -292,8 +297,7 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
             }
             weights[owner] += largest; // a rightsizable node counts its largest possible type
         }
-        capacity = cap;
-        gpuWeights = weights;
+        if (upOnly) gpuWeights = weights;
         return cap;
     }
 }

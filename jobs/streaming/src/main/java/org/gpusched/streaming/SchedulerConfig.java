@@ -68,7 +68,7 @@ public final class SchedulerConfig implements Serializable {
             .defaultValue(Duration.ofMillis(20)).withDescription("How often the inputs' watermarks advance (Flink's auto-watermark interval): "
                     + "the longest an event waits in the buffers for event time to pass it.");
     public static final ConfigOption<Duration> IDLE_TIMEOUT = ConfigOptions.key("gpusched.idle-timeout").durationType()
-            .defaultValue(Duration.ofSeconds(5)).withDescription("Live mode: an input idle this long stops holding the watermark back.");
+            .defaultValue(Duration.ofSeconds(5)).withDescription("An input idle this long stops holding the watermark back (live mode, and unbounded inputs in replay mode).");
 
     /** A node type as plain values. */
     public record TypeSpec(String name, String gpuModel, int gpus, double[] costPerHour) implements Serializable {}
@@ -93,6 +93,7 @@ public final class SchedulerConfig implements Serializable {
     private final Duration outOfOrderness;
     private final Duration idleTimeout;
     private final Duration watermarkInterval;
+    private final boolean unboundedInputs;
     private transient Cluster cluster;
 
     private SchedulerConfig(Builder b) {
@@ -113,6 +114,7 @@ public final class SchedulerConfig implements Serializable {
         this.outOfOrderness = b.outOfOrderness;
         this.idleTimeout = b.idleTimeout;
         this.watermarkInterval = b.watermarkInterval;
+        this.unboundedInputs = b.unboundedInputs;
         List<TypeSpec> t = new ArrayList<>();
         for (NodeType type : spec.cluster().types()) t.add(new TypeSpec(type.name(), type.gpuModel(), type.gpus(), type.costPerHour()));
         List<NodeSpec> n = new ArrayList<>();
@@ -153,6 +155,8 @@ public final class SchedulerConfig implements Serializable {
     public Duration outOfOrderness() { return outOfOrderness; }
     public Duration idleTimeout() { return idleTimeout; }
     public Duration watermarkInterval() { return watermarkInterval; }
+    /** Whether the inputs are topics read without end, which may go quiet (then idle inputs stop holding event time back). */
+    public boolean unboundedInputs() { return unboundedInputs; }
     public boolean watermarkAtEndOfInputOnly() { return outOfOrderness.equals(END_OF_INPUT_WATERMARK); }
     public ObjectiveParameters objective() { return new ObjectiveParameters(rho, horizonSeconds, mu); }
     public PolicyConfig policyConfig() { return PolicyConfig.DEFAULTS.withMaxIterations(maxIterations); }
@@ -191,6 +195,7 @@ public final class SchedulerConfig implements Serializable {
         b.outOfOrderness = outOfOrderness;
         b.idleTimeout = idleTimeout;
         b.watermarkInterval = watermarkInterval;
+        b.unboundedInputs = unboundedInputs;
         return b;
     }
 
@@ -236,6 +241,7 @@ public final class SchedulerConfig implements Serializable {
         private Duration outOfOrderness = Duration.ZERO;
         private Duration idleTimeout = Duration.ofSeconds(5);
         private Duration watermarkInterval = WATERMARK_INTERVAL.defaultValue();
+        private boolean unboundedInputs;
 
         public Builder policies(List<String> v) { policies = List.copyOf(v); return this; }
         public Builder policy(String v) { policies = List.of(v); return this; }
@@ -253,6 +259,7 @@ public final class SchedulerConfig implements Serializable {
         public Builder outOfOrderness(Duration v) { outOfOrderness = Objects.requireNonNull(v); return this; }
         public Builder idleTimeout(Duration v) { idleTimeout = Objects.requireNonNull(v); return this; }
         public Builder watermarkInterval(Duration v) { watermarkInterval = Objects.requireNonNull(v); return this; }
+        public Builder unboundedInputs(boolean v) { unboundedInputs = v; return this; }
 
         public SchedulerConfig build() { return new SchedulerConfig(this); }
     }

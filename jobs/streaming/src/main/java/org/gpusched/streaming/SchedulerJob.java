@@ -94,7 +94,11 @@ public final class SchedulerJob {
         WatermarkStrategy<ControllerEvent> strategy = cfg.watermarkAtEndOfInputOnly()
                 ? WatermarkStrategy.noWatermarks()
                 : WatermarkStrategy.forBoundedOutOfOrderness(cfg.outOfOrderness());
-        if (!cfg.watermarkAtEndOfInputOnly() && cfg.mode() == SchedulerConfig.Mode.LIVE) strategy = strategy.withIdleness(cfg.idleTimeout());
+        // An unbounded input without records (an empty node-events topic) must not hold event time back for good, in
+        // either mode; the parse operator does not pass its source's idleness on.
+        if (!cfg.watermarkAtEndOfInputOnly() && (cfg.mode() == SchedulerConfig.Mode.LIVE || cfg.unboundedInputs())) {
+            strategy = strategy.withIdleness(cfg.idleTimeout());
+        }
         return strategy.withTimestampAssigner((e, previous) -> e.getTimeMillis());
     }
 

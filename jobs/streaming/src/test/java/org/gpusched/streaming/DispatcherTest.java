@@ -115,7 +115,7 @@ class DispatcherTest {
     }
 
     @Test
-    void jobNoControllerCanRunIsRejectedAndOthersSkipToAFeasibleController() throws Exception {
+    void jobNoNodeCanRunIsRejectedOneForAFailedNodeWaitsAndOthersSkipToAFeasibleController() throws Exception {
         // node 0 (controller 0) is G1, node 1 (controller 1) is G2: a job only for G2 must go to controller 1
         var base = TestData.oneGpuNodes(2, 3600);
         var nodes = List.of(org.gpusched.core.model.Node.fixed("n0", "G1"), org.gpusched.core.model.Node.fixed("n1", "G2"));
@@ -128,12 +128,18 @@ class DispatcherTest {
         send(h, TestData.submission(TestData.job("x", 1, 5000, 1, 100), "", -1));
         var nowhere = TestData.job("big", 2, 5000, 1, 100);
         nowhere.setTimes(List.of(new org.gpusched.streaming.avro.ExecutionTime("G1", 1, 100.0)));
-        send(h, TestData.nodeEvent(1.5, "n0", NodeEventKind.FAILED, null, "", -1)); // no G1 node left
+        send(h, TestData.nodeEvent(1.5, "n0", NodeEventKind.FAILED, null, "", -1)); // the only G1 node is down: big waits for it
         send(h, TestData.submission(nowhere, "", -1));
+        send(h, TestData.nodeEvent(2.5, "n0", NodeEventKind.REMOVED, null, "", -1)); // no G1 node at all: rejected
+        var never = TestData.job("never", 3, 5000, 1, 100);
+        never.setTimes(List.of(new org.gpusched.streaming.avro.ExecutionTime("G1", 1, 100.0)));
+        send(h, TestData.submission(never, "", -1));
         h.processWatermark(new Watermark(Long.MAX_VALUE));
-        assertEquals(List.of("SUBMISSION:g2->fifo#1", "SUBMISSION:x->fifo#0", "NODE:n0/FAILED->fifo#0"), routed(h));
+        assertEquals(List.of("SUBMISSION:g2->fifo#1", "SUBMISSION:x->fifo#0", "NODE:n0/FAILED->fifo#0", "SUBMISSION:big->fifo#0",
+                "NODE:n0/REMOVED->fifo#0"), routed(h));
         assertEquals(1, h.getSideOutput(Dispatcher.REJECTED).size());
-        assertTrue(h.getSideOutput(Dispatcher.REJECTED).peek().getValue().getReason().contains("no controller"));
+        RejectedRecord rejected = h.getSideOutput(Dispatcher.REJECTED).peek().getValue();
+        assertTrue(rejected.getReason().contains("job never: no controller"), rejected.getReason());
         h.close();
     }
 }

@@ -10,9 +10,9 @@ import java.util.Map;
 import java.util.function.LongConsumer;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.gpusched.streaming.EmbeddedFlink;
 import org.gpusched.streaming.JobSources;
 import org.gpusched.streaming.SchedulerConfig;
 import org.gpusched.streaming.SchedulerJob;
@@ -34,9 +34,7 @@ public final class LocalRun {
         try (DirectoryStream<Path> old = Files.newDirectoryStream(parts, "*.jsonl")) {
             for (Path p : old) Files.delete(p);
         }
-        Configuration conf = new Configuration();
-        conf.set(RestOptions.BIND_PORT, "0");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
+        StreamExecutionEnvironment env = EmbeddedFlink.local(parallelism, new Configuration());
         SchedulerJob.define(env, sources, new FileJobSinks(parts), cfg);
         JobClient client = env.executeAsync(jobName);
         LineCounter finished = new LineCounter(parts, FileJobSinks.JOB_METRICS);

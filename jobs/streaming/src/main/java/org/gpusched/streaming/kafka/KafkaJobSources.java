@@ -3,6 +3,7 @@ package org.gpusched.streaming.kafka;
 import java.time.Duration;
 import java.util.Optional;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -16,9 +17,10 @@ import org.gpusched.streaming.Topics;
  * The job's inputs from Kafka: one {@link KafkaSource} per input topic, values passed on unparsed
  * ({@link RawRecordDeserializer}) so the job's parse operator can reject bad ones.
  *
- * <p>Unbounded (live): starts at the group's committed offsets, else the earliest. Bounded (replays, tests,
- * benchmarks): reads from the earliest offset up to the offsets that are the latest when the job starts, then ends,
- * and the final watermark fires every pending event-time timer. Event time is assigned by the job after parsing; the
+ * <p>Unbounded (live): starts at the group's committed offsets, else the earliest; a run restored from a checkpoint or
+ * savepoint resumes at the offsets in it instead. Bounded (replays, tests, benchmarks): reads from the earliest offset
+ * up to the offsets that are the latest when the job starts, then ends (also when restored:
+ * {@link RestoredBoundedKafkaSource}), and the final watermark fires every pending event-time timer. Event time is assigned by the job after parsing; the
  * source-side strategy only marks a source idle when its partitions have nothing, so an empty topic (no node events,
  * say) does not hold the watermark back forever.
  */
@@ -58,12 +60,12 @@ public final class KafkaJobSources implements JobSources {
     }
 
     /** The source of one input topic. */
-    public KafkaSource<RawRecord> kafkaSource(Topics topic) {
+    public Source<RawRecord, ?, ?> kafkaSource(Topics topic) {
         return kafkaSourceOf(topic.topic(kafka.topicPrefix()));
     }
 
     /** A source of raw records of any topic, configured as the job's (the pass-through benchmark reads with it). */
-    public KafkaSource<RawRecord> kafkaSourceOf(String topicName) {
+    public Source<RawRecord, ?, ?> kafkaSourceOf(String topicName) {
         var builder = KafkaSource.<RawRecord>builder()
                 .setBootstrapServers(kafka.bootstrap())
                 .setTopics(topicName)
@@ -73,12 +75,17 @@ public final class KafkaJobSources implements JobSources {
                 .setProperties(kafka.clientConfig());
         // A transactional (exactly-once) producer's aborted records must not be replayed.
         builder.setProperty("isolation.level", "read_committed");
+        // The offsets the group commits are those of a completed checkpoint, which also holds every record read before
+        // them that still waits in the job's buffers (the dispatcher's, the controllers'); the consumer's own periodic
+        // commits would run ahead of them. A restart resumes from the checkpoint's offsets (--restore), never these.
+        builder.setProperty("enable.auto.commit", "false");
+        builder.setProperty("commit.offsets.on.checkpoint", "true");
         if (kafka.bounded()) {
             builder.setStartingOffsets(OffsetsInitializer.earliest()).setBounded(OffsetsInitializer.latest());
         } else {
             builder.setStartingOffsets(OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST));
         }
-        return builder.build();
+        return new RestoredBoundedKafkaSource<>(builder.build());
     }
 
     private DataStream<RawRecord> source(StreamExecutionEnvironment env, Topics topic) {

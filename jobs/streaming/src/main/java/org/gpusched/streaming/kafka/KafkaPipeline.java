@@ -14,6 +14,7 @@ public final class KafkaPipeline {
 
     public static SchedulerJob.Pipeline define(StreamExecutionEnvironment env, KafkaSettings kafka, SchedulerConfig cfg) {
         boolean live = cfg.mode() == SchedulerConfig.Mode.LIVE;
-        return SchedulerJob.define(env, new KafkaJobSources(kafka, live, cfg.idleTimeout()), new KafkaJobSinks(kafka), cfg);
+        SchedulerConfig job = cfg.unboundedInputs() == !kafka.bounded() ? cfg : cfg.toBuilder().unboundedInputs(!kafka.bounded()).build();
+        return SchedulerJob.define(env, new KafkaJobSources(kafka, live, job.idleTimeout()), new KafkaJobSinks(kafka), job);
     }
 }

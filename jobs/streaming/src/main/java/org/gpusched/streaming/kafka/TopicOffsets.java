@@ -1,5 +1,6 @@
 package org.gpusched.streaming.kafka;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,12 +12,17 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Record counts of topics from their end offsets (summed over partitions), for progress lines and summaries without
  * consuming anything. Offsets count every record written, so a transactional writer's aborted records and markers
- * make them an upper bound; with the at-least-once sinks they are exact.
+ * make them an upper bound; with the at-least-once sinks they are exact. {@link #committedRecordsSince} counts what a
+ * read_committed reader sees.
  */
 public final class TopicOffsets implements AutoCloseable {
     private static final long TIMEOUT_SECONDS = 30;
@@ -38,14 +44,49 @@ public final class TopicOffsets implements AutoCloseable {
 
     /** Topic name -> sum of its partitions' end offsets. */
     public Map<String, Long> endOffsets(List<String> topics) throws ExecutionException, InterruptedException, TimeoutException {
+        Map<String, Long> sums = new TreeMap<>();
+        for (String t : topics) sums.put(t, 0L);
+        partitionEnds(topics).forEach((tp, end) -> sums.merge(tp.topic(), end, Long::sum));
+        return sums;
+    }
+
+    /** Each partition's end offset. */
+    public Map<TopicPartition, Long> partitionEnds(List<String> topics) throws ExecutionException, InterruptedException, TimeoutException {
         var descriptions = admin.describeTopics(topics).allTopicNames().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         Map<TopicPartition, OffsetSpec> request = new HashMap<>();
         descriptions.forEach((name, d) -> d.partitions().forEach(p -> request.put(new TopicPartition(name, p.partition()), OffsetSpec.latest())));
-        var offsets = admin.listOffsets(request).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        Map<String, Long> sums = new TreeMap<>();
-        for (String t : topics) sums.put(t, 0L);
-        offsets.forEach((tp, info) -> sums.merge(tp.topic(), info.offset(), Long::sum));
-        return sums;
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        admin.listOffsets(request).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp, info.offset()));
+        return ends;
+    }
+
+    /**
+     * Topic name -> the committed records after the given offsets, read as a read_committed consumer sees them (no
+     * transaction markers, no aborted records), up to the partitions' last stable offsets.
+     */
+    public static Map<String, Long> committedRecordsSince(Properties client, Map<TopicPartition, Long> from) {
+        Properties p = new Properties();
+        p.putAll(client);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        Map<String, Long> counts = new TreeMap<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+            List<TopicPartition> partitions = List.copyOf(from.keySet());
+            consumer.assign(partitions);
+            from.forEach(consumer::seek);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            for (TopicPartition tp : partitions) counts.merge(tp.topic(), 0L, Long::sum);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                if (System.nanoTime() > deadline) throw new KafkaException("could not read the output topics to their end within " + TIMEOUT_SECONDS + " s");
+                for (var r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) counts.merge(r.topic(), 1L, Long::sum);
+                }
+            }
+        }
+        return counts;
     }
 
     @Override

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -14,11 +15,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.avro.specific.SpecificRecordBase;
@@ -171,24 +178,18 @@ class KafkaReplayIT {
      */
     @Test
     void aFailureAfterACheckpointRestoresFromItWithTheSameDecisions() throws Exception {
-        Path dir = WORK.resolve("failover");
-        Path trace = workload(dir, new BenchmarkWorkload(JOBS, 6, 1.5, 5));
-        SchedulerConfig cfg = SchedulerConfig.builder().cluster(ClusterYaml.read(dir.resolve("cluster.yaml"))).policy("andreas-rg").seed(5)
-                .maxIterations(30).outOfOrderness(Duration.ZERO).checkpointInterval(Duration.ofMillis(200)).build();
-        List<JsonNode> fileDecisions = fileDecisions(dir, trace, cfg);
-
-        KafkaSettings kafka = exactlyOnceTopicsWith(trace, "failover.");
+        Checkpointed run = checkpointedRun("failover", 5);
+        SchedulerConfig cfg = run.cfg();
+        KafkaSettings kafka = run.kafka();
+        List<JsonNode> fileDecisions = run.fileDecisions();
         Configuration conf = new Configuration();
         conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
         StreamExecutionEnvironment kafkaEnv = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        KafkaJobSources kafkaSources = new KafkaJobSources(kafka, false, cfg.idleTimeout());
-        JobSources failingOnce = env -> kafkaSources.submissions(env).map(new FailOnceAfterACheckpoint(JOBS / 2))
-                .uid("fail-once").name("fail once after a checkpoint");
         FailOnceAfterACheckpoint.FAILED.set(false);
-        SchedulerJob.define(kafkaEnv, failingOnce, new KafkaJobSinks(kafka), cfg);
+        failingOnce(kafkaEnv, kafka, cfg);
         kafkaEnv.execute("kafka replay (one failure)");
         List<JsonNode> kafkaDecisions = readTopic(kafka, Topics.DECISIONS, PlacementDecision.class);
 
@@ -197,6 +198,74 @@ class KafkaReplayIT {
         sortDecisions(fileDecisions);
         sortDecisions(kafkaDecisions);
         assertEquals(fileDecisions, kafkaDecisions);
+    }
+
+    /**
+     * A bounded run that failed after a checkpoint, started again from that retained checkpoint, reads on to the
+     * stopping offsets of its first start and finishes, with the decisions of a run without failure. The connector's
+     * restored enumerator alone never tells its readers that no more splits come (FLINK-33466), and this run would
+     * not end: {@link RestoredBoundedKafkaSource} does.
+     */
+    @Test
+    void aBoundedRunRestoredFromARetainedCheckpointFinishesWithTheSameDecisions() throws Exception {
+        Checkpointed run = checkpointedRun("bounded-restore", 9);
+        SchedulerConfig cfg = run.cfg();
+        KafkaSettings kafka = run.kafka();
+        List<JsonNode> fileDecisions = run.fileDecisions();
+        Path checkpoints = WORK.resolve("bounded-restore").resolve("checkpoints");
+
+        Configuration conf = new Configuration();
+        conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        FailOnceAfterACheckpoint.FAILED.set(false);
+        StreamExecutionEnvironment failing = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        failingOnce(failing, kafka, cfg);
+        assertThrows(Exception.class, () -> failing.execute("kafka replay (fails, no restart)"));
+        assertTrue(FailOnceAfterACheckpoint.FAILED.get(), "the injected failure happened");
+
+        Path retained;
+        try (var files = Files.find(checkpoints, 3, (p, a) -> p.getFileName().toString().equals("_metadata"))) {
+            // JOB-ID/chk-N/_metadata: the highest N
+            retained = files.max(Comparator.comparingLong(p -> Long.parseLong(p.getParent().getFileName().toString().substring("chk-".length()))))
+                    .orElseThrow().getParent();
+        }
+        conf.set(StateRecoveryOptions.SAVEPOINT_PATH, retained.toUri().toString());
+        StreamExecutionEnvironment restored = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        failingOnce(restored, kafka, cfg);
+        JobClient job = restored.executeAsync("kafka replay (restored from " + retained.getFileName() + ")");
+        try {
+            job.getJobExecutionResult().get(120, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            job.cancel();
+            throw new AssertionError("the restored bounded run did not finish within 120 s");
+        }
+        List<JsonNode> kafkaDecisions = readTopic(kafka, Topics.DECISIONS, PlacementDecision.class);
+        assertTrue(fileDecisions.size() > JOBS, "a non-trivial run: " + fileDecisions.size());
+        sortDecisions(fileDecisions);
+        sortDecisions(kafkaDecisions);
+        assertEquals(fileDecisions, kafkaDecisions);
+    }
+
+    /** A checkpointed run's configuration, the file path's decisions for its trace, and the topics holding the trace. */
+    private record Checkpointed(SchedulerConfig cfg, List<JsonNode> fileDecisions, KafkaSettings kafka) {}
+
+    /** A workload of JOBS jobs under WORK/name, andreas-rg with watermarks following the input and checkpoints every 200 ms. */
+    private static Checkpointed checkpointedRun(String name, long seed) throws Exception {
+        Path dir = WORK.resolve(name);
+        Path trace = workload(dir, new BenchmarkWorkload(JOBS, 6, 1.5, seed));
+        SchedulerConfig cfg = SchedulerConfig.builder().cluster(ClusterYaml.read(dir.resolve("cluster.yaml"))).policy("andreas-rg").seed(seed)
+                .maxIterations(30).outOfOrderness(Duration.ZERO).checkpointInterval(Duration.ofMillis(200)).build();
+        return new Checkpointed(cfg, fileDecisions(dir, trace, cfg), exactlyOnceTopicsWith(trace, name + "."));
+    }
+
+    /** The scheduler on the topics, its submissions passed through {@link FailOnceAfterACheckpoint}. */
+    private static void failingOnce(StreamExecutionEnvironment env, KafkaSettings kafka, SchedulerConfig cfg) {
+        KafkaJobSources kafkaSources = new KafkaJobSources(kafka, false, cfg.idleTimeout());
+        JobSources failingOnce = e -> kafkaSources.submissions(e).map(new FailOnceAfterACheckpoint(JOBS / 2))
+                .uid("fail-once").name("fail once after a checkpoint");
+        SchedulerJob.define(env, failingOnce, new KafkaJobSinks(kafka), cfg);
     }
 
     /** Writes the workload's cluster.yaml and trace.jsonl into dir; returns the trace. */
@@ -239,7 +308,9 @@ class KafkaReplayIT {
 
         @Override
         public RawRecord map(RawRecord record) throws Exception {
-            Thread.sleep(30);
+            // Past `after` records and still no completed checkpoint (a loaded machine): slower, so that one completes
+            // before the input runs out (a blocking wait would hold back the checkpoint notification itself).
+            Thread.sleep(seen >= after && !checkpointed ? 300 : 30);
             if (++seen > after && checkpointed && FAILED.compareAndSet(false, true)) throw new IllegalStateException("injected failure");
             return record;
         }

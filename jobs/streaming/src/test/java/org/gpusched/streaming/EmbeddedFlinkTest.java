@@ -1,0 +1,71 @@
+package org.gpusched.streaming;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.junit.jupiter.api.Test;
+
+/** The embedded mini cluster's servers (REST, blob, RPC) listen on 127.0.0.1 only, seen in this process's own sockets. */
+class EmbeddedFlinkTest {
+    /** 127.0.0.1 as /proc/net/tcp writes it, as an IPv4-mapped address in tcp6, and ::1. */
+    private static final Set<String> LOOPBACK = Set.of("0100007F", "0000000000000000FFFF00000100007F", "00000000000000000000000001000000");
+
+    @Test
+    void theEmbeddedClustersServersListenOnLoopbackOnly() throws Exception {
+        Set<String> before = new HashSet<>(listening());
+        StreamExecutionEnvironment env = EmbeddedFlink.local(1, new Configuration());
+        env.fromData(1, 2).map(i -> {
+            Thread.sleep(1500);
+            return i;
+        }).returns(Types.INT).sinkTo(new DiscardingSink<>());
+        JobClient job = env.executeAsync("sockets");
+        Set<String> seen = new HashSet<>();
+        while (!job.getJobExecutionResult().isDone()) {
+            for (String s : listening()) if (!before.contains(s)) seen.add(s);
+            Thread.sleep(200);
+        }
+        job.getJobExecutionResult().get();
+        assertTrue(seen.size() >= 2, "the mini cluster listens (REST, blob server): " + seen);
+        List<String> notLoopback = seen.stream().filter(s -> !LOOPBACK.contains(s.substring(0, s.indexOf(':')))).toList();
+        assertEquals(List.of(), notLoopback, "listening sockets not on 127.0.0.1 (hex address:port)");
+    }
+
+    /** This process's listening TCP sockets as /proc shows their local address (hex IP:port; IPv6 as 32 hex digits). */
+    static List<String> listening() throws IOException {
+        Set<String> inodes = new HashSet<>();
+        try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
+            for (Path fd : fds) {
+                try {
+                    String target = Files.readSymbolicLink(fd).toString();
+                    if (target.startsWith("socket:[")) inodes.add(target.substring("socket:[".length(), target.length() - 1));
+                } catch (IOException closedMeanwhile) {
+                    // the descriptor went away while listing
+                }
+            }
+        }
+        List<String> out = new ArrayList<>();
+        for (String table : List.of("/proc/self/net/tcp", "/proc/self/net/tcp6")) {
+            Path p = Path.of(table);
+            if (!Files.exists(p)) continue;
+            List<String> lines = Files.readAllLines(p);
+            for (String line : lines.subList(1, lines.size())) {
+                String[] f = line.trim().split("\\s+");
+                if (f[3].equals("0A") && inodes.contains(f[9])) out.add(f[1]); // 0A: LISTEN
+            }
+        }
+        return out;
+    }
+}
