@@ -34,7 +34,7 @@ public final class PodEventParser extends ProcessFunction<RawRecord, ReplayPod> 
             if (raw.bytes == null) throw new IOException("not a PodEvent: a text value");
             event = avro.decode(raw.bytes);
         } catch (IOException e) {
-            ctx.output(PodRowParser.REJECTED, rejected(raw, e.getMessage(), org.gpusched.formats.FormatException.WHOLE_RECORD));
+            ctx.output(PodRowParser.REJECTED, rejected(raw, e.getMessage(), null));
             return;
         }
         try {
