@@ -1,11 +1,10 @@
 package org.gpusched.cli;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.gpusched.formats.LineReader;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
@@ -38,12 +37,12 @@ final class CliFiles {
         }
     }
 
-    /** Non-blank lines: the number of trace records, for progress. */
+    /** Non-blank lines (unreadable ones included, see {@link LineReader}): the number of trace records, for progress. */
     static long countLines(Path file) throws IOException {
         long n = 0;
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String line;
-            while ((line = in.readLine()) != null) if (!line.isBlank()) n++;
+        try (LineReader in = LineReader.open(file)) {
+            LineReader.Line line;
+            while ((line = in.next()) != null) if (!line.ok() || !line.text().isBlank()) n++;
         }
         return n;
     }

@@ -70,9 +70,13 @@ public final class ProduceCommand implements Callable<Integer> {
         }
         return publish(trace, Topics.SUBMISSIONS.topic(topicPrefix), "jobs", "malformed", progress -> {
             TraceProducer.Summary s = new TraceProducer(kafka, speedup).publish(trace, progress);
-            return new Published(s.lines(), s.published(), s.malformed(), s.wallSeconds(), Map.of(
-                    "malformed (verbatim)", String.format(Locale.ROOT, "%,d%s", s.malformed(), s.malformed() > 0 ? "  (the job will reject them)" : ""),
-                    "trace submit times", String.format(Locale.ROOT, "%.0f .. %.0f s", s.firstSubmit(), s.lastSubmit())));
+            Map<String, String> more = new LinkedHashMap<>();
+            more.put("malformed (verbatim)", String.format(Locale.ROOT, "%,d%s", s.malformed(), s.malformed() > 0 ? "  (the job will reject them)" : ""));
+            if (s.unreadable() > 0) {
+                more.put("malformed unreadable", String.format(Locale.ROOT, "%,d  (not UTF-8 or too long, sent cut; first %s)", s.unreadable(), s.firstUnreadable()));
+            }
+            more.put("trace submit times", String.format(Locale.ROOT, "%.0f .. %.0f s", s.firstSubmit(), s.lastSubmit()));
+            return new Published(s.lines(), s.published(), s.malformed(), s.wallSeconds(), more);
         });
     }
 

@@ -3,17 +3,14 @@ package org.gpusched.formats;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
  * Whether a JSON Lines file is in time order by one top-level numeric field ({@code submit} for traces, {@code time}
  * for node events). A replay streams such a file through event-time watermarks that follow it; a file out of order
  * has to be buffered whole before the first event is handled. Lines that are not JSON objects or lack the field are
- * skipped here: the job rejects them anyway, and their position cannot change the order of the valid ones.
+ * skipped here (so are lines that are not UTF-8 or too long, see {@link LineReader}): the job rejects them anyway, and their position cannot change the order of the valid ones.
  */
 public final class TimeOrder {
     private static final JsonFactory JSON = new JsonFactory();
@@ -23,14 +20,13 @@ public final class TimeOrder {
     /** The first line whose field is earlier than a previous line's, or 0 when the file is in order. */
     public static long firstLineOutOfOrder(Path file, String field) throws IOException {
         double latest = Double.NEGATIVE_INFINITY;
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String line;
-            long lineNo = 0;
-            while ((line = in.readLine()) != null) {
-                lineNo++;
-                double t = topLevelNumber(line, field);
+        try (LineReader in = LineReader.open(file)) {
+            LineReader.Line line;
+            while ((line = in.next()) != null) {
+                if (!line.ok()) continue;
+                double t = topLevelNumber(line.text(), field);
                 if (Double.isNaN(t)) continue;
-                if (t < latest) return lineNo;
+                if (t < latest) return line.number();
                 latest = t;
             }
         }

@@ -1,6 +1,5 @@
 package org.gpusched.formats;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
@@ -21,15 +20,15 @@ public final class TraceFile {
     public static List<TraceJob> read(Path file) {
         List<TraceJob> jobs = new ArrayList<>();
         Set<String> ids = new HashSet<>();
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String line;
-            long lineNo = 0;
-            while ((line = in.readLine()) != null) {
-                lineNo++;
-                if (line.isBlank()) continue;
+        try (LineReader in = LineReader.open(file)) {
+            LineReader.Line line;
+            while ((line = in.next()) != null) {
+                long lineNo = line.number();
+                if (!line.ok()) throw new FormatException(line.error(), FormatException.WHOLE_RECORD).at(file.toString(), lineNo);
+                if (line.text().isBlank()) continue;
                 TraceJob job;
                 try {
-                    job = TraceJson.parse(line);
+                    job = TraceJson.parse(line.text());
                 } catch (FormatException e) {
                     throw e.at(file.toString(), lineNo);
                 }

@@ -2,6 +2,8 @@ package org.gpusched.formats;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.StreamWriteFeature;
@@ -25,7 +27,20 @@ import org.gpusched.core.model.Job;
 public final class TraceJson {
     /** FastDoubleParser and Schubfach: the same doubles as the JDK's parse and print (correctly rounded), at a fraction of the cost. */
     private static final ObjectMapper MAPPER = JsonMapper.builder().enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER).build();
+
+    /**
+     * The latest time a trace may give (submit, due) and the longest execution time, in seconds: about 317 years.
+     * Times become milliseconds of event time (a long) and are added up along a schedule; far below Long.MAX_VALUE
+     * ms (2.9e8 years) so no sum of them overflows, far above any real trace (Unix-epoch seconds are 1.8e9).
+     */
+    public static final double MAX_SECONDS = 1e10;
+    /**
+     * The largest tardiness weight (cost per hour late): a job late by {@link #MAX_SECONDS} costs at most 2.8e15, so
+     * a sum over millions of jobs stays finite and exact to well under a cent per job.
+     */
+    public static final double MAX_WEIGHT = 1e9;
 
     private TraceJson() {}
 
@@ -76,8 +91,10 @@ public final class TraceJson {
                 }
             }
             if (id == null || submit == null || due == null || weight == null || times == null) return null;
+            if (p.nextToken() != null) return null;
+            checkJob(id, submit, due, weight, times);
             return new TraceJob(new Job(id, submit, due, weight, times), extras);
-        } catch (IOException | InvalidInstanceException e) {
+        } catch (IOException | InvalidInstanceException | FormatException e) {
             return null;
         }
     }
@@ -110,13 +127,7 @@ public final class TraceJson {
 
     /** Parses one trace line through a tree: every line the streaming pass leaves, and the messages of bad ones. */
     static TraceJob parseTree(String line) {
-        JsonNode root;
-        try {
-            root = MAPPER.readTree(line);
-        } catch (JsonProcessingException e) {
-            throw new FormatException("not valid JSON (" + e.getOriginalMessage() + ")", null, e);
-        }
-        if (root == null || !root.isObject()) throw new FormatException("a trace line must be a JSON object", null);
+        JsonNode root = oneObject(line);
         String id = text(root, "id", null);
         String who = "job " + id + ": ";
         double submit = number(root, "submit", who);
@@ -130,6 +141,7 @@ public final class TraceJson {
             String path = "times." + byType.getKey();
             if (!byType.getValue().isObject()) throw new FormatException(who + "field '" + path + "' must be an object {gpus: seconds}", path);
             Map<Integer, Double> perGpus = new TreeMap<>();
+            Map<Integer, String> keys = new TreeMap<>();
             for (Iterator<Map.Entry<String, JsonNode>> g = byType.getValue().fields(); g.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = g.next();
                 String gpath = path + "." + e.getKey();
@@ -139,16 +151,21 @@ public final class TraceJson {
                 } catch (NumberFormatException ex) {
                     throw new FormatException(who + "field '" + gpath + "': GPU count '" + e.getKey() + "' is not an integer", gpath);
                 }
+                String before = keys.put(gpus, e.getKey());
+                if (before != null) {
+                    throw new FormatException(who + "field '" + path + "': GPU count " + gpus + " is given twice ('" + before + "' and '" + e.getKey() + "')", gpath);
+                }
                 if (!e.getValue().isNumber()) throw new FormatException(who + "field '" + gpath + "' must be a number of seconds, got " + e.getValue(), gpath);
                 perGpus.put(gpus, e.getValue().doubleValue());
             }
             parsed.put(byType.getKey(), perGpus);
         }
+        checkJob(id, submit, due, weight, parsed);
         Job job;
         try {
             job = new Job(id, submit, due, weight, parsed);
         } catch (InvalidInstanceException e) {
-            throw new FormatException(e.getMessage(), fieldOf(e.getMessage()), e);
+            throw new FormatException(e.getMessage(), "times", e);
         }
         Map<String, Object> extras = new LinkedHashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
@@ -159,6 +176,86 @@ public final class TraceJson {
             }
         }
         return new TraceJob(job, extras);
+    }
+
+    /**
+     * The line's one JSON object: a line that is not JSON, holds something else, repeats a key (at any depth) or has
+     * anything after its object (a second object, words) is rejected with the reason.
+     */
+    private static JsonNode oneObject(String line) {
+        JsonNode root;
+        try (JsonParser p = MAPPER.createParser(line)) {
+            root = MAPPER.readTree(p);
+            if (root == null || !root.isObject()) throw new FormatException("a trace line must be a JSON object", null);
+            JsonToken after;
+            try {
+                after = p.nextToken();
+            } catch (JsonProcessingException e) {
+                throw new FormatException("text after the JSON object (" + e.getOriginalMessage() + "): a line holds one job", null, e);
+            }
+            if (after != null) throw new FormatException("a second JSON value after the object: a line holds one job", null);
+        } catch (StreamReadException e) {
+            String message = e.getOriginalMessage();
+            if (message.startsWith("Duplicate field")) {
+                String field = duplicatePath(e);
+                throw new FormatException("field '" + field + "' is given twice", field, e);
+            }
+            throw new FormatException("not valid JSON (" + message + ")", null, e);
+        } catch (IOException e) {
+            throw new FormatException("not valid JSON (" + e.getMessage() + ")", null, e);
+        }
+        return root;
+    }
+
+    /** The dotted path of the key a strict parser found twice, e.g. {@code times.V100}. */
+    private static String duplicatePath(StreamReadException e) {
+        java.util.Deque<String> parts = new java.util.ArrayDeque<>();
+        JsonParser p = e.getProcessor();
+        if (p != null) {
+            for (JsonStreamContext c = p.getParsingContext(); c != null && !c.inRoot(); c = c.getParent()) {
+                if (c.inObject() && c.getCurrentName() != null) parts.addFirst(c.getCurrentName());
+                else if (c.inArray()) parts.addFirst(Integer.toString(c.getCurrentIndex()));
+            }
+        }
+        return parts.isEmpty() ? FormatException.WHOLE_RECORD : String.join(".", parts);
+    }
+
+    /**
+     * The checks of one job's fields, each naming its field: times in [0, {@link #MAX_SECONDS}], due not before
+     * submit, weight in [0, {@link #MAX_WEIGHT}], execution times positive and at most {@link #MAX_SECONDS}, GPU
+     * counts >= 1. The trace and the submissions topic (Avro) share them.
+     */
+    public static void checkJob(String id, double submit, double due, double weight, Map<String, Map<Integer, Double>> times) {
+        String who = "job " + id + ": ";
+        if (id == null || id.isBlank()) throw new FormatException("field 'id' is missing", "id");
+        checkTime(who, "submit", submit);
+        if (!(due <= MAX_SECONDS)) checkTime(who, "due", due);
+        if (due < submit) throw new FormatException(who + "due date " + due + " is before its submission " + submit, "due");
+        if (!(weight >= 0 && weight <= MAX_WEIGHT)) {
+            throw new FormatException(who + "field 'weight' must be a number in [0, " + MAX_WEIGHT + "] (cost per hour late), got " + weight, "weight");
+        }
+        if (times == null || times.isEmpty()) throw new FormatException(who + "field 'times' is empty: no configuration to run on", "times");
+        boolean any = false;
+        for (Map.Entry<String, Map<Integer, Double>> byType : times.entrySet()) {
+            String path = "times." + byType.getKey();
+            if (byType.getValue() == null) throw new FormatException(who + "field '" + path + "' is missing", path);
+            for (Map.Entry<Integer, Double> e : byType.getValue().entrySet()) {
+                String gpath = path + "." + e.getKey();
+                if (e.getKey() == null || e.getKey() < 1) throw new FormatException(who + "field '" + gpath + "': GPU count must be >= 1", gpath);
+                Double t = e.getValue();
+                if (t == null || !(t > 0 && t <= MAX_SECONDS)) {
+                    throw new FormatException(who + "field '" + gpath + "' must be a number of seconds in (0, " + MAX_SECONDS + "], got " + t, gpath);
+                }
+                any = true;
+            }
+        }
+        if (!any) throw new FormatException(who + "field 'times' has no configuration to run on", "times");
+    }
+
+    private static void checkTime(String who, String field, double seconds) {
+        if (!(seconds >= 0 && seconds <= MAX_SECONDS)) {
+            throw new FormatException(who + "field '" + field + "' must be a time in [0, " + MAX_SECONDS + "] seconds, got " + seconds, field);
+        }
     }
 
     /** One trace line for the job (no trailing newline), extras after the required fields. */
@@ -180,13 +277,6 @@ public final class TraceJson {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot write job " + job.id(), e);
         }
-    }
-
-    private static String fieldOf(String message) {
-        for (String f : new String[] {"submit", "due", "weight", "times", "id"}) {
-            if (message.contains(f)) return f;
-        }
-        return null;
     }
 
     private static String text(JsonNode root, String field, String who) {

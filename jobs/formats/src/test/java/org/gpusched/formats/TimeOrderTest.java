@@ -35,4 +35,16 @@ class TimeOrderTest {
         assertTrue(Double.isNaN(TimeOrder.topLevelNumber("{\"times\":{\"time\":4}}", "time")));
         assertEquals(7.0, TimeOrder.topLevelNumber("{\"times\":{\"time\":4},\"time\":7}", "time"));
     }
+
+    @Test
+    void aLineOfBadBytesIsSkippedNotAnAbort() throws Exception {
+        Path p = dir.resolve("bytes.jsonl");
+        byte[] bad = "{\"id\":\"b\u00ff\",\"submit\":1}".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        try (var out = Files.newOutputStream(p)) {
+            out.write("{\"submit\":5}\n".getBytes());
+            out.write(bad);
+            out.write("\n{\"submit\":4}\n".getBytes());
+        }
+        assertEquals(3, TimeOrder.firstLineOutOfOrder(p, "submit"));
+    }
 }

@@ -19,6 +19,11 @@ public class RawRecord {
     public String text;
     /** The bytes, or null for text input. */
     public byte[] bytes;
+    /**
+     * Why the source could not read the record (a line that is not UTF-8 or too long: then {@link #text} is what could
+     * be read of it), or null. The parse operator rejects such a record with this reason.
+     */
+    public String error;
 
     public RawRecord() {}
 
@@ -33,6 +38,13 @@ public class RawRecord {
         return new RawRecord(source, position, text, null);
     }
 
+    /** A record the source could not read, with what it could read of it and why. */
+    public static RawRecord unreadable(String source, String position, String text, String error) {
+        RawRecord r = new RawRecord(source, position, text, null);
+        r.error = error;
+        return r;
+    }
+
     public static RawRecord bytes(String source, String position, byte[] bytes) {
         return new RawRecord(source, position, null, bytes);
     }
@@ -45,8 +57,8 @@ public class RawRecord {
 
     @Override public boolean equals(Object o) {
         return o instanceof RawRecord r && Objects.equals(r.source, source) && Objects.equals(r.position, position)
-                && Objects.equals(r.text, text) && Arrays.equals(r.bytes, bytes);
+                && Objects.equals(r.text, text) && Arrays.equals(r.bytes, bytes) && Objects.equals(r.error, error);
     }
-    @Override public int hashCode() { return Objects.hash(source, position, text, Arrays.hashCode(bytes)); }
+    @Override public int hashCode() { return Objects.hash(source, position, text, Arrays.hashCode(bytes), error); }
     @Override public String toString() { return source + "@" + position + ": " + (text != null ? text : (bytes == null ? "null" : bytes.length + " bytes")); }
 }

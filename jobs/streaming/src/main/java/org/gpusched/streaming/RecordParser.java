@@ -1,18 +1,20 @@
 package org.gpusched.streaming;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.avro.io.BinaryDecoder;
-import org.apache.avro.io.DecoderFactory;
-import org.apache.avro.specific.SpecificDatumReader;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
@@ -24,6 +26,7 @@ import org.gpusched.core.model.Job;
 import org.gpusched.core.model.NodeType;
 import org.gpusched.core.random.RandomState;
 import org.gpusched.formats.FormatException;
+import org.gpusched.formats.LineReader;
 import org.gpusched.formats.TraceJob;
 import org.gpusched.formats.TraceJson;
 import org.gpusched.streaming.avro.ExecutionTime;
@@ -34,6 +37,7 @@ import org.gpusched.streaming.avro.NodeEventKind;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.Telemetry;
 import org.gpusched.streaming.avro.TelemetryKind;
+import org.gpusched.streaming.kafka.AvroBinary;
 import org.gpusched.streaming.state.ControllerEvent;
 import org.gpusched.streaming.state.EventKind;
 
@@ -48,12 +52,17 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
     private static final long serialVersionUID = 1L;
     public static final OutputTag<RejectedRecord> REJECTED = new OutputTag<>("rejected", new AvroTypeInfo<>(RejectedRecord.class));
     private static final long NOISE_STREAM = 0x4E4F495345L;
+    /** The largest real/predicted duration ratio: a real duration stays within the time range of {@link TraceJson#MAX_SECONDS}. */
+    static final double MAX_ACTUAL_FACTOR = 1000;
+    /** The largest power a node may report, in watts (a whole rack draws tens of kilowatts). */
+    static final double MAX_POWER_WATTS = 1e7;
     private static final ObjectMapper EXTRAS_JSON = new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
 
     private final Topics topic;
     private final SchedulerConfig config;
     private transient ObjectMapper json;
     private transient Map<String, NodeType> types;
+    private transient Map<Class<?>, AvroBinary<?>> avro;
 
     public RecordParser(Topics topic, SchedulerConfig config) {
         if (!topic.isInput()) throw new IllegalArgumentException(topic + " is not an input topic");
@@ -63,28 +72,49 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
 
     @Override
     public void open(OpenContext openContext) {
-        json = new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+        json = JsonMapper.builder().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
         types = config.cluster().typesByName();
+        avro = new HashMap<>();
     }
 
+    /**
+     * Parses one record, or rejects it: a reason and the field at fault ({@value FormatException#WHOLE_RECORD} when the
+     * whole record is unusable). Any exception or Error while handling one record (an OutOfMemoryError included) rejects
+     * that record and the job goes on with the next.
+     */
     @Override
     public void processElement(RawRecord raw, Context ctx, Collector<ControllerEvent> out) {
         if (json == null) open(null);
+        if (raw.error != null) {
+            ctx.output(REJECTED, rejected(raw, raw.error, FormatException.WHOLE_RECORD));
+            return;
+        }
         if (raw.text != null && raw.text.isBlank()) return;
+        ControllerEvent event;
         try {
-            ControllerEvent event = switch (topic) {
-                case SUBMISSIONS -> submission(raw);
-                case COMPLETIONS -> completion(raw);
-                case NODE_EVENTS -> nodeEvent(raw);
-                case TELEMETRY -> telemetry(raw);
-                default -> throw new IllegalStateException(topic.name());
-            };
-            event.setSource(raw.source == null ? topic.topic() : raw.source);
-            event.setPosition(raw.position == null ? "" : raw.position);
-            out.collect(event);
+            event = parse(raw);
         } catch (Rejection e) {
             ctx.output(REJECTED, rejected(raw, e.getMessage(), e.field));
+            return;
+        } catch (RuntimeException | Error e) {
+            ctx.output(REJECTED, rejected(raw, "the record could not be read (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", FormatException.WHOLE_RECORD));
+            return;
         }
+        out.collect(event);
+    }
+
+    private ControllerEvent parse(RawRecord raw) throws Rejection {
+        ControllerEvent event = switch (topic) {
+            case SUBMISSIONS -> submission(raw);
+            case COMPLETIONS -> completion(raw);
+            case NODE_EVENTS -> nodeEvent(raw);
+            case TELEMETRY -> telemetry(raw);
+            default -> throw new IllegalStateException(topic.name());
+        };
+        event.setSource(raw.source == null ? topic.topic() : raw.source);
+        event.setPosition(raw.position == null ? "" : raw.position);
+        return event;
     }
 
     /** A record the job cannot use: reason and, when known, the field. */
@@ -92,17 +122,23 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
         final String field;
         Rejection(String message, String field) {
             super(message, null, false, false);
-            this.field = field;
+            this.field = field == null ? FormatException.WHOLE_RECORD : field;
         }
     }
 
+    /**
+     * The rejection of a record, its text or bytes cut to {@value LineReader#MAX_LINE_BYTES} (a file line longer is
+     * already cut by its reader) so that one huge record cannot make the rejected output unreadable.
+     */
     static RejectedRecord rejected(RawRecord raw, String reason, String field) {
+        String text = raw.text == null || raw.text.length() <= LineReader.MAX_LINE_BYTES ? raw.text : raw.text.substring(0, LineReader.MAX_LINE_BYTES);
+        byte[] bytes = raw.bytes == null || raw.bytes.length <= LineReader.MAX_LINE_BYTES ? raw.bytes : Arrays.copyOf(raw.bytes, LineReader.MAX_LINE_BYTES);
         return RejectedRecord.newBuilder()
                 .setSource(raw.source == null ? "" : raw.source)
                 .setPosition(raw.position == null ? "" : raw.position)
-                .setText(raw.text)
-                .setBytes(raw.bytes == null ? null : java.nio.ByteBuffer.wrap(raw.bytes))
-                .setReason(reason).setField(field).build();
+                .setText(text)
+                .setBytes(bytes == null ? null : java.nio.ByteBuffer.wrap(bytes))
+                .setReason(reason).setField(field == null ? FormatException.WHOLE_RECORD : field).build();
     }
 
     /** Flink timestamp of a time in seconds: rounded up to the ms so nothing is processed before it happens. */
@@ -129,8 +165,8 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
         checkAgainstCluster(job);
         if (job.getActualFactor() == null && config.noise() > 0) job.setActualFactor(actualFactor(config.seed(), config.noise(), job.getId()));
         Double factor = job.getActualFactor();
-        if (factor != null && (!(factor > 0) || factor.isInfinite())) {
-            throw new Rejection("job " + job.getId() + ": actualFactor must be a positive number, got " + job.getActualFactor(), "actualFactor");
+        if (factor != null && !(factor > 0 && factor <= MAX_ACTUAL_FACTOR)) {
+            throw new Rejection("job " + job.getId() + ": actualFactor must be a number in (0, " + MAX_ACTUAL_FACTOR + "], got " + job.getActualFactor(), "actualFactor");
         }
         return event(toMillis(job.getSubmit()), EventKind.SUBMISSION, job.getId()).setSubmitted(job).build();
     }
@@ -189,13 +225,35 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
                 .setTimes(times).setActualFactor(factor).setExtrasJson(extrasJson).build();
     }
 
-    /** The core model's validation (ids, times, due >= submit, ...) on an Avro submission. */
+    /** The trace's checks of every field ({@link TraceJson#checkJob}) on an Avro submission, each naming its field. */
     private static void validate(JobSubmitted job) throws Rejection {
         try {
-            toJob(job);
+            Job j = toJob(job);
+            TraceJson.checkJob(j.id(), j.submitSeconds(), j.dueSeconds(), j.weightPerHour(), j.times());
+        } catch (FormatException e) {
+            throw new Rejection(e.getMessage(), e.field());
         } catch (InvalidInstanceException e) {
-            throw new Rejection(e.getMessage(), fieldOf(e.getMessage()));
+            try {
+                checkFields(job);
+            } catch (FormatException f) {
+                throw new Rejection(f.getMessage(), f.field());
+            }
+            throw new Rejection(e.getMessage(), "times");
         }
+    }
+
+    /** The field checks of an Avro submission the core model refused, for a message naming the field at fault. */
+    private static void checkFields(JobSubmitted job) {
+        Map<String, Map<Integer, Double>> times = new LinkedHashMap<>();
+        if (job.getTimes() != null) {
+            for (ExecutionTime t : job.getTimes()) {
+                if (times.computeIfAbsent(t.getType(), k -> new TreeMap<>()).put(t.getGpus(), t.getSeconds()) != null) {
+                    String path = "times." + t.getType() + "." + t.getGpus();
+                    throw new FormatException("job " + job.getId() + ": " + path + " given twice", path);
+                }
+            }
+        }
+        TraceJson.checkJob(job.getId(), job.getSubmit(), job.getDue(), job.getWeight(), times);
     }
 
     /** The core model's job of an Avro submission; throws {@link InvalidInstanceException} when it is impossible. */
@@ -210,11 +268,6 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
             }
         }
         return new Job(job.getId(), job.getSubmit(), job.getDue(), job.getWeight(), times);
-    }
-
-    private static String fieldOf(String message) {
-        for (String f : new String[] {"times", "submit", "due", "weight", "id"}) if (message.contains(f)) return f;
-        return null;
     }
 
     private void checkAgainstCluster(JobSubmitted job) throws Rejection {
@@ -304,7 +357,9 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
             id = t.getJob();
         } else {
             if (t.getNode() == null) throw new Rejection("NODE_POWER: field 'node' is missing", "node");
-            if (t.getPowerWatts() == null || !(t.getPowerWatts() >= 0) || t.getPowerWatts().isInfinite()) throw new Rejection("node " + t.getNode() + ": powerWatts must be >= 0, got " + t.getPowerWatts(), "powerWatts");
+            if (t.getPowerWatts() == null || !(t.getPowerWatts() >= 0 && t.getPowerWatts() <= MAX_POWER_WATTS)) {
+                throw new Rejection("node " + t.getNode() + ": powerWatts must be in [0, " + MAX_POWER_WATTS + "], got " + t.getPowerWatts(), "powerWatts");
+            }
             id = t.getNode();
         }
         return event(toMillis(t.getTime()), EventKind.TELEMETRY, id).setTelemetry(t).build();
@@ -317,17 +372,17 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
     }
 
     private static void checkTime(double t, String field) throws Rejection {
-        if (!Double.isFinite(t) || t < 0) throw new Rejection("field '" + field + "' must be a finite time >= 0, got " + t, field);
+        if (!(t >= 0 && t <= TraceJson.MAX_SECONDS)) throw new Rejection("field '" + field + "' must be a time in [0, " + TraceJson.MAX_SECONDS + "] seconds, got " + t, field);
     }
 
+    /** One record of the topic's schema, decoded within its own size ({@link AvroBinary}); anything else is rejected. */
+    @SuppressWarnings("unchecked")
     private <T extends SpecificRecordBase> T decode(RawRecord raw, Class<T> type) throws Rejection {
+        AvroBinary<T> coder = (AvroBinary<T>) avro.computeIfAbsent(type, k -> new AvroBinary<>(type));
         try {
-            BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(raw.bytes, null);
-            T value = new SpecificDatumReader<>(type).read(null, decoder);
-            if (!decoder.isEnd()) throw new Rejection("not a single Avro " + type.getSimpleName() + " record: trailing bytes", null);
-            return value;
-        } catch (IOException | RuntimeException e) {
-            throw new Rejection("not valid Avro " + type.getSimpleName() + " (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", null);
+            return coder.decode(raw.bytes);
+        } catch (IOException e) {
+            throw new Rejection(e.getMessage(), FormatException.WHOLE_RECORD);
         }
     }
 
@@ -336,7 +391,12 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
         try {
             root = json.readTree(text);
         } catch (JsonProcessingException e) {
-            throw new Rejection("not valid JSON (" + e.getOriginalMessage() + ")", null);
+            String message = e.getOriginalMessage();
+            if (message.startsWith("Duplicate field '")) {
+                String field = message.substring("Duplicate field '".length(), Math.max("Duplicate field '".length(), message.lastIndexOf('\'')));
+                throw new Rejection("field '" + field + "' is given twice", field);
+            }
+            throw new Rejection("not valid JSON (" + message + ")", null);
         }
         if (root == null || !root.isObject()) throw new Rejection("a record must be a JSON object", null);
         return root;

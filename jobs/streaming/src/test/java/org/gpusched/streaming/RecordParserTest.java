@@ -15,6 +15,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.gpusched.streaming.avro.JobSubmitted;
 import org.gpusched.streaming.avro.RejectedRecord;
+import org.gpusched.streaming.fuzz.HostileRecords;
+import org.gpusched.streaming.kafka.AvroBinary;
 import org.gpusched.streaming.state.ControllerEvent;
 import org.gpusched.streaming.state.EventKind;
 import org.junit.jupiter.api.Test;
@@ -91,7 +93,8 @@ class RecordParserTest {
         List<RejectedRecord> bad = rejected(h);
         assertEquals(1, bad.size());
         assertEquals("topic-0@8", bad.get(0).getPosition());
-        assertTrue(bad.get(0).getReason().startsWith("not valid Avro JobSubmitted"), bad.get(0).getReason());
+        assertTrue(bad.get(0).getReason().startsWith("not a JobSubmitted"), bad.get(0).getReason());
+        assertEquals("record", bad.get(0).getField());
         assertEquals(4, bad.get(0).getBytes().remaining());
         h.close();
     }
@@ -109,5 +112,60 @@ class RecordParserTest {
         telemetry.processElement(new StreamRecord<>(RawRecord.text("t", "t:2", "{\"time\":5,\"kind\":\"JOB_PROGRESS\",\"job\":\"a\",\"progress\":1.5}")));
         assertEquals(1, valid(telemetry).size());
         assertEquals("progress", rejected(telemetry).get(0).getField());
+    }
+
+    @Test
+    void recordsClaimingMoreThanTheyHoldAreRejectedAndTheNextValidOneIsScheduled() throws Exception {
+        var h = harness(Topics.SUBMISSIONS, 0);
+        assertEquals(6, HostileRecords.twoGigabyteString().length);
+        assertEquals(37, HostileRecords.hugeArray().length);
+        h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@0", HostileRecords.twoGigabyteString())));
+        h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@1", HostileRecords.hugeArray())));
+        h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@2", "{\"id\":\"raw json, not Avro\"}".getBytes())));
+        h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@3", new byte[0])));
+        h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@4", null)));
+        h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@5", new AvroBinary<>(JobSubmitted.class).encode(TestData.job("ok", 3, 100, 1, 40)))));
+        assertEquals(List.of("ok"), valid(h).stream().map(ControllerEvent::getId).toList());
+        List<RejectedRecord> bad = rejected(h);
+        assertEquals(List.of("s-0@0", "s-0@1", "s-0@2", "s-0@3", "s-0@4"), bad.stream().map(RejectedRecord::getPosition).toList());
+        assertTrue(bad.get(0).getReason().contains("a string of 2000000000 bytes claimed with 1 bytes left in the record"), bad.get(0).getReason());
+        assertTrue(bad.get(1).getReason().contains("an array block of 1073741824 items claimed with 6 bytes left"), bad.get(1).getReason());
+        for (RejectedRecord r : bad) assertEquals("record", r.getField(), r.getReason());
+        h.close();
+    }
+
+    @Test
+    void theFieldAtFaultIsNamedForTextAndAvroAlike() throws Exception {
+        var h = harness(Topics.SUBMISSIONS, 0);
+        // The id holds the names of other fields: the field is never guessed from the message.
+        String line = "{\"id\":\"submit-due\",\"submit\":1,\"due\":100,\"weight\":-1,\"times\":{\"G1\":{\"1\":50}}}";
+        h.processElement(new StreamRecord<>(RawRecord.text("t", "t:1", line)));
+        JobSubmitted avro = TestData.job("submit-due", 3, 100, 1, 40);
+        avro.setWeight(-1);
+        h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@1", new AvroBinary<>(JobSubmitted.class).encode(avro))));
+        avro.setWeight(1.5e308);
+        h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@2", new AvroBinary<>(JobSubmitted.class).encode(avro))));
+        avro.setWeight(1);
+        avro.setSubmit(1e17);
+        avro.setDue(1e17);
+        h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@3", new AvroBinary<>(JobSubmitted.class).encode(avro))));
+        h.processElement(new StreamRecord<>(RawRecord.text("t", "t:5", line.replace("\"weight\":-1", "\"weight\":1").replace("\"1\":50", "\"1\":1e16"))));
+        h.processElement(new StreamRecord<>(RawRecord.unreadable("t", "t:6", "{\"id\":\"\ufffd\"}", "not valid UTF-8 at byte 8 (length 1)")));
+        assertTrue(valid(h).isEmpty());
+        List<RejectedRecord> bad = rejected(h);
+        assertEquals(List.of("weight", "weight", "weight", "submit", "times.G1.1", "record"), bad.stream().map(RejectedRecord::getField).toList());
+        assertEquals("not valid UTF-8 at byte 8 (length 1)", bad.get(5).getReason());
+        assertEquals("t:6", bad.get(5).getPosition());
+        h.close();
+    }
+
+    @Test
+    void jsonRecordsOfTheOtherTopicsAreOneObjectWithEveryKeyOnce() throws Exception {
+        var nodes = harness(Topics.NODE_EVENTS, 0);
+        nodes.processElement(new StreamRecord<>(RawRecord.text("n", "n:1", "{\"time\":5,\"node\":\"n0\",\"kind\":\"FAILED\",\"node\":\"n1\"}")));
+        nodes.processElement(new StreamRecord<>(RawRecord.text("n", "n:2", "{\"time\":5,\"node\":\"n0\",\"kind\":\"FAILED\"} {\"time\":6}")));
+        nodes.processElement(new StreamRecord<>(RawRecord.text("n", "n:3", "{\"time\":1e17,\"node\":\"n0\",\"kind\":\"FAILED\"}")));
+        assertTrue(valid(nodes).isEmpty());
+        assertEquals(List.of("node", "record", "time"), rejected(nodes).stream().map(RejectedRecord::getField).toList());
     }
 }

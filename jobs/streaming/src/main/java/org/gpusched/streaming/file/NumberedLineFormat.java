@@ -1,19 +1,17 @@
 package org.gpusched.streaming.file;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.file.src.reader.SimpleStreamFormat;
 import org.apache.flink.connector.file.src.reader.StreamFormat;
 import org.apache.flink.core.fs.FSDataInputStream;
+import org.gpusched.formats.LineReader;
 import org.gpusched.streaming.RawRecord;
 
 /**
  * Reads a text file line by line as {@link RawRecord}s whose position is "file:line", so a rejected line can be
- * found. Not splittable (one reader per file keeps the line numbers right); after a restore Flink skips the lines
+ * found; a line that is not UTF-8 or is too long ({@link LineReader}) is passed on as unreadable, to be rejected. Not splittable (one reader per file keeps the line numbers right); after a restore Flink skips the lines
  * already emitted, which still counts them.
  */
 public final class NumberedLineFormat extends SimpleStreamFormat<RawRecord> {
@@ -27,16 +25,14 @@ public final class NumberedLineFormat extends SimpleStreamFormat<RawRecord> {
 
     @Override
     public StreamFormat.Reader<RawRecord> createReader(Configuration config, FSDataInputStream stream) {
-        BufferedReader in = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8));
+        LineReader in = new LineReader(stream);
         return new StreamFormat.Reader<>() {
-            long line;
-
             @Override
             public RawRecord read() throws IOException {
-                String text = in.readLine();
-                if (text == null) return null;
-                line++;
-                return RawRecord.text(name, name + ":" + line, text);
+                LineReader.Line line = in.next();
+                if (line == null) return null;
+                String position = name + ":" + line.number();
+                return line.ok() ? RawRecord.text(name, position, line.text()) : RawRecord.unreadable(name, position, line.text(), line.error());
             }
 
             @Override

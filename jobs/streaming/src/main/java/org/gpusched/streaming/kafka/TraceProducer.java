@@ -3,7 +3,6 @@ package org.gpusched.streaming.kafka;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,6 +20,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.gpusched.core.model.Job;
 import org.gpusched.formats.FormatException;
+import org.gpusched.formats.LineReader;
 import org.gpusched.formats.TraceJob;
 import org.gpusched.formats.TraceJson;
 import org.gpusched.streaming.Topics;
@@ -35,7 +35,10 @@ import org.gpusched.streaming.avro.JobSubmitted;
  * <p>A line that is not a valid trace job is published verbatim, marked with the header
  * {@value RawRecordDeserializer#FORMAT_HEADER}={@value RawRecordDeserializer#FORMAT_TRACE_LINE} and its file:line
  * in {@value RawRecordDeserializer#ORIGIN_HEADER}: the job then parses it as the file path would and sends it to the
- * rejected topic with the same reason. Blank lines are skipped, as the file path does.
+ * rejected topic with the same reason. Blank lines are skipped, as the file path does. A line that is not UTF-8 or
+ * is longer than a record may be ({@link #maxLineBytes}) is read as the file path reads it ({@link LineReader}) and
+ * published the same way, cut, with the reason in {@value RawRecordDeserializer#UNREADABLE_HEADER}: counted, and the
+ * file goes on.
  */
 public final class TraceProducer {
     /** Progress callback, called from the publishing thread about once a second. */
@@ -43,8 +46,13 @@ public final class TraceProducer {
         void update(long published, long malformed, double traceSeconds);
     }
 
-    /** What one run published. */
-    public record Summary(long lines, long published, long malformed, double firstSubmit, double lastSubmit, double wallSeconds) {
+    /**
+     * What one run published: {@code unreadable} of the {@code malformed} lines were not UTF-8 or too long for a
+     * record (published cut, with the reason, for the job to reject), the first of them at {@code firstUnreadable}
+     * ("file:line: reason", or null when none).
+     */
+    public record Summary(long lines, long published, long malformed, long unreadable, String firstUnreadable,
+                          double firstSubmit, double lastSubmit, double wallSeconds) {
         public double recordsPerSecond() {
             return wallSeconds > 0 ? (published + malformed) / wallSeconds : 0;
         }
@@ -68,23 +76,29 @@ public final class TraceProducer {
         Properties config = producerConfig(kafka);
         AtomicReference<Exception> failure = new AtomicReference<>();
         AtomicLong acked = new AtomicLong();
-        long lines = 0, published = 0, malformed = 0;
+        long lines = 0, published = 0, malformed = 0, unreadable = 0;
+        String firstUnreadable = null;
         double first = Double.NaN, last = Double.NaN;
         long start = System.nanoTime();
         long nextProgress = start + 1_000_000_000L;
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config);
-             BufferedReader in = Files.newBufferedReader(trace, StandardCharsets.UTF_8)) {
-            String line;
-            while ((line = in.readLine()) != null) {
-                lines++;
-                if (line.isBlank()) continue;
+             LineReader in = new LineReader(Files.newInputStream(trace), maxLineBytes(config))) {
+            LineReader.Line read;
+            while ((read = in.next()) != null) {
+                lines = read.number();
+                String line = read.text();
+                if (read.ok() && line.isBlank()) continue;
                 if (failure.get() != null) break;
                 ProducerRecord<byte[], byte[]> record;
-                TraceJob job = parseOrNull(line);
+                TraceJob job = read.ok() ? parseOrNull(line) : null;
                 if (job == null) {
                     record = new ProducerRecord<>(topic, null, null, line.getBytes(StandardCharsets.UTF_8));
                     record.headers().add(RawRecordDeserializer.FORMAT_HEADER, RawRecordDeserializer.FORMAT_TRACE_LINE.getBytes(StandardCharsets.UTF_8));
                     record.headers().add(RawRecordDeserializer.ORIGIN_HEADER, (trace + ":" + lines).getBytes(StandardCharsets.UTF_8));
+                    if (!read.ok()) {
+                        record.headers().add(RawRecordDeserializer.UNREADABLE_HEADER, read.error().getBytes(StandardCharsets.UTF_8));
+                        if (unreadable++ == 0) firstUnreadable = trace + ":" + lines + ": " + read.error();
+                    }
                     malformed++;
                 } else {
                     double submit = job.job().submitSeconds();
@@ -108,7 +122,17 @@ public final class TraceProducer {
         }
         if (failure.get() != null) throw new IOException("publishing to " + topic + " at " + kafka.bootstrap() + " failed: " + failure.get().getMessage(), failure.get());
         double wall = (System.nanoTime() - start) / 1e9;
-        return new Summary(lines, published, malformed, Double.isNaN(first) ? 0 : first, Double.isNaN(last) ? 0 : last, wall);
+        return new Summary(lines, published, malformed, unreadable, firstUnreadable, Double.isNaN(first) ? 0 : first, Double.isNaN(last) ? 0 : last, wall);
+    }
+
+    /**
+     * The longest line published whole: the file replay's limit, or less when the producer's max.request.size leaves
+     * less room (a record also carries its key, headers and batch framing).
+     */
+    static int maxLineBytes(Properties config) {
+        Object size = config.get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+        int maxRequest = size == null ? 1024 * 1024 : Integer.parseInt(size.toString().trim());
+        return Math.max(1024, Math.min(LineReader.MAX_LINE_BYTES, maxRequest - 16 * 1024));
     }
 
     /** Byte-array producer settings for publishing a file: acks from all replicas, idempotent, batched. */

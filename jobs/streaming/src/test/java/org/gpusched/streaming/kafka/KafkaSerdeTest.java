@@ -116,4 +116,28 @@ class KafkaSerdeTest {
         });
         return out;
     }
+
+    @Test
+    void aTraceLineThatIsNotUtf8IsHandedOnAsUnreadable() {
+        List<RawRecord> out = new ArrayList<>();
+        Collector<RawRecord> collector = new Collector<>() {
+            @Override public void collect(RawRecord r) { out.add(r); }
+            @Override public void close() {}
+        };
+        RawRecordDeserializer deserializer = new RawRecordDeserializer();
+        byte[] bad = {'{', '"', 'i', 'd', '"', ':', '"', (byte) 0xFF, '"', '}'};
+        for (byte[] value : List.of(bad, "{\"id\":\"\u00e9\"}".getBytes(StandardCharsets.UTF_8))) {
+            ConsumerRecord<byte[], byte[]> record = new ConsumerRecord<>("s", 0, out.size(), null, value);
+            record.headers().add(RawRecordDeserializer.FORMAT_HEADER, RawRecordDeserializer.FORMAT_TRACE_LINE.getBytes(StandardCharsets.UTF_8));
+            deserializer.deserialize(record, collector);
+        }
+        ConsumerRecord<byte[], byte[]> cut = new ConsumerRecord<>("s", 0, 2, null, "{\"id\":".getBytes(StandardCharsets.UTF_8));
+        cut.headers().add(RawRecordDeserializer.FORMAT_HEADER, RawRecordDeserializer.FORMAT_TRACE_LINE.getBytes(StandardCharsets.UTF_8));
+        cut.headers().add(RawRecordDeserializer.UNREADABLE_HEADER, "line is 2,000,000 bytes, over the limit of 1,000,000".getBytes(StandardCharsets.UTF_8));
+        deserializer.deserialize(cut, collector);
+        assertEquals("not valid UTF-8", out.get(0).error);
+        assertNull(out.get(1).error);
+        assertEquals("{\"id\":\"\u00e9\"}", out.get(1).text);
+        assertEquals("line is 2,000,000 bytes, over the limit of 1,000,000", out.get(2).error);
+    }
 }
