@@ -59,7 +59,7 @@ public final class StagedDirectory implements AutoCloseable {
         this.lockFile = lockFile;
         this.channel = channel;
         this.lock = lock;
-        this.onShutdown = new Thread(this::abandon, "abandon " + staging.getFileName());
+        this.onShutdown = new Thread(this::abandonAtExit, "abandon " + staging.getFileName());
     }
 
     /**
@@ -159,6 +159,16 @@ public final class StagedDirectory implements AutoCloseable {
         } finally {
             if (lock.isValid()) lock.release();
             channel.close();
+        }
+    }
+
+    /** Ctrl-C or SIGTERM: the staging directory and the lock file go; the OS releases the lock as the process ends. */
+    private void abandonAtExit() {
+        abandon();
+        try {
+            Files.deleteIfExists(lockFile);
+        } catch (IOException e) {
+            // best effort at exit; a later run into the same directory takes the lock file over
         }
     }
 
