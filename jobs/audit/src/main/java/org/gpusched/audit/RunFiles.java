@@ -49,6 +49,7 @@ final class RunFiles {
 
     static RunFiles read(Path dir) {
         if (!Files.isDirectory(dir)) throw new AuditInputException(dir + ": not a run directory (no such directory)");
+        RunDirectories.requireComplete(dir);
         RunFiles f = new RunFiles();
         f.readRun(dir.resolve(RUN));
         f.readJobs(dir.resolve(JOBS));

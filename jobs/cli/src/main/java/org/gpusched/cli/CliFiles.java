@@ -3,8 +3,12 @@ package org.gpusched.cli;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.gpusched.formats.LineReader;
+import org.gpusched.streaming.file.StagedDirectory;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
@@ -45,6 +49,43 @@ final class CliFiles {
             while ((line = in.next()) != null) if (!line.ok() || !line.text().isBlank()) n++;
         }
         return n;
+    }
+
+    /**
+     * Locks --out and opens its staging directory ({@link StagedDirectory}); when it cannot, prints
+     * "gpusched COMMAND: why" and returns null (exit 1).
+     */
+    static StagedDirectory stage(CommandLine commandLine, String command, Path out, Path... inputs) throws IOException {
+        try {
+            return StagedDirectory.open(out, "gpusched " + String.join(" ", commandLine.getParseResult().originalArgs()),
+                    Arrays.asList(inputs));
+        } catch (StagedDirectory.Refused e) {
+            commandLine.getErr().println("gpusched " + command + ": " + e.getMessage());
+            commandLine.getErr().flush();
+            return null;
+        }
+    }
+
+    /** The message for a run that accepted no job: every line rejected, with the first one's reason (from rejected.jsonl). */
+    static String noValidJob(Path trace, Path runDir) throws IOException {
+        Path rejected = runDir.resolve("rejected.jsonl");
+        String first = null;
+        long count = 0;
+        if (Files.isRegularFile(rejected)) {
+            try (BufferedReader in = Files.newBufferedReader(rejected, StandardCharsets.UTF_8)) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    if (line.isBlank()) continue;
+                    if (count++ == 0) first = line;
+                }
+            }
+        }
+        String why = "";
+        if (first != null) {
+            JsonNode r = new ObjectMapper().readTree(first);
+            why = "; the first: " + r.path("source").asText() + ":" + r.path("position").asText().replaceFirst(".*:", "") + ": " + r.path("reason").asText();
+        }
+        return trace + ": no valid job (" + count + " lines rejected" + why + "); is it a trace (JSON Lines, one job a line)?";
     }
 
     /** Removes the sinks' part files once the run directory has been assembled from them. */

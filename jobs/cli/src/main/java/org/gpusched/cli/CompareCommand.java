@@ -25,6 +25,7 @@ import org.gpusched.streaming.SchedulerConfig;
 import org.gpusched.streaming.file.FileJobSources;
 import org.gpusched.streaming.file.LocalRun;
 import org.gpusched.streaming.file.RunDirectoryWriter;
+import org.gpusched.streaming.file.StagedDirectory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -65,7 +66,7 @@ import picocli.CommandLine.Spec;
                 "fragmented GPUs) and DIR/report.html (EOPC per run; EOPC, allocation and",
                 "fragmentation over trace time)."},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:every run complete and clean under the audit", "1:an input could not be read (message names file and line)",
+        exitCodeList = {"0:every run complete and clean under the audit", "1:an input could not be read (message names file and line), the trace holds no valid job, or --out is in use by another run or not a gpusched output directory",
                 "2:invalid options", "3:some run left accepted jobs unfinished", "4:the audit found violations (DIR/audit.txt)"})
 public final class CompareCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -100,7 +101,7 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--title", paramLabel = "TEXT", description = "Report title (default: compare TRACE).")
     String title;
 
-    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory (created; files in it are replaced).")
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory: written under a hidden sibling name and renamed into place when complete, replacing an earlier output there whole.")
     Path out;
 
     /** Placement (--pods/--nodes) or scheduling (--trace/--cluster): exactly one pair of inputs, and only its options. */
@@ -124,9 +125,12 @@ public final class CompareCommand implements Callable<Integer> {
         PrintWriter stdout = spec.commandLine().getOut();
         if (seeds.isEmpty()) throw new ParameterException(spec.commandLine(), "--seeds must name at least one seed");
         if (seeds.stream().distinct().count() != seeds.size()) throw new ParameterException(spec.commandLine(), "--seeds lists a seed twice: " + seeds);
-        if (Files.exists(out) && !Files.isDirectory(out)) throw new ParameterException(spec.commandLine(), "--out " + out + " exists and is not a directory");
         if (choosePlacement()) {
-            return PlacementCompare.run(spec.commandLine(), pods, nodes, policies, alphas == null ? List.of(0.1) : alphas, seeds, title, out);
+            StagedDirectory staged = CliFiles.stage(spec.commandLine(), "compare", out, pods, nodes);
+            if (staged == null) return 1;
+            try (staged) {
+                return PlacementCompare.run(spec.commandLine(), pods, nodes, policies, alphas == null ? List.of(0.1) : alphas, seeds, title, staged, out);
+            }
         }
         CliFiles.requireFile(spec.commandLine(), trace, "--trace");
         CliFiles.requireFile(spec.commandLine(), cluster, "--cluster");
@@ -152,6 +156,19 @@ public final class CompareCommand implements Callable<Integer> {
         }
 
         long jobs = CliFiles.countLines(trace);
+        if (jobs == 0) {
+            err.println("gpusched compare: " + trace + ": empty trace, no job to replay");
+            return 1;
+        }
+        StagedDirectory staged = CliFiles.stage(spec.commandLine(), "compare", out, trace, cluster);
+        if (staged == null) return 1;
+        try (staged) {
+            return compare(err, stdout, configs, jobs, staged);
+        }
+    }
+
+    private int compare(PrintWriter err, PrintWriter stdout, List<SchedulerConfig> configs, long jobs, StagedDirectory staged) throws Exception {
+        Path dir = staged.dir();
         long expected = jobs * policies.size();
         long started = System.nanoTime();
         List<Path> runDirs = new ArrayList<>();
@@ -163,7 +180,7 @@ public final class CompareCommand implements Callable<Integer> {
             err.printf(Locale.ROOT, "compare: %s%d trace lines, %d nodes, policies %s, K=%d, noise %.2f, H=%.0fs%n",
                     runLabel, jobs, cfg.nodes().size(), String.join(",", policies), cfg.controllers(), cfg.noise(), cfg.periodSeconds());
             err.flush();
-            Path base = seeds.size() == 1 ? out : out.resolve("seed-" + seed);
+            Path base = seeds.size() == 1 ? dir : dir.resolve("seed-" + seed);
             Path parts = base.resolve(".parts");
             long seedStarted = System.nanoTime();
             LocalRun.run(cfg, new FileJobSources(trace, null, null, null), parts, 1, "gpusched compare " + trace.getFileName() + " seed " + seed, done -> {
@@ -177,17 +194,21 @@ public final class CompareCommand implements Callable<Integer> {
             inputs.put("trace", trace.toString());
             inputs.put("cluster", cluster.toString());
             for (String policy : policies) {
-                Path dir = base.resolve(policy);
-                summaries.add(RunDirectoryWriter.write(parts, dir, cfg, policy, inputs));
-                runDirs.add(dir);
+                Path runDir = base.resolve(policy);
+                summaries.add(RunDirectoryWriter.write(parts, runDir, cfg, policy, inputs));
+                runDirs.add(runDir);
             }
             CliFiles.deleteParts(parts);
+        }
+        if (summaries.stream().allMatch(s -> s.acceptedJobs() == 0)) {
+            err.println("gpusched compare: " + CliFiles.noValidJob(trace, runDirs.get(0)));
+            return 1;
         }
 
         String command = "gpusched " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
         List<Comparison.Row> rows;
         try {
-            rows = Reports.write(runDirs, out, title != null ? title : "gpusched compare " + trace.getFileName(), command);
+            rows = Reports.write(runDirs, dir, title != null ? title : "gpusched compare " + trace.getFileName(), command);
         } catch (ReportInputException | java.io.UncheckedIOException e) {
             err.println("gpusched compare: report: " + e.getMessage());
             return 1;
@@ -198,10 +219,10 @@ public final class CompareCommand implements Callable<Integer> {
         StringBuilder audit = new StringBuilder();
         long violations = 0;
         List<String> auditLines = new ArrayList<>();
-        for (Path dir : runDirs) {
-            String name = out.relativize(dir).toString();
+        for (Path run : runDirs) {
+            String name = dir.relativize(run).toString();
             try {
-                AuditReport report = RunAuditor.audit(dir);
+                AuditReport report = RunAuditor.audit(run);
                 violations += report.violationCount();
                 audit.append("== ").append(name).append('\n').append(report.format()).append('\n');
                 auditLines.add(String.format(Locale.ROOT, "  %-28s %s", name, report.ok() ? "clean" : report.violationCount() + " violations " + report.counts()));
@@ -211,7 +232,8 @@ public final class CompareCommand implements Callable<Integer> {
                 auditLines.add(String.format(Locale.ROOT, "  %-28s unreadable: %s", name, e.getMessage()));
             }
         }
-        Files.writeString(out.resolve("audit.txt"), audit.toString(), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("audit.txt"), audit.toString(), StandardCharsets.UTF_8);
+        staged.commit();
 
         double seconds = (System.nanoTime() - started) / 1e9;
         stdout.print(Comparison.table(rows));

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.gpusched.placement.experiment.PolicySpec;
 import org.gpusched.placement.policy.PlacementPolicies;
+import org.gpusched.streaming.file.StagedDirectory;
 import org.gpusched.streaming.placement.ReplayRun;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -30,7 +31,7 @@ import picocli.CommandLine.Spec;
                 + "energy kWh integrated over trace time, mean GPU allocation and fragmentation). Progress on stderr, summary "
                 + "table on stdout. Several policies side by side: gpusched compare --pods --nodes."},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:replay finished", "1:the node list or the pod list's header could not be read, or no pod row is valid (message names file and line)", "2:invalid options"})
+        exitCodeList = {"0:replay finished", "1:the node list or the pod list's header could not be read, or no pod row is valid (message names file and line), or --out is in use by another run or not a gpusched output directory", "2:invalid options"})
 public final class PlaceReplayCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -52,7 +53,7 @@ public final class PlaceReplayCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "N", defaultValue = "42", description = "Seed of the policy's tie-breaking random state (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory (created).")
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory: written under a hidden sibling name and renamed into place when complete, replacing an earlier output there whole.")
     Path out;
 
     @Override
@@ -77,12 +78,23 @@ public final class PlaceReplayCommand implements Callable<Integer> {
         if (inputs == null) return 1;
         err.printf(Locale.ROOT, "%s: %s, policy %s seed %d%n", commandName, inputs.describe(), policySpec.label(), seed);
         err.flush();
+        StagedDirectory staged = CliFiles.stage(commandLine, commandName, out, pods, nodes);
+        if (staged == null) return 1;
+        try (staged) {
+            return replay(commandLine, commandName, inputs, pods, nodes, policySpec, alpha, seed, out, staged);
+        }
+    }
+
+    private static int replay(CommandLine commandLine, String commandName, PlacementReplayRunner.Inputs inputs, Path pods, Path nodes,
+                              PolicySpec policySpec, double alpha, long seed, Path out, StagedDirectory staged) throws Exception {
+        PrintWriter err = commandLine.getErr();
         long start = System.nanoTime();
         ReplayRun run = new ReplayRun(policySpec, seed);
         String command = "gpusched place-replay --pods " + pods + " --nodes " + nodes + " --policy " + policySpec.name()
                 + (PlacementPolicies.takesAlpha(policySpec.name()) ? " --alpha " + alpha : "") + " --seed " + seed + " --out " + out;
-        List<PlacementReplayRunner.Result> results = PlacementReplayRunner.run(err, command, inputs, pods, Map.of(run, out),
-                out.resolve(".parts"));
+        List<PlacementReplayRunner.Result> results = PlacementReplayRunner.run(err, command, inputs, pods, Map.of(run, staged.dir()),
+                staged.dir().resolve(".parts"));
+        staged.commit();
         PlacementReplayRunner.table(commandLine.getOut(), results, inputs.trace().rejected());
         err.printf(Locale.ROOT, "%s: %.1f s; wrote %s/{decisions.jsonl,metrics.csv,metrics.json,rejected.jsonl}%n",
                 commandName, (System.nanoTime() - start) / 1e9, out);

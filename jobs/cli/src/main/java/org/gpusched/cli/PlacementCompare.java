@@ -1,7 +1,6 @@
 package org.gpusched.cli;
 
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,6 +13,7 @@ import org.gpusched.placement.policy.PlacementPolicies;
 import org.gpusched.reports.PlacementComparison;
 import org.gpusched.reports.ReportInputException;
 import org.gpusched.reports.Reports;
+import org.gpusched.streaming.file.StagedDirectory;
 import org.gpusched.streaming.placement.ReplayRun;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
@@ -47,7 +47,7 @@ final class PlacementCompare {
     }
 
     static int run(CommandLine commandLine, Path pods, Path nodes, List<String> policies, List<Double> alphas, List<Long> seeds,
-                   String title, Path out) throws Exception {
+                   String title, StagedDirectory staged, Path out) throws Exception {
         PrintWriter err = commandLine.getErr();
         List<String> scheduling = schedulingOnly(policies);
         if (!scheduling.isEmpty())
@@ -63,7 +63,7 @@ final class PlacementCompare {
         if (inputs == null) return 1;
         Map<ReplayRun, Path> dirs = new LinkedHashMap<>();
         for (long seed : seeds) {
-            Path base = seeds.size() == 1 ? out : out.resolve("seed-" + seed);
+            Path base = seeds.size() == 1 ? staged.dir() : staged.dir().resolve("seed-" + seed);
             for (PolicySpec p : specs) {
                 ReplayRun r = new ReplayRun(p, seed);
                 dirs.put(r, base.resolve(r.dirName()));
@@ -74,16 +74,16 @@ final class PlacementCompare {
         err.flush();
         long started = System.nanoTime();
         String command = "gpusched " + String.join(" ", commandLine.getParseResult().originalArgs());
-        Files.createDirectories(out);
         List<PlacementReplayRunner.Result> results = PlacementReplayRunner.run(err, command, inputs, pods, dirs,
-                out.resolve(".parts"));
+                staged.dir().resolve(".parts"));
         try {
-            PlacementComparison.write(results.stream().map(PlacementReplayRunner.Result::dir).toList(), out,
+            PlacementComparison.write(results.stream().map(PlacementReplayRunner.Result::dir).toList(), staged.dir(),
                     title != null ? title : "gpusched compare " + pods.getFileName(), command);
         } catch (ReportInputException | java.io.UncheckedIOException e) {
             err.println("gpusched compare: report: " + e.getMessage());
             return 1;
         }
+        staged.commit();
         PrintWriter stdout = commandLine.getOut();
         PlacementReplayRunner.table(stdout, results, inputs.trace().rejected());
         stdout.printf(Locale.ROOT, "%d runs (%d policies x %d seeds) in %.1f s; wrote %s and %s%n", results.size(), specs.size(), seeds.size(),

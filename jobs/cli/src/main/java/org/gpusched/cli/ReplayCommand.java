@@ -17,6 +17,7 @@ import org.gpusched.streaming.SchedulerConfig;
 import org.gpusched.streaming.file.FileJobSources;
 import org.gpusched.streaming.file.LocalRun;
 import org.gpusched.streaming.file.RunDirectoryWriter;
+import org.gpusched.streaming.file.StagedDirectory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -35,7 +36,7 @@ import picocli.CommandLine.Spec;
                 + "placement policy (fgd, pwr, pwr-fgd --alpha, bestfit, dotprod, gpu-packing, gpu-clustering, random): tasks "
                 + "arrive at creation_time and leave at deletion_time, as gpusched place-replay (see its --help for the outputs)."},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:every accepted job completed", "1:an input could not be read (message names file and line)",
+        exitCodeList = {"0:every accepted job completed", "1:an input could not be read (message names file and line), the trace holds no valid job, or --out is in use by another run or not a gpusched output directory",
                 "2:invalid options", "3:some accepted jobs never completed (metrics.json unfinishedJobs)"})
 public final class ReplayCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -74,7 +75,7 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--parallelism", paramLabel = "N", defaultValue = "1", description = "Flink parallelism of the local run (default: ${DEFAULT-VALUE}).")
     int parallelism;
 
-    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Run directory to write (created; files in it are replaced).")
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Run directory to write: written under a hidden sibling name and renamed into place when complete, replacing an earlier run there whole.")
     Path out;
 
     @Override
@@ -111,10 +112,20 @@ public final class ReplayCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        if (Files.exists(out) && !Files.isDirectory(out)) throw new ParameterException(spec.commandLine(), "--out " + out + " exists and is not a directory");
-
         long jobs = CliFiles.countLines(trace);
-        Path parts = out.resolve(".parts");
+        if (jobs == 0) {
+            err.println("gpusched replay: " + trace + ": empty trace, no job to replay");
+            return 1;
+        }
+        StagedDirectory staged = CliFiles.stage(spec.commandLine(), "replay", out, trace, cluster, nodeEvents);
+        if (staged == null) return 1;
+        try (staged) {
+            return replay(err, stdout, cfg, jobs, staged);
+        }
+    }
+
+    private int replay(PrintWriter err, PrintWriter stdout, SchedulerConfig cfg, long jobs, StagedDirectory staged) throws Exception {
+        Path parts = staged.dir().resolve(".parts");
         long started = System.nanoTime();
         err.printf(Locale.ROOT, "replay: %d trace lines, %d nodes, policy %s, seed %d, K=%d, noise %.2f, H=%.0fs%n",
                 jobs, cfg.nodes().size(), policy, seed, cfg.controllers(), cfg.noise(), cfg.periodSeconds());
@@ -132,8 +143,13 @@ public final class ReplayCommand implements Callable<Integer> {
         inputs.put("trace", trace.toString());
         inputs.put("cluster", cluster.toString());
         if (nodeEvents != null) inputs.put("nodeEvents", nodeEvents.toString());
-        RunDirectoryWriter.Summary s = RunDirectoryWriter.write(parts, out, cfg, policy, inputs);
+        RunDirectoryWriter.Summary s = RunDirectoryWriter.write(parts, staged.dir(), cfg, policy, inputs);
         CliFiles.deleteParts(parts);
+        if (s.acceptedJobs() == 0) {
+            err.println("gpusched replay: " + CliFiles.noValidJob(trace, staged.dir()));
+            return 1;
+        }
+        staged.commit();
         double seconds = (System.nanoTime() - started) / 1e9;
         printSummary(stdout, List.of(s));
         stdout.printf(Locale.ROOT, "%d jobs accepted, %d completed, %d rejected lines (see %s), %d decisions in %.1f s; run directory %s%n",

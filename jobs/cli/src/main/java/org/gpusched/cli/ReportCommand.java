@@ -3,7 +3,11 @@ package org.gpusched.cli;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.ArrayList;
+import org.gpusched.audit.AuditInputException;
+import org.gpusched.audit.RunDirectories;
 import org.gpusched.reports.Comparison;
+import org.gpusched.reports.PlacementComparison;
 import org.gpusched.reports.ReportInputException;
 import org.gpusched.reports.Reports;
 import java.io.PrintWriter;
@@ -15,16 +19,18 @@ import picocli.CommandLine.Parameters;
 
 /** {@code gpusched report RUN_DIR...}: comparison.csv and report.html from run directories. */
 @Command(name = "report", mixinStandardHelpOptions = true,
-        description = {"Compares finished runs (directories written by replay or compare). Writes",
+        description = {"Compares finished runs: run directories of replay, run --out or place-replay, or compare",
+                "directories (every run in them); scheduling and placement runs are not mixed. Writes",
                 "DIR/comparison.csv (per run: total, execution and tardiness cost, tardy jobs,",
                 "mean JCT, makespan, optimizer p50/p99, reduction vs the best of",
                 "fifo/edf/priority with the same seed) and DIR/report.html, a self-contained",
                 "page: cost per policy, cumulative cost over time, and a Gantt chart of jobs",
-                "on nodes for runs of at most 60 jobs. Prints the table."})
+                "on nodes for runs of at most 60 jobs (placement runs: EOPC, allocation and",
+                "fragmentation, as compare --pods). Prints the table."})
 public final class ReportCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Parameters(arity = "1..*", paramLabel = "RUN_DIR", description = "Run directories to compare.")
+    @Parameters(arity = "1..*", paramLabel = "RUN_DIR", description = "Run directories or compare directories.")
     List<Path> runs;
 
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory (created).")
@@ -39,10 +45,28 @@ public final class ReportCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         try {
             String command = "gpusched report " + String.join(" ", runs.stream().map(Path::toString).toList()) + " --out " + outDir;
-            var rows = Reports.write(runs, outDir, title, command);
+            List<RunDirectories.Run> found = new ArrayList<>();
+            for (Path dir : runs) found.addAll(RunDirectories.find(dir));
+            List<Path> dirs = found.stream().map(RunDirectories.Run::dir).toList();
+            long placement = found.stream().filter(RunDirectories.Run::placement).count();
+            if (placement > 0 && placement < found.size()) {
+                err.println("gpusched report: scheduling runs and placement replays cannot be compared in one report: "
+                        + found.stream().filter(RunDirectories.Run::placement).findFirst().orElseThrow().dir() + " is a placement replay, "
+                        + found.stream().filter(r -> !r.placement()).findFirst().orElseThrow().dir() + " a scheduling run");
+                return 1;
+            }
+            if (placement > 0) {
+                PlacementComparison.write(dirs, outDir, title, command);
+                out.println("wrote " + outDir.resolve(Reports.CSV) + " and " + outDir.resolve(Reports.HTML) + " (" + dirs.size() + " placement runs)");
+                return 0;
+            }
+            var rows = Reports.write(dirs, outDir, title, command);
             out.print(Comparison.table(rows));
             out.println("wrote " + outDir.resolve(Reports.CSV) + " and " + outDir.resolve(Reports.HTML));
             return 0;
+        } catch (AuditInputException e) {
+            err.println("gpusched report: " + e.getMessage());
+            return 1;
         } catch (ReportInputException | java.io.UncheckedIOException e) {
             err.println("gpusched report: " + e.getMessage());
             return 1;

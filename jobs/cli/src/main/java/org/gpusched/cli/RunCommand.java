@@ -28,6 +28,11 @@ import org.gpusched.streaming.kafka.KafkaPipeline;
 import org.gpusched.streaming.kafka.KafkaPlacement;
 import org.gpusched.streaming.kafka.KafkaSettings;
 import org.gpusched.streaming.kafka.TopicOffsets;
+import org.gpusched.streaming.kafka.TopicReader;
+import org.gpusched.streaming.file.FileJobSinks;
+import org.gpusched.streaming.file.RunDirectoryWriter;
+import org.gpusched.streaming.file.StagedDirectory;
+import java.nio.file.Files;
 import org.gpusched.streaming.placement.ReplayRun;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -145,6 +150,17 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--kafka-property", paramLabel = "KEY=VALUE", description = "Extra Kafka client property (security, timeouts, producer batching: the sinks default to batch.size=262144 and linger.ms=10), repeatable.")
     Map<String, String> kafkaProperties;
 
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "Scheduling with --bounded: also write the run directory replay writes (run.json, jobs.jsonl, decisions.jsonl, metrics.json, "
+                    + "rejected.jsonl; DIR/POLICY/ for each of several policies) and print replay's summary table, for gpusched validate and report. "
+                    + "Written under a hidden sibling name and renamed into place when complete.")
+    Path out;
+
+    /** The scheduler's configuration once built, for the run directory of --out. */
+    private SchedulerConfig schedulerConfig;
+    /** Where the job's outputs are also written as part files for --out, or null. */
+    private Path runParts;
+
     /** Placement (--nodes/--workload) or scheduling (--cluster): exactly one kind of inputs, and only its options. */
     private boolean choosePlacement() {
         boolean placement = CliFiles.placementInputs(spec.commandLine(), cluster != null, "--cluster",
@@ -182,7 +198,10 @@ public final class RunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        job = choosePlacement() ? placementJob(kafka) : schedulerJob(kafka);
+        boolean placement = choosePlacement();
+        if (out != null && (placement || !bounded))
+            throw new ParameterException(spec.commandLine(), "--out needs --bounded and the scheduler (--cluster): a run directory is written when the input ends");
+        job = placement ? placementJob(kafka) : schedulerJob(kafka);
         if (job == null) return 1;
         return run(kafka, job);
     }
@@ -253,7 +272,8 @@ public final class RunCommand implements Callable<Integer> {
             if (read) inputs.add(t.topic(topicPrefix));
             else if (t.isOutput()) outputs.add(t.topic(topicPrefix));
         }
-        return new Job(inputs, outputs, env -> KafkaPipeline.define(env, kafka, cfg),
+        schedulerConfig = cfg;
+        return new Job(inputs, outputs, env -> KafkaPipeline.define(env, kafka, cfg, runParts == null ? null : new FileJobSinks(runParts)),
                 String.format(Locale.ROOT, "%s mode, policies %s, seed %d, %d controller(s), %d nodes",
                         cfg.mode().name().toLowerCase(Locale.ROOT), cfg.policies(), cfg.seed(), cfg.controllers(), cfg.nodes().size()),
                 "gpusched run " + String.join(",", cfg.policies()));
@@ -263,8 +283,6 @@ public final class RunCommand implements Callable<Integer> {
         List<String> inputs = job.inputs();
         List<String> outputs = job.outputs();
         Map<String, Long> inputEnd;
-        Map<String, Long> outputStart;
-        Map<org.apache.kafka.common.TopicPartition, Long> outputPartitionStart;
         try (TopicOffsets offsets = new TopicOffsets(kafka.clientConfig())) {
             List<String> all = new ArrayList<>(inputs);
             all.addAll(outputs);
@@ -275,13 +293,33 @@ public final class RunCommand implements Callable<Integer> {
                 return 1;
             }
             inputEnd = offsets.endOffsets(inputs);
-            outputPartitionStart = offsets.partitionEnds(outputs);
-            outputStart = offsets.endOffsets(outputs);
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException | org.apache.kafka.common.KafkaException e) {
             System.err.println("gpusched run: cannot reach Kafka at " + bootstrap + " (" + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()) + ")");
             return 1;
         }
 
+        Map<String, Map<Integer, Long>> outputFrom = new LinkedHashMap<>();
+        try (TopicReader reader = new TopicReader(kafka)) {
+            for (String t : outputs) outputFrom.put(t, reader.endOffsets(t));
+        }
+        Map<String, Long> outputStart = new LinkedHashMap<>();
+        outputFrom.forEach((t, ends) -> outputStart.put(t, ends.values().stream().mapToLong(Long::longValue).sum()));
+        StagedDirectory staged = null;
+        if (out != null) {
+            staged = CliFiles.stage(spec.commandLine(), "run", out, cluster);
+            if (staged == null) return 1;
+            runParts = Files.createDirectories(staged.dir().resolve(".parts"));
+        }
+        try {
+            return run(kafka, job, inputEnd, outputFrom, outputStart, staged);
+        } finally {
+            if (staged != null) staged.close();
+        }
+    }
+
+    private Integer run(KafkaSettings kafka, Job job, Map<String, Long> inputEnd, Map<String, Map<Integer, Long>> outputFrom,
+                        Map<String, Long> outputStart, StagedDirectory staged) throws Exception {
+        List<String> outputs = job.outputs();
         Configuration flink = new Configuration();
         flink.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
         String restored = durableState(flink);
@@ -305,28 +343,47 @@ public final class RunCommand implements Callable<Integer> {
             System.out.println("submitted job " + result.getJobID() + " (detached)");
             return 0;
         }
+        List<RunDirectoryWriter.Summary> summaries = staged == null ? List.of() : writeRunDirectories(staged);
+        // Committed records only (read back read_committed): end offsets also count transaction markers and aborted records.
         Map<String, Long> written = new LinkedHashMap<>();
-        if (kafka.exactlyOnce()) {
-            // Offsets would also count transaction markers and aborted records (a restart's): count what readers see.
-            Map<String, Long> committed = TopicOffsets.committedRecordsSince(kafka.clientConfig(), outputPartitionStart);
-            for (String t : outputs) written.put(t, committed.getOrDefault(t, 0L));
-        } else {
-            try (TopicOffsets offsets = new TopicOffsets(kafka.clientConfig())) {
-                offsets.endOffsets(outputs).forEach((t, end) -> written.put(t, end - outputStart.getOrDefault(t, 0L)));
-            }
+        try (TopicReader reader = new TopicReader(kafka)) {
+            for (String t : outputs) written.put(t, reader.count(Topics.byTopic(t.substring(topicPrefix.length())), topicPrefix, outputFrom.get(t)));
         }
+        PrintWriter stdout = spec.commandLine().getOut();
         long read = inputEnd.values().stream().mapToLong(Long::longValue).sum();
         int width = 12;
         for (String t : inputEnd.keySet()) width = Math.max(width, t.length());
         for (String t : written.keySet()) width = Math.max(width, t.length());
         String row = "%-" + width + "s %,12d  (%s)%n";
-        System.out.printf(Locale.ROOT, "%-" + width + "s %12s%n", "topic", "records");
-        inputEnd.forEach((t, n) -> System.out.printf(Locale.ROOT, row, t, n, "read"));
-        written.forEach((t, n) -> System.out.printf(Locale.ROOT, row, t, n, "written"));
-        System.out.printf(Locale.ROOT, "%-" + width + "s %12.2f s  (%,.0f input records/s)%n", "wall time", seconds, read / seconds);
-        System.out.printf(Locale.ROOT, "%-" + width + "s %12.2f s  (the Flink job alone, without start-up)%n", "job runtime",
+        stdout.printf(Locale.ROOT, "%-" + width + "s %12s%n", "topic", "records");
+        inputEnd.forEach((t, n) -> stdout.printf(Locale.ROOT, row, t, n, "read"));
+        written.forEach((t, n) -> stdout.printf(Locale.ROOT, row, t, n, "written"));
+        stdout.printf(Locale.ROOT, "%-" + width + "s %12.2f s  (%,.0f input records/s)%n", "wall time", seconds, read / seconds);
+        stdout.printf(Locale.ROOT, "%-" + width + "s %12.2f s  (the Flink job alone, without start-up)%n", "job runtime",
                 result.getNetRuntime() / 1000.0);
-        return 0;
+        stdout.flush();
+        if (staged == null) return 0;
+        stdout.println();
+        ReplayCommand.printSummary(stdout, summaries);
+        stdout.printf(Locale.ROOT, "run directory %s (gpusched validate %s; gpusched report %s --out REPORT_DIR)%n", out, out, out);
+        stdout.flush();
+        return summaries.stream().anyMatch(s -> s.completedJobs() != s.acceptedJobs()) ? 3 : 0;
+    }
+
+    /** --out: the run directory of each policy from the part files the job wrote beside the topics, renamed into place. */
+    private List<RunDirectoryWriter.Summary> writeRunDirectories(StagedDirectory staged) throws java.io.IOException {
+        SchedulerConfig cfg = schedulerConfig;
+        Map<String, Object> inputs = new LinkedHashMap<>();
+        inputs.put("source", "kafka " + bootstrap + " " + Topics.SUBMISSIONS.topic(topicPrefix));
+        inputs.put("cluster", cluster.toString());
+        List<RunDirectoryWriter.Summary> summaries = new ArrayList<>();
+        for (String policy : cfg.policies()) {
+            Path dir = cfg.policies().size() == 1 ? staged.dir() : staged.dir().resolve(policy);
+            summaries.add(RunDirectoryWriter.write(runParts, dir, cfg, policy, inputs));
+        }
+        CliFiles.deleteParts(runParts);
+        staged.commit();
+        return summaries;
     }
 
     /**

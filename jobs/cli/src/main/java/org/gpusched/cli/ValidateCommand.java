@@ -5,6 +5,8 @@ import java.util.concurrent.Callable;
 import org.gpusched.audit.AuditInputException;
 import org.gpusched.audit.AuditReport;
 import org.gpusched.audit.RunAuditor;
+import org.gpusched.audit.RunDirectories;
+import java.util.List;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,11 +24,14 @@ import picocli.CommandLine.Parameters;
                 "the costs recomputed from the decisions (node: costPerHour[type][busy GPUs]",
                 "while >= 1 job runs; job: weight x hours late). Prints the metrics side by",
                 "side and every violation (time, job, node). Exit 0 = clean, 1 = violations,",
-                "2 = unreadable run directory. Details: jobs/audit/README.md."})
+                "2 = unreadable or incomplete run directory. Details: jobs/audit/README.md.",
+                "DIR is a run directory of replay or run --out, or a compare directory, whose",
+                "runs are audited one by one. Placement replays (place-replay, compare --pods)",
+                "have no schedule to audit and are refused."})
 public final class ValidateCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "Run directory (as written by replay or compare).")
+    @Parameters(index = "0", paramLabel = "DIR", description = "Run directory (replay, run --out) or compare directory.")
     Path dir;
 
     @Option(names = "--time-tolerance", paramLabel = "S", defaultValue = "0.01",
@@ -45,15 +50,33 @@ public final class ValidateCommand implements Callable<Integer> {
             err.println("gpusched validate: tolerances must be >= 0");
             return 2;
         }
-        AuditReport report;
+        List<RunDirectories.Run> runs;
         try {
-            report = RunAuditor.audit(dir, new RunAuditor.Tolerances(timeTolerance, costTolerance, 1e-6));
+            runs = RunDirectories.find(dir);
         } catch (AuditInputException e) {
             err.println("gpusched validate: " + e.getMessage());
             return 2;
         }
-        out.print(report.format());
+        List<Path> placement = runs.stream().filter(RunDirectories.Run::placement).map(RunDirectories.Run::dir).toList();
+        if (!placement.isEmpty()) {
+            err.println("gpusched validate: " + placement.get(0) + ": a placement replay (place-replay, compare --pods); validate audits "
+                    + "scheduling runs (replay, compare --trace, run --out)");
+            return 2;
+        }
+        boolean ok = true;
+        for (RunDirectories.Run run : runs) {
+            AuditReport report;
+            try {
+                report = RunAuditor.audit(run.dir(), new RunAuditor.Tolerances(timeTolerance, costTolerance, 1e-6));
+            } catch (AuditInputException e) {
+                err.println("gpusched validate: " + e.getMessage());
+                return 2;
+            }
+            if (runs.size() > 1) out.println("== " + dir.relativize(run.dir()));
+            out.print(report.format());
+            ok &= report.ok();
+        }
         out.flush();
-        return report.ok() ? 0 : 1;
+        return ok ? 0 : 1;
     }
 }

@@ -20,31 +20,34 @@ import java.util.Set;
 public final class Comparison {
     public static final Set<String> BASELINES = Set.of("fifo", "edf", "priority");
     public static final List<String> COLUMNS = List.of("policy", "seed", "totalCost", "executionCost", "tardinessCost", "tardyJobs",
-            "completedJobs", "jobs", "meanJctSeconds", "makespanSeconds", "optimizerMedianMs", "optimizerP99Ms", "reductionVsBestBaselinePercent", "run");
+            "completedJobs", "jobs", "meanJctSeconds", "makespanSeconds", "optimizerMedianMs", "optimizerP99Ms", "reductionVsBestBaselinePercent", "run", "settings");
 
     public record Row(RunResult run, double reductionPercent) {}
 
     private Comparison() {}
 
+    /** One row per run; runs that share policy and seed are told apart by their settings ({@link RunResult#distinguish}). */
     public static List<Row> rows(List<RunResult> runs) {
-        Map<Long, Double> bestBaseline = new LinkedHashMap<>();
+        RunResult.distinguish(runs);
+        // a baseline counts for runs of the same seed and settings: K=4 is compared with fifo at K=4
+        Map<String, Double> bestBaseline = new LinkedHashMap<>();
         for (RunResult r : runs) {
-            if (BASELINES.contains(r.policy)) bestBaseline.merge(r.seed, r.metric("totalCost"), Math::min);
+            if (BASELINES.contains(r.policy)) bestBaseline.merge(r.seed + " " + r.variant(), r.metric("totalCost"), Math::min);
         }
         List<Row> rows = new ArrayList<>();
         for (RunResult r : runs) {
-            Double best = bestBaseline.get(r.seed);
+            Double best = bestBaseline.get(r.seed + " " + r.variant());
             double reduction = best == null || !(best > 0) ? Double.NaN : 100.0 * (best - r.metric("totalCost")) / best;
             rows.add(new Row(r, reduction));
         }
         return rows;
     }
 
-    /** Mean of each policy's runs (over seeds), in first-appearance order: policy -> {total, execution, tardiness, reduction, runs}. */
+    /** Mean of each policy's runs (over seeds; per setting when they differ), in first-appearance order: name -> {total, execution, tardiness, reduction, runs}. */
     public static Map<String, double[]> meansByPolicy(List<Row> rows) {
         Map<String, double[]> sums = new LinkedHashMap<>();
         for (Row row : rows) {
-            double[] s = sums.computeIfAbsent(row.run().policy, k -> new double[6]);
+            double[] s = sums.computeIfAbsent(row.run().name(), k -> new double[6]);
             s[0] += row.run().metric("totalCost");
             s[1] += row.run().metric("executionCost");
             s[2] += row.run().metric("tardinessCost");
@@ -70,12 +73,23 @@ public final class Comparison {
                 values.add(r.jobCount);
                 for (String m : List.of("meanJctSeconds", "makespanSeconds", "optimizerMedianMs", "optimizerP99Ms")) values.add(number(r.metric(m)));
                 values.add(number(row.reductionPercent()));
-                values.add(r.dir.toString());
+                values.add(runPath(r.dir, file));
+                values.add(r.variant());
                 w.write(values);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(file + ": cannot write", e);
         }
+    }
+
+    /**
+     * A run directory as the CSV names it: relative to the CSV's folder when inside it (a compare directory stays valid
+     * when renamed into place or moved), else as given.
+     */
+    static String runPath(Path runDir, Path csv) {
+        Path base = csv.toAbsolutePath().normalize().getParent();
+        Path run = runDir.toAbsolutePath().normalize();
+        return base != null && run.startsWith(base) ? base.relativize(run).toString() : runDir.toString();
     }
 
     static String number(double v) {
@@ -87,11 +101,12 @@ public final class Comparison {
     /** The summary table printed at the end of a comparison. */
     public static String table(List<Row> rows) {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%-14s %6s %12s %12s %12s %6s %11s %12s %12s %10s%n", "policy", "seed", "total cost", "execution",
+        int width = Math.max(14, rows.stream().mapToInt(row -> row.run().name().length()).max().orElse(0));
+        sb.append(String.format(Locale.ROOT, "%-" + width + "s %6s %12s %12s %12s %6s %11s %12s %12s %10s%n", "policy", "seed", "total cost", "execution",
                 "tardiness", "tardy", "completed", "mean JCT s", "makespan s", "vs best FP"));
         for (Row row : rows) {
             RunResult r = row.run();
-            sb.append(String.format(Locale.ROOT, "%-14s %6d %12.4f %12.4f %12.4f %6.0f %11s %12.1f %12.1f %10s%n", r.policy, r.seed,
+            sb.append(String.format(Locale.ROOT, "%-" + width + "s %6d %12.4f %12.4f %12.4f %6.0f %11s %12.1f %12.1f %10s%n", r.name(), r.seed,
                     r.metric("totalCost"), r.metric("executionCost"), r.metric("tardinessCost"), r.metric("tardyJobs"),
                     String.format(Locale.ROOT, "%.0f/%d%s", r.metric("completedJobs"), r.jobCount, r.complete() ? "" : "!"),
                     r.metric("meanJctSeconds"), r.metric("makespanSeconds"),

@@ -132,7 +132,7 @@ public final class PlacementComparison {
                 for (String m : ENERGY) values.add(Comparison.number(r.metric(m)));
                 values.add(Comparison.number(r.savingVsFgdPercent()));
                 for (String m : GPU) values.add(Comparison.number(r.metric(m)));
-                values.add(r.dir().toString());
+                values.add(Comparison.runPath(r.dir(), file));
                 w.write(values);
             }
         }

@@ -76,7 +76,7 @@ public final class ReportHtml {
             RunResult r = row.run();
             sb.append(String.format(Locale.ROOT, "<tr%s><td>%s</td><td>%d</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.0f</td><td>%.0f / %d</td>"
                             + "<td>%.1f</td><td>%.1f</td><td>%s / %s</td><td>%s</td></tr>%n",
-                    r.complete() ? "" : " class=\"incomplete\"", esc(r.policy), r.seed, r.metric("totalCost"), r.metric("executionCost"),
+                    r.complete() ? "" : " class=\"incomplete\"", esc(r.name()), r.seed, r.metric("totalCost"), r.metric("executionCost"),
                     r.metric("tardinessCost"), r.metric("tardyJobs"), r.metric("completedJobs"), r.jobCount, r.metric("meanJctSeconds"), r.metric("makespanSeconds"), ms(r.metric("optimizerMedianMs")),
                     ms(r.metric("optimizerP99Ms")), Double.isNaN(row.reductionPercent()) ? "-" : String.format(Locale.ROOT, "%+.1f%%", row.reductionPercent())));
         }
@@ -130,7 +130,7 @@ public final class ReportHtml {
         XYSeriesCollection data = new XYSeriesCollection();
         boolean manySeeds = runs.stream().map(r -> r.seed).distinct().count() > 1;
         for (RunResult r : runs) {
-            XYSeries s = new XYSeries(manySeeds ? r.label() : r.policy, false, true);
+            XYSeries s = new XYSeries(manySeeds ? r.label() : r.name(), false, true);
             for (int i = 0; i < r.costTimes.length; i++) s.add(r.costTimes[i] / 3600.0, r.costValues[i]);
             data.addSeries(s);
         }

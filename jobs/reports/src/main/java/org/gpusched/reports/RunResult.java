@@ -42,9 +42,31 @@ public final class RunResult {
     public final Map<String, Integer> nodeGpus;
     /** Jobs in jobs.jsonl: a run that completed fewer left work undone, and its cost is not comparable. */
     public final int jobCount;
+    /** The run's settings that may differ between compared runs, by the name a label shows (K, iterations, noise, ...). */
+    public final Map<String, String> settings;
+    /** What sets this run apart from the others of its report besides policy and seed ("K=4 noise=0.2"); see {@link #distinguish}. */
+    private String variant = "";
+
+    /** run.json fields a comparison may vary, by their short name; the order labels list them in. */
+    private static final Map<String, String> SETTING_FIELDS = new LinkedHashMap<>();
+    static {
+        SETTING_FIELDS.put("K", "/controllers");
+        SETTING_FIELDS.put("dispatch", "/dispatch");
+        SETTING_FIELDS.put("iterations", "/maxIterations");
+        SETTING_FIELDS.put("noise", "/noise");
+        SETTING_FIELDS.put("period", "/periodSeconds");
+        SETTING_FIELDS.put("mode", "/mode");
+        SETTING_FIELDS.put("rho", "/objective/rho");
+        SETTING_FIELDS.put("mu", "/objective/mu");
+        SETTING_FIELDS.put("horizon", "/objective/horizonSeconds");
+        SETTING_FIELDS.put("trace", "/trace");
+        SETTING_FIELDS.put("cluster", "/cluster");
+        SETTING_FIELDS.put("nodeEvents", "/nodeEvents");
+        SETTING_FIELDS.put("source", "/source");
+    }
 
     private RunResult(Path dir, String policy, long seed, Map<String, Double> metrics, double[] costTimes, double[] costValues,
-                      List<Segment> segments, List<String> nodeOrder, Map<String, Integer> nodeGpus, int jobCount) {
+                      List<Segment> segments, List<String> nodeOrder, Map<String, Integer> nodeGpus, int jobCount, Map<String, String> settings) {
         this.dir = dir;
         this.policy = policy;
         this.seed = seed;
@@ -55,6 +77,7 @@ public final class RunResult {
         this.nodeOrder = nodeOrder;
         this.nodeGpus = nodeGpus;
         this.jobCount = jobCount;
+        this.settings = settings;
     }
 
     /** True when every job of the run completed (metrics.json completedJobs equals the jobs in jobs.jsonl). */
@@ -65,7 +88,56 @@ public final class RunResult {
         return v == null ? Double.NaN : v;
     }
 
-    public String label() { return policy + " (seed " + seed + ")"; }
+    /** The policy and what else sets this run apart in its report ("andreas-rg K=4"): a chart series, a table row. */
+    public String name() { return variant.isEmpty() ? policy : policy + " " + variant; }
+
+    /** {@link #name()} and the seed. */
+    public String label() { return name() + " (seed " + seed + ")"; }
+
+    /** The settings that set this run apart from the others of its report ("K=4 noise=0.2"), empty when only policy and seed do. */
+    public String variant() { return variant; }
+
+    /**
+     * Gives each run the settings in which the runs differ (K, iterations, noise, period, trace, ...) as its
+     * {@link #variant()}, so that runs sharing policy and seed are told apart; runs alike in all of them are told
+     * apart by their directory.
+     */
+    public static void distinguish(List<RunResult> runs) {
+        List<String> differing = new ArrayList<>();
+        for (String key : SETTING_FIELDS.keySet()) {
+            if (runs.stream().map(r -> r.settings.getOrDefault(key, "")).distinct().count() > 1) differing.add(key);
+        }
+        for (RunResult r : runs) {
+            StringBuilder v = new StringBuilder();
+            for (String key : differing) {
+                String value = r.settings.getOrDefault(key, "-");
+                if (key.equals("trace") || key.equals("cluster") || key.equals("nodeEvents")) value = shortPath(value, key, runs);
+                if (v.length() > 0) v.append(' ');
+                v.append(key).append('=').append(value);
+            }
+            r.variant = v.toString();
+        }
+        Map<String, Long> same = new HashMap<>();
+        for (RunResult r : runs) same.merge(r.label(), 1L, Long::sum);
+        for (RunResult r : runs) {
+            if (same.get(r.label()) < 2) continue;
+            Path parent = r.dir.toAbsolutePath().normalize().getParent();
+            String where = (parent != null && parent.getFileName() != null ? parent.getFileName() + "/" : "") + r.dir.getFileName();
+            r.variant = (r.variant.isEmpty() ? "" : r.variant + " ") + "dir=" + where;
+        }
+    }
+
+    /** A file setting by its file name when that tells the runs apart, else as recorded. */
+    private static String shortPath(String value, String key, List<RunResult> runs) {
+        long paths = runs.stream().map(r -> r.settings.getOrDefault(key, "")).distinct().count();
+        long names = runs.stream().map(r -> fileName(r.settings.getOrDefault(key, ""))).distinct().count();
+        return names == paths ? fileName(value) : value;
+    }
+
+    private static String fileName(String path) {
+        Path name = path.isEmpty() ? null : Path.of(path).getFileName();
+        return name == null ? path : name.toString();
+    }
 
     private static final class NodeState {
         final Map<String, Integer> jobs = new LinkedHashMap<>();
@@ -191,7 +263,12 @@ public final class RunResult {
             ct[i] = times[picked.get(i)];
             cv[i] = values[picked.get(i)];
         }
-        return new RunResult(dir, policy, seed, metrics, ct, cv, gantt ? segments : List.of(), nodeOrder, nodeGpus, jobs.size());
+        Map<String, String> settings = new LinkedHashMap<>();
+        SETTING_FIELDS.forEach((name, pointer) -> {
+            JsonNode v = run.at(pointer);
+            if (v.isValueNode() && !v.isNull()) settings.put(name, v.isNumber() ? Comparison.number(v.asDouble()) : v.asText());
+        });
+        return new RunResult(dir, policy, seed, metrics, ct, cv, gantt ? segments : List.of(), nodeOrder, nodeGpus, jobs.size(), settings);
     }
 
     private static double rate(Map<String, double[]> rates, String type, int busy) {

@@ -21,7 +21,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 /**
  * Record counts of topics from their end offsets (summed over partitions), for progress lines and summaries without
  * consuming anything. Offsets count every record written, so a transactional writer's aborted records and markers
- * make them an upper bound; with the at-least-once sinks they are exact. {@link #committedRecordsSince} counts what a
+ * make them an upper bound; with the at-least-once sinks they are exact. {@code TopicReader} counts what a
  * read_committed reader sees.
  */
 public final class TopicOffsets implements AutoCloseable {
@@ -58,35 +58,6 @@ public final class TopicOffsets implements AutoCloseable {
         Map<TopicPartition, Long> ends = new HashMap<>();
         admin.listOffsets(request).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp, info.offset()));
         return ends;
-    }
-
-    /**
-     * Topic name -> the committed records after the given offsets, read as a read_committed consumer sees them (no
-     * transaction markers, no aborted records), up to the partitions' last stable offsets.
-     */
-    public static Map<String, Long> committedRecordsSince(Properties client, Map<TopicPartition, Long> from) {
-        Properties p = new Properties();
-        p.putAll(client);
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        Map<String, Long> counts = new TreeMap<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-            List<TopicPartition> partitions = List.copyOf(from.keySet());
-            consumer.assign(partitions);
-            from.forEach(consumer::seek);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-            for (TopicPartition tp : partitions) counts.merge(tp.topic(), 0L, Long::sum);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                if (System.nanoTime() > deadline) throw new KafkaException("could not read the output topics to their end within " + TIMEOUT_SECONDS + " s");
-                for (var r : consumer.poll(Duration.ofMillis(200))) {
-                    if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) counts.merge(r.topic(), 1L, Long::sum);
-                }
-            }
-        }
-        return counts;
     }
 
     @Override

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * {@link TopicAdmin} (the script's own topic step needs the built launcher jar, which does not exist yet while this
  * module is being verified).
  */
-final class LocalKafkaBroker implements AutoCloseable {
+public final class LocalKafkaBroker implements AutoCloseable {
     private final Path script;
     private final Path dir;
     private final int port;
@@ -30,7 +30,7 @@ final class LocalKafkaBroker implements AutoCloseable {
      * Starts a fresh broker (empty data dir, named after the test and this JVM so concurrent runs in the same tree do
      * not share one) and returns when it accepts clients.
      */
-    static LocalKafkaBroker start(String name) throws IOException, InterruptedException {
+    public static LocalKafkaBroker start(String name) throws IOException, InterruptedException {
         Path script = findScript();
         Path dir = Path.of("target", "kafka-" + name + "-" + ProcessHandle.current().pid()).toAbsolutePath();
         deleteRecursively(dir);
@@ -41,7 +41,7 @@ final class LocalKafkaBroker implements AutoCloseable {
         return broker;
     }
 
-    String bootstrap() {
+    public String bootstrap() {
         return "127.0.0.1:" + port;
     }
 
