@@ -28,9 +28,7 @@ import picocli.CommandLine.Spec;
                 + "(EOPC watts CPU/GPU, allocated GPU fraction, fragmented GPUs after every event), rejected.jsonl (one object "
                 + "per bad row: source, line, text, reason, field) and metrics.json (placed, failed, rejected, mean/peak EOPC, "
                 + "energy kWh integrated over trace time, mean GPU allocation and fragmentation). Progress on stderr, summary "
-                + "table on stdout. Several policies side by side: gpusched compare --pods --nodes."},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:replay finished", "1:the node list or the pod list's header could not be read, or no pod row is valid (message names file and line)", "2:invalid options"})
+                + "table on stdout. Several policies side by side: gpusched compare --pods --nodes."})
 public final class PlaceReplayCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -74,7 +72,7 @@ public final class PlaceReplayCommand implements Callable<Integer> {
             throw new ParameterException(commandLine, e.getMessage().replace("placement policy", "--policy"));
         }
         PlacementReplayRunner.Inputs inputs = PlacementReplayRunner.Inputs.read(err, commandName, nodes, pods);
-        if (inputs == null) return 1;
+        if (inputs == null) return ExitCode.BAD_INPUT;
         err.printf(Locale.ROOT, "%s: %s, policy %s seed %d%n", commandName, inputs.describe(), policySpec.label(), seed);
         err.flush();
         long start = System.nanoTime();
@@ -87,6 +85,6 @@ public final class PlaceReplayCommand implements Callable<Integer> {
         err.printf(Locale.ROOT, "%s: %.1f s; wrote %s/{decisions.jsonl,metrics.csv,metrics.json,rejected.jsonl}%n",
                 commandName, (System.nanoTime() - start) / 1e9, out);
         err.flush();
-        return 0;
+        return ExitCode.OK;
     }
 }

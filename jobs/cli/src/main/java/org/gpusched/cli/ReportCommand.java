@@ -42,10 +42,10 @@ public final class ReportCommand implements Callable<Integer> {
             var rows = Reports.write(runs, outDir, title, command);
             out.print(Comparison.table(rows));
             out.println("wrote " + outDir.resolve(Reports.CSV) + " and " + outDir.resolve(Reports.HTML));
-            return 0;
+            return ExitCode.OK;
         } catch (ReportInputException | java.io.UncheckedIOException e) {
             err.println("gpusched report: " + e.getMessage());
-            return 1;
+            return ExitCode.BAD_INPUT;
         }
     }
 }

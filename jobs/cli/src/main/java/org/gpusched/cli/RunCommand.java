@@ -165,7 +165,8 @@ public final class RunCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         job = choosePlacement() ? placementJob(kafka) : schedulerJob(kafka);
-        if (job == null) return 1;
+        if (job == null) return ExitCode.BAD_INPUT;
+        if (!BrokerCheck.reachable("run", bootstrap, spec.commandLine().getErr())) return ExitCode.UNAVAILABLE;
         return run(kafka, job);
     }
 
@@ -253,13 +254,13 @@ public final class RunCommand implements Callable<Integer> {
             if (!missing.isEmpty()) {
                 System.err.println("gpusched run: topics missing on " + bootstrap + ": " + missing
                         + " (create them with bin/kafka-local topics, or java -cp gpusched.jar org.gpusched.streaming.kafka.TopicAdmin --bootstrap " + bootstrap + ")");
-                return 1;
+                return ExitCode.UNAVAILABLE;
             }
             inputEnd = offsets.endOffsets(inputs);
             outputStart = offsets.endOffsets(outputs);
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException | org.apache.kafka.common.KafkaException e) {
             System.err.println("gpusched run: cannot reach Kafka at " + bootstrap + " (" + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()) + ")");
-            return 1;
+            return ExitCode.UNAVAILABLE;
         }
 
         Configuration flink = new Configuration();
@@ -280,7 +281,7 @@ public final class RunCommand implements Callable<Integer> {
         double seconds = (System.nanoTime() - start) / 1e9;
         if (!result.isJobExecutionResult()) {
             System.out.println("submitted job " + result.getJobID() + " (detached)");
-            return 0;
+            return ExitCode.OK;
         }
         Map<String, Long> written = new LinkedHashMap<>();
         try (TopicOffsets offsets = new TopicOffsets(kafka.clientConfig())) {
@@ -297,7 +298,7 @@ public final class RunCommand implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "%-" + width + "s %12.2f s  (%,.0f input records/s)%n", "wall time", seconds, read / seconds);
         System.out.printf(Locale.ROOT, "%-" + width + "s %12.2f s  (the Flink job alone, without start-up)%n", "job runtime",
                 result.getNetRuntime() / 1000.0);
-        return 0;
+        return ExitCode.OK;
     }
 
     /** Prints the records written so far to the output topics every 5 s while the job runs. */

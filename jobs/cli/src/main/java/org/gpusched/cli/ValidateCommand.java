@@ -22,7 +22,7 @@ import picocli.CommandLine.Parameters;
                 "the costs recomputed from the decisions (node: costPerHour[type][busy GPUs]",
                 "while >= 1 job runs; job: weight x hours late). Prints the metrics side by",
                 "side and every violation (time, job, node). Exit 0 = clean, 1 = violations,",
-                "2 = unreadable run directory. Details: jobs/audit/README.md."})
+                "2 = unreadable run directory (docs/cli.md). Details: jobs/audit/README.md."})
 public final class ValidateCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -43,17 +43,17 @@ public final class ValidateCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         if (!(timeTolerance >= 0) || !(costTolerance >= 0)) {
             err.println("gpusched validate: tolerances must be >= 0");
-            return 2;
+            return ExitCode.BAD_INPUT;
         }
         AuditReport report;
         try {
             report = RunAuditor.audit(dir, new RunAuditor.Tolerances(timeTolerance, costTolerance, 1e-6));
         } catch (AuditInputException e) {
             err.println("gpusched validate: " + e.getMessage());
-            return 2;
+            return ExitCode.BAD_INPUT;
         }
         out.print(report.format());
         out.flush();
-        return report.ok() ? 0 : 1;
+        return report.ok() ? ExitCode.OK : ExitCode.FINDINGS;
     }
 }

@@ -134,6 +134,11 @@ class DispatcherTest {
         assertEquals(List.of("SUBMISSION:g2->fifo#1", "SUBMISSION:x->fifo#0", "NODE:n0/FAILED->fifo#0"), routed(h));
         assertEquals(1, h.getSideOutput(Dispatcher.REJECTED).size());
         assertTrue(h.getSideOutput(Dispatcher.REJECTED).peek().getValue().getReason().contains("no controller"));
+        String text = h.getSideOutput(Dispatcher.REJECTED).peek().getValue().getText();
+        // the job as a trace line, which the user can find and fix, not the internal record's toString
+        var line = new com.fasterxml.jackson.databind.ObjectMapper().readTree(text);
+        assertEquals("big", line.get("id").asText());
+        assertEquals(100.0, line.at("/times/G1/1").asDouble(), text);
         h.close();
     }
 }
