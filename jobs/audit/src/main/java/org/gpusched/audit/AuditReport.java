@@ -23,7 +23,7 @@ public record AuditReport(List<Violation> violations, Map<Violation.Kind, Long> 
         sb.append(String.format("%-16s %18s %18s%n", "metric", "reported", "recomputed"));
         for (var e : recomputed.entrySet()) {
             Double r = reported.get(e.getKey());
-            sb.append(String.format("%-16s %18s %18.6f%n", e.getKey(), r == null ? "(missing)" : String.format("%.6f", r), e.getValue()));
+            sb.append(String.format("%-16s %18s %18s%n", e.getKey(), r == null ? "(missing)" : value(e.getKey(), r), value(e.getKey(), e.getValue())));
         }
         sb.append('\n');
         if (ok()) {
@@ -36,5 +36,11 @@ public record AuditReport(List<Violation> violations, Map<Violation.Kind, Long> 
         for (Violation v : violations) sb.append(v).append('\n');
         if (violations.size() < violationCount()) sb.append("... (" + (violationCount() - violations.size()) + " more not listed)\n");
         return sb.toString();
+    }
+
+    /** Counts (tardyJobs, completedJobs) as integers, unless a reported one is not whole; amounts with six decimals. */
+    static String value(String metric, double v) {
+        boolean count = metric.endsWith("Jobs") && v == Math.rint(v) && Math.abs(v) < 1e15;
+        return count ? String.format("%d", (long) v) : String.format("%.6f", v);
     }
 }

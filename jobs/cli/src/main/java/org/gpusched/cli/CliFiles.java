@@ -16,8 +16,9 @@ import picocli.CommandLine.ParameterException;
 final class CliFiles {
     private CliFiles() {}
 
-    /** A missing input file is a usage error (exit 2) naming the option, not a stack trace. */
+    /** A missing input file, or a directory where a file belongs, is a usage error (exit 2) naming the option. */
     static void requireFile(CommandLine commandLine, Path p, String option) {
+        if (Files.isDirectory(p)) throw new ParameterException(commandLine, option + " " + p + ": is a directory, not a file");
         if (!Files.isRegularFile(p)) throw new ParameterException(commandLine, option + " " + p + ": no such file");
     }
 

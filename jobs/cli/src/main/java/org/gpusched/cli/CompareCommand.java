@@ -64,10 +64,7 @@ import picocli.CommandLine.Spec;
                 "several seeds) in the place-replay format, DIR/comparison.csv (placed,",
                 "failed, rejected, mean/peak EOPC, energy, saving vs fgd, GPU allocation,",
                 "fragmented GPUs) and DIR/report.html (EOPC per run; EOPC, allocation and",
-                "fragmentation over trace time)."},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:every run complete and clean under the audit", "1:an input could not be read (message names file and line), the trace holds no valid job, or --out is in use by another run or not a gpusched output directory",
-                "2:invalid options", "3:some run left accepted jobs unfinished", "4:the audit found violations (DIR/audit.txt)"})
+                "fragmentation over trace time)."})
 public final class CompareCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -127,7 +124,7 @@ public final class CompareCommand implements Callable<Integer> {
         if (seeds.stream().distinct().count() != seeds.size()) throw new ParameterException(spec.commandLine(), "--seeds lists a seed twice: " + seeds);
         if (choosePlacement()) {
             StagedDirectory staged = CliFiles.stage(spec.commandLine(), "compare", out, pods, nodes);
-            if (staged == null) return 1;
+            if (staged == null) return ExitCode.BAD_INPUT;
             try (staged) {
                 return PlacementCompare.run(spec.commandLine(), pods, nodes, policies, alphas == null ? List.of(0.1) : alphas, seeds, title, staged, out);
             }
@@ -141,9 +138,10 @@ public final class CompareCommand implements Callable<Integer> {
         ClusterSpec clusterSpec;
         try {
             clusterSpec = ClusterYaml.read(cluster);
+            ClusterWarnings.print(err, "gpusched compare", cluster, clusterSpec);
         } catch (FormatException e) {
             err.println("gpusched compare: " + e.getMessage());
-            return 1;
+            return ExitCode.BAD_INPUT;
         }
         List<SchedulerConfig> configs = new ArrayList<>();
         Duration watermarks = ReplaySchedulerOptions.watermarksFor(err, "gpusched compare", trace, null);
@@ -158,10 +156,10 @@ public final class CompareCommand implements Callable<Integer> {
         long jobs = CliFiles.countLines(trace);
         if (jobs == 0) {
             err.println("gpusched compare: " + trace + ": empty trace, no job to replay");
-            return 1;
+            return ExitCode.BAD_INPUT;
         }
         StagedDirectory staged = CliFiles.stage(spec.commandLine(), "compare", out, trace, cluster);
-        if (staged == null) return 1;
+        if (staged == null) return ExitCode.BAD_INPUT;
         try (staged) {
             return compare(err, stdout, configs, jobs, staged);
         }
@@ -183,13 +181,14 @@ public final class CompareCommand implements Callable<Integer> {
             Path base = seeds.size() == 1 ? dir : dir.resolve("seed-" + seed);
             Path parts = base.resolve(".parts");
             long seedStarted = System.nanoTime();
-            LocalRun.run(cfg, new FileJobSources(trace, null, null, null), parts, 1, "gpusched compare " + trace.getFileName() + " seed " + seed, done -> {
+            ProgressLine progress = ProgressLine.forStderr(err);
+            LocalRun.run(cfg, new FileJobSources(trace, null, null, null), parts, 1, "gpusched compare " + trace.getFileName() + " seed " + seed, p -> {
                 double s = (System.nanoTime() - seedStarted) / 1e9;
-                err.printf(Locale.ROOT, "\rcompare: %s%d/%d (job, policy) pairs finished (%.0f%%), %.1f s", runLabel, done, expected,
-                        expected == 0 ? 100.0 : 100.0 * done / expected, s);
-                err.flush();
+                double done = p.finished() + (double) p.rejected() * policies.size();
+                progress.update(String.format(Locale.ROOT, "compare: %s%,d/%,d (job, policy) pairs finished, %,d rejected (%.0f%%), %.1f s", runLabel,
+                        p.finished(), expected, p.rejected(), expected == 0 ? 100.0 : Math.min(100.0, 100.0 * done / expected), s));
             });
-            err.println();
+            progress.finish();
             Map<String, Object> inputs = new LinkedHashMap<>();
             inputs.put("trace", trace.toString());
             inputs.put("cluster", cluster.toString());
@@ -202,7 +201,7 @@ public final class CompareCommand implements Callable<Integer> {
         }
         if (summaries.stream().allMatch(s -> s.acceptedJobs() == 0)) {
             err.println("gpusched compare: " + CliFiles.noValidJob(trace, runDirs.get(0)));
-            return 1;
+            return ExitCode.BAD_INPUT;
         }
 
         String command = "gpusched " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
@@ -211,7 +210,7 @@ public final class CompareCommand implements Callable<Integer> {
             rows = Reports.write(runDirs, dir, title != null ? title : "gpusched compare " + trace.getFileName(), command);
         } catch (ReportInputException | java.io.UncheckedIOException e) {
             err.println("gpusched compare: report: " + e.getMessage());
-            return 1;
+            return ExitCode.BAD_INPUT;
         }
 
         err.println("compare: auditing " + runDirs.size() + " run directories");
@@ -246,13 +245,13 @@ public final class CompareCommand implements Callable<Integer> {
         if (unfinished > 0) {
             err.printf(Locale.ROOT, "compare: %d runs left accepted jobs unfinished%n", unfinished);
             err.flush();
-            return 3;
+            return ExitCode.FINDINGS;
         }
         if (violations > 0) {
             err.printf(Locale.ROOT, "compare: the audit found %d violations (see %s)%n", violations, out.resolve("audit.txt"));
             err.flush();
-            return 4;
+            return ExitCode.FINDINGS;
         }
-        return 0;
+        return ExitCode.OK;
     }
 }

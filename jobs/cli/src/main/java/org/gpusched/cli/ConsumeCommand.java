@@ -91,9 +91,9 @@ public final class ConsumeCommand implements Callable<Integer> {
             });
         } catch (IllegalArgumentException | KafkaException e) {
             err.println("gpusched consume: " + name + " on " + bootstrap + ": " + e.getMessage());
-            return 1;
+            return ExitCode.BAD_INPUT;
         }
         out.flush();
-        return 0;
+        return ExitCode.OK;
     }
 }

@@ -79,10 +79,10 @@ public final class ConvertCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "%-30s %,d (%d types)%n", "nodes", s.nodes(), s.nodeTypes());
             out.printf(Locale.ROOT, "%-30s %,.0f s%n", "last submission", summary.lastSubmit());
             out.printf(Locale.ROOT, "wrote %s and %s%n", outDir.resolve(WorkloadWriter.TRACE), outDir.resolve(WorkloadWriter.CLUSTER));
-            return 0;
+            return ExitCode.OK;
         } catch (FormatException | IllegalArgumentException | java.io.UncheckedIOException e) {
             err.println("gpusched convert: " + e.getMessage());
-            return 1;
+            return ExitCode.BAD_INPUT;
         }
     }
 }

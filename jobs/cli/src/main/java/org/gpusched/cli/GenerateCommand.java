@@ -87,10 +87,10 @@ public final class GenerateCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "%-26s %.3f%n", "mean weight per hour", summary.meanWeight());
             summary.perApplication().forEach((app, n) -> out.printf(Locale.ROOT, "  %-24s %,d%n", app, n));
             out.printf(Locale.ROOT, "wrote %s and %s in %.1f s%n", outDir.resolve(WorkloadWriter.TRACE), outDir.resolve(WorkloadWriter.CLUSTER), secs);
-            return 0;
+            return ExitCode.OK;
         } catch (FormatException | IllegalArgumentException | java.io.UncheckedIOException e) {
             err.println("gpusched generate: " + e.getMessage());
-            return 1;
+            return ExitCode.BAD_INPUT;
         }
     }
 }

@@ -1,6 +1,5 @@
 package org.gpusched.cli;
 
-import java.io.PrintWriter;
 import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -22,7 +21,7 @@ public final class GpuSched implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing subcommand (see gpusched --help)");
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing subcommand");
     }
 
     public static void main(String[] args) {
@@ -31,14 +30,17 @@ public final class GpuSched implements Runnable {
             code = commandLine().execute(args);
         } catch (Throwable e) {
             // picocli hands Errors through; exit anyway, or Flink's non-daemon threads would keep the JVM alive
-            System.err.println("gpusched: " + message(e));
+            System.err.println("gpusched: " + Failures.message(e) + Failures.DEBUG_HINT);
             if (System.getenv("GPUSCHED_DEBUG") != null) e.printStackTrace();
-            code = 1;
+            code = ExitCode.INTERNAL;
         }
         System.exit(code);
     }
 
-    /** The configured command line: usage errors exit 2 with a message, failures exit 1 with a message, no stack trace. */
+    /**
+     * The configured command line: a usage error is one line with the nearest valid name (exit 2), a failure one line
+     * with the exit code of {@link ExitCode}, never a stack trace; every --help lists the same exit codes.
+     */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new GpuSched());
         for (String name : OPTIONAL_COMMANDS) {
@@ -51,23 +53,14 @@ public final class GpuSched implements Runnable {
                 throw new IllegalStateException("cannot create command " + name, e);
             }
         }
-        cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            PrintWriter err = commandLine.getErr();
-            err.println("gpusched " + commandLine.getCommandName() + ": " + message(e));
-            if (System.getenv("GPUSCHED_DEBUG") != null) e.printStackTrace(err);
-            err.flush();
-            return 1;
-        });
-        return cl;
-    }
-
-    /** The most useful message of a failure: the root cause's, which names the file, line or field. */
-    static String message(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t && (t.getMessage() == null || t instanceof java.util.concurrent.ExecutionException
-                || t.getClass().getName().startsWith("org.apache.flink"))) {
-            t = t.getCause();
+        UsageErrors.summariesInCommandList(cl);
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            if (sub.getCommand() instanceof CommandLine.HelpCommand) continue;
+            sub.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(CommandLine.Model.UsageMessageSpec
+                    .keyValuesMap(ExitCode.HELP));
         }
-        return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+        cl.setParameterExceptionHandler(UsageErrors::handle);
+        cl.setExecutionExceptionHandler(Failures::handle);
+        return cl;
     }
 }

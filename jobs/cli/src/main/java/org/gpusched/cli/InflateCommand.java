@@ -112,7 +112,7 @@ public final class InflateCommand implements Callable<Integer> {
             if (ignoreMemory) trace = trace.stream().map(Task::withoutMemory).toList();
         } catch (TraceFormatException e) {
             System.err.println("gpusched inflate: " + e.getMessage());
-            return 1;
+            return ExitCode.BAD_INPUT;
         }
         Files.createDirectories(out);
         int total = specs.size() * seedList.size();
@@ -130,7 +130,7 @@ public final class InflateCommand implements Callable<Integer> {
             result = engine == Engine.flink ? StreamingInflation.run(config, report) : InflationExperiment.run(config, report);
         } catch (IllegalArgumentException e) {
             System.err.println("gpusched inflate: " + e.getMessage());
-            return 1;
+            return ExitCode.BAD_INPUT;
         }
         CurveSummary summary = new CurveSummary(result);
         String table = ExperimentOutput.summaryTable(summary);
@@ -145,6 +145,6 @@ public final class InflateCommand implements Callable<Integer> {
         System.out.print(table);
         System.err.printf(Locale.ROOT, "inflate: %d runs in %.1f s; wrote %s/{curve.csv,report.html,summary.txt}%n",
                 total, (System.nanoTime() - start) / 1e9, out);
-        return 0;
+        return ExitCode.OK;
     }
 }

@@ -29,9 +29,7 @@ import picocli.CommandLine.Spec;
                 + "(EOPC watts CPU/GPU, allocated GPU fraction, fragmented GPUs after every event), rejected.jsonl (one object "
                 + "per bad row: source, line, text, reason, field) and metrics.json (placed, failed, rejected, mean/peak EOPC, "
                 + "energy kWh integrated over trace time, mean GPU allocation and fragmentation). Progress on stderr, summary "
-                + "table on stdout. Several policies side by side: gpusched compare --pods --nodes."},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:replay finished", "1:the node list or the pod list's header could not be read, or no pod row is valid (message names file and line), or --out is in use by another run or not a gpusched output directory", "2:invalid options"})
+                + "table on stdout. Several policies side by side: gpusched compare --pods --nodes."})
 public final class PlaceReplayCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -75,11 +73,11 @@ public final class PlaceReplayCommand implements Callable<Integer> {
             throw new ParameterException(commandLine, e.getMessage().replace("placement policy", "--policy"));
         }
         PlacementReplayRunner.Inputs inputs = PlacementReplayRunner.Inputs.read(err, commandName, nodes, pods);
-        if (inputs == null) return 1;
+        if (inputs == null) return ExitCode.BAD_INPUT;
         err.printf(Locale.ROOT, "%s: %s, policy %s seed %d%n", commandName, inputs.describe(), policySpec.label(), seed);
         err.flush();
         StagedDirectory staged = CliFiles.stage(commandLine, commandName, out, pods, nodes);
-        if (staged == null) return 1;
+        if (staged == null) return ExitCode.BAD_INPUT;
         try (staged) {
             return replay(commandLine, commandName, inputs, pods, nodes, policySpec, alpha, seed, out, staged);
         }
@@ -99,6 +97,6 @@ public final class PlaceReplayCommand implements Callable<Integer> {
         err.printf(Locale.ROOT, "%s: %.1f s; wrote %s/{decisions.jsonl,metrics.csv,metrics.json,rejected.jsonl}%n",
                 commandName, (System.nanoTime() - start) / 1e9, out);
         err.flush();
-        return 0;
+        return ExitCode.OK;
     }
 }

@@ -60,7 +60,7 @@ final class PlacementCompare {
             throw new ParameterException(commandLine, e.getMessage());
         }
         PlacementReplayRunner.Inputs inputs = PlacementReplayRunner.Inputs.read(err, "compare", nodes, pods);
-        if (inputs == null) return 1;
+        if (inputs == null) return ExitCode.BAD_INPUT;
         Map<ReplayRun, Path> dirs = new LinkedHashMap<>();
         for (long seed : seeds) {
             Path base = seeds.size() == 1 ? staged.dir() : staged.dir().resolve("seed-" + seed);
@@ -81,7 +81,7 @@ final class PlacementCompare {
                     title != null ? title : "gpusched compare " + pods.getFileName(), command);
         } catch (ReportInputException | java.io.UncheckedIOException e) {
             err.println("gpusched compare: report: " + e.getMessage());
-            return 1;
+            return ExitCode.BAD_INPUT;
         }
         staged.commit();
         PrintWriter stdout = commandLine.getOut();
@@ -89,6 +89,6 @@ final class PlacementCompare {
         stdout.printf(Locale.ROOT, "%d runs (%d policies x %d seeds) in %.1f s; wrote %s and %s%n", results.size(), specs.size(), seeds.size(),
                 (System.nanoTime() - started) / 1e9, out.resolve(Reports.CSV), out.resolve(Reports.HTML));
         stdout.flush();
-        return 0;
+        return ExitCode.OK;
     }
 }

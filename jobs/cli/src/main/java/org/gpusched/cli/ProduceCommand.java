@@ -1,5 +1,6 @@
 package org.gpusched.cli;
 
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -26,9 +27,7 @@ import picocli.CommandLine.Spec;
                 "With --pods instead of --trace, publishes an Alibaba pod list (CSV with creation_time and deletion_time, as place-replay "
                 + "reads it) to the pods topic as PodEvent records (keyed by pod name), for `gpusched run --nodes`; --speedup then "
                 + "follows creation_time. A bad row is published to the rejected topic (file:line, the row, the reason and the column, "
-                + "as place-replay's rejected.jsonl); rows never scheduled in the trace (empty scheduled_time) are skipped and counted."},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:published", "1:the file (or the pod list's header) cannot be used, or Kafka cannot be reached", "2:invalid options"})
+                + "as place-replay's rejected.jsonl); rows never scheduled in the trace (empty scheduled_time) are skipped and counted."})
 public final class ProduceCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -63,11 +62,9 @@ public final class ProduceCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+        CliFiles.requireFile(spec.commandLine(), pods != null ? pods : trace, pods != null ? "--pods" : "--trace");
+        if (!BrokerCheck.reachable("produce", bootstrap, spec.commandLine().getErr())) return ExitCode.UNAVAILABLE;
         if (pods != null) return publishPods(kafka);
-        if (!java.nio.file.Files.isRegularFile(trace)) {
-            System.err.println("gpusched produce: " + trace + ": no such trace file");
-            return 1;
-        }
         return publish(trace, Topics.SUBMISSIONS.topic(topicPrefix), "jobs", "malformed", progress -> {
             TraceProducer.Summary s = new TraceProducer(kafka, speedup).publish(trace, progress);
             Map<String, String> more = new LinkedHashMap<>();
@@ -102,33 +99,32 @@ public final class ProduceCommand implements Callable<Integer> {
 
     /**
      * Runs {@code publisher} with progress on stderr ({@code records} published, {@code bad} ones) and its summary on
-     * stdout; a bad file or an unreachable Kafka is a message and exit 1.
+     * stdout; a bad file (exit 2) or an unreachable Kafka (exit 4) is a message.
      */
     private int publish(Path file, String topic, String records, String bad, Publisher publisher) throws InterruptedException {
-        System.err.printf(Locale.ROOT, "produce: %s -> %s at %s, %s%n", file, topic, bootstrap,
+        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = spec.commandLine().getOut();
+        err.printf(Locale.ROOT, "produce: %s -> %s at %s, %s%n", file, topic, bootstrap,
                 speedup > 0 ? "speedup " + speedup + "x" : "as fast as possible");
         Published p;
         try {
-            p = publisher.publish((published, rejected, traceSeconds) -> System.err.printf(Locale.ROOT,
+            p = publisher.publish((published, rejected, traceSeconds) -> err.printf(Locale.ROOT,
                     "  %,10d %s published  %,6d %s  trace time %,.0f s%n", published, records, rejected, bad, traceSeconds));
         } catch (FormatException | TraceFormatException e) {
-            System.err.println("gpusched produce: " + e.getMessage());
-            return 1;
+            err.println("gpusched produce: " + e.getMessage());
+            return ExitCode.BAD_INPUT;
         } catch (java.io.IOException | org.apache.kafka.common.KafkaException e) {
-            return kafkaFailure(e);
+            err.println("gpusched produce: " + e.getMessage() + " (is a broker running there, with the topics? bin/kafka-local start creates both)");
+            return ExitCode.UNAVAILABLE;
         }
         String row = "%-22s %s%n";
-        System.out.printf(Locale.ROOT, row, "topic", topic);
-        System.out.printf(Locale.ROOT, row, "lines read", String.format(Locale.ROOT, "%,d", p.lines()));
-        System.out.printf(Locale.ROOT, row, records + " published", String.format(Locale.ROOT, "%,d", p.published()));
-        new java.util.TreeMap<>(p.more()).forEach((label, value) -> System.out.printf(Locale.ROOT, row, label, value));
-        System.out.printf(Locale.ROOT, row, "wall time", String.format(Locale.ROOT, "%.2f s (%,.0f records/s)", p.wallSeconds(),
+        out.printf(Locale.ROOT, row, "topic", topic);
+        out.printf(Locale.ROOT, row, "lines read", String.format(Locale.ROOT, "%,d", p.lines()));
+        out.printf(Locale.ROOT, row, records + " published", String.format(Locale.ROOT, "%,d", p.published()));
+        new java.util.TreeMap<>(p.more()).forEach((label, value) -> out.printf(Locale.ROOT, row, label, value));
+        out.printf(Locale.ROOT, row, "wall time", String.format(Locale.ROOT, "%.2f s (%,.0f records/s)", p.wallSeconds(),
                 p.wallSeconds() > 0 ? (p.published() + p.bad()) / p.wallSeconds() : 0));
-        return 0;
-    }
-
-    private static int kafkaFailure(Exception e) {
-        System.err.println("gpusched produce: " + e.getMessage() + " (is a broker running there, with the topics? bin/kafka-local start creates both)");
-        return 1;
+        out.flush();
+        return ExitCode.OK;
     }
 }

@@ -34,10 +34,7 @@ import picocli.CommandLine.Spec;
                 + "Progress on stderr, a summary table on stdout.",
                 "With --pods and --nodes instead of --trace and --cluster, it replays an Alibaba GPU pod list with a PWR/FGD "
                 + "placement policy (fgd, pwr, pwr-fgd --alpha, bestfit, dotprod, gpu-packing, gpu-clustering, random): tasks "
-                + "arrive at creation_time and leave at deletion_time, as gpusched place-replay (see its --help for the outputs)."},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:every accepted job completed", "1:an input could not be read (message names file and line), the trace holds no valid job, or --out is in use by another run or not a gpusched output directory",
-                "2:invalid options", "3:some accepted jobs never completed (metrics.json unfinishedJobs)"})
+                + "arrive at creation_time and leave at deletion_time, as gpusched place-replay (see its --help for the outputs)."})
 public final class ReplayCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -97,13 +94,17 @@ public final class ReplayCommand implements Callable<Integer> {
         CliFiles.requireFile(spec.commandLine(), trace, "--trace");
         CliFiles.requireFile(spec.commandLine(), cluster, "--cluster");
         if (nodeEvents != null) CliFiles.requireFile(spec.commandLine(), nodeEvents, "--node-events");
-        if (parallelism < 1) throw new ParameterException(spec.commandLine(), "--parallelism must be >= 1, got " + parallelism);
+        if (parallelism < 1 || parallelism > maxLocalParallelism()) {
+            throw new ParameterException(spec.commandLine(), "--parallelism must be between 1 and " + maxLocalParallelism()
+                    + " (4 per core of this machine, at least 8: the mini cluster runs every subtask here), got " + parallelism);
+        }
         ClusterSpec clusterSpec;
         try {
             clusterSpec = ClusterYaml.read(cluster);
+            ClusterWarnings.print(err, "gpusched replay", cluster, clusterSpec);
         } catch (FormatException e) {
             err.println("gpusched replay: " + e.getMessage());
-            return 1;
+            return ExitCode.BAD_INPUT;
         }
         SchedulerConfig cfg;
         try {
@@ -115,10 +116,10 @@ public final class ReplayCommand implements Callable<Integer> {
         long jobs = CliFiles.countLines(trace);
         if (jobs == 0) {
             err.println("gpusched replay: " + trace + ": empty trace, no job to replay");
-            return 1;
+            return ExitCode.BAD_INPUT;
         }
         StagedDirectory staged = CliFiles.stage(spec.commandLine(), "replay", out, trace, cluster, nodeEvents);
-        if (staged == null) return 1;
+        if (staged == null) return ExitCode.BAD_INPUT;
         try (staged) {
             return replay(err, stdout, cfg, jobs, staged);
         }
@@ -130,12 +131,10 @@ public final class ReplayCommand implements Callable<Integer> {
         err.printf(Locale.ROOT, "replay: %d trace lines, %d nodes, policy %s, seed %d, K=%d, noise %.2f, H=%.0fs%n",
                 jobs, cfg.nodes().size(), policy, seed, cfg.controllers(), cfg.noise(), cfg.periodSeconds());
         err.flush();
-        var result = LocalRun.run(cfg, new FileJobSources(trace, nodeEvents, null, null), parts, parallelism, "gpusched replay " + trace.getFileName(), done -> {
-            double s = (System.nanoTime() - started) / 1e9;
-            err.printf(Locale.ROOT, "\rreplay: %d/%d jobs finished (%.0f%%), %.1f s", done, jobs, jobs == 0 ? 100.0 : 100.0 * done / jobs, s);
-            err.flush();
-        });
-        err.println();
+        ProgressLine progress = ProgressLine.forStderr(err);
+        var result = LocalRun.run(cfg, new FileJobSources(trace, nodeEvents, null, null), parts, parallelism, "gpusched replay " + trace.getFileName(),
+                p -> progress.update(progressLine("replay", p, jobs, (System.nanoTime() - started) / 1e9)));
+        progress.finish();
         err.printf(Locale.ROOT, "replay: job runtime %.2f s (the Flink job alone, without start-up and the run directory)%n",
                 result.getNetRuntime() / 1000.0);
         err.flush();
@@ -147,7 +146,7 @@ public final class ReplayCommand implements Callable<Integer> {
         CliFiles.deleteParts(parts);
         if (s.acceptedJobs() == 0) {
             err.println("gpusched replay: " + CliFiles.noValidJob(trace, staged.dir()));
-            return 1;
+            return ExitCode.BAD_INPUT;
         }
         staged.commit();
         double seconds = (System.nanoTime() - started) / 1e9;
@@ -159,10 +158,22 @@ public final class ReplayCommand implements Callable<Integer> {
             err.printf(Locale.ROOT, "replay: %d accepted jobs never completed (no node of their controller could run them, or the policy left them waiting)%n",
                     s.acceptedJobs() - s.completedJobs());
             err.flush();
-            return 3;
+            return ExitCode.FINDINGS;
         }
-        return 0;
+        return ExitCode.OK;
     }
+
+    /**
+     * "replay: 310/4,000 jobs finished, 12 rejected (8%), 3.1 s": rejected lines and jobs are done but not finished,
+     * and the percentage counts both against the trace's lines.
+     */
+    static String progressLine(String command, LocalRun.Progress p, long lines, double seconds) {
+        double percent = lines == 0 ? 100.0 : Math.min(100.0, 100.0 * (p.finished() + p.rejected()) / lines);
+        return String.format(Locale.ROOT, "%s: %,d/%,d jobs finished, %,d rejected (%.0f%%), %.1f s", command, p.finished(), lines, p.rejected(), percent, seconds);
+    }
+
+    /** More subtasks than this only add overhead on one machine, and far more exhaust the mini cluster's memory. */
+    static int maxLocalParallelism() { return Math.max(8, 4 * Runtime.getRuntime().availableProcessors()); }
 
     /** The summary table: one row per policy. */
     static void printSummary(PrintWriter out, List<RunDirectoryWriter.Summary> rows) {

@@ -53,23 +53,23 @@ public final class ReportCommand implements Callable<Integer> {
                 err.println("gpusched report: scheduling runs and placement replays cannot be compared in one report: "
                         + found.stream().filter(RunDirectories.Run::placement).findFirst().orElseThrow().dir() + " is a placement replay, "
                         + found.stream().filter(r -> !r.placement()).findFirst().orElseThrow().dir() + " a scheduling run");
-                return 1;
+                return ExitCode.BAD_INPUT;
             }
             if (placement > 0) {
                 PlacementComparison.write(dirs, outDir, title, command);
                 out.println("wrote " + outDir.resolve(Reports.CSV) + " and " + outDir.resolve(Reports.HTML) + " (" + dirs.size() + " placement runs)");
-                return 0;
+                return ExitCode.OK;
             }
             var rows = Reports.write(dirs, outDir, title, command);
             out.print(Comparison.table(rows));
             out.println("wrote " + outDir.resolve(Reports.CSV) + " and " + outDir.resolve(Reports.HTML));
-            return 0;
+            return ExitCode.OK;
         } catch (AuditInputException e) {
             err.println("gpusched report: " + e.getMessage());
-            return 1;
+            return ExitCode.BAD_INPUT;
         } catch (ReportInputException | java.io.UncheckedIOException e) {
             err.println("gpusched report: " + e.getMessage());
-            return 1;
+            return ExitCode.BAD_INPUT;
         }
     }
 }

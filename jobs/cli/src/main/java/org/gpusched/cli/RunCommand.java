@@ -202,7 +202,8 @@ public final class RunCommand implements Callable<Integer> {
         if (out != null && (placement || !bounded))
             throw new ParameterException(spec.commandLine(), "--out needs --bounded and the scheduler (--cluster): a run directory is written when the input ends");
         job = placement ? placementJob(kafka) : schedulerJob(kafka);
-        if (job == null) return 1;
+        if (job == null) return ExitCode.BAD_INPUT;
+        if (!BrokerCheck.reachable("run", bootstrap, spec.commandLine().getErr())) return ExitCode.UNAVAILABLE;
         return run(kafka, job);
     }
 
@@ -290,12 +291,12 @@ public final class RunCommand implements Callable<Integer> {
             if (!missing.isEmpty()) {
                 System.err.println("gpusched run: topics missing on " + bootstrap + ": " + missing
                         + " (create them with bin/kafka-local topics, or java -cp gpusched.jar org.gpusched.streaming.kafka.TopicAdmin --bootstrap " + bootstrap + ")");
-                return 1;
+                return ExitCode.UNAVAILABLE;
             }
             inputEnd = offsets.endOffsets(inputs);
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException | org.apache.kafka.common.KafkaException e) {
             System.err.println("gpusched run: cannot reach Kafka at " + bootstrap + " (" + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()) + ")");
-            return 1;
+            return ExitCode.UNAVAILABLE;
         }
 
         Map<String, Map<Integer, Long>> outputFrom = new LinkedHashMap<>();
@@ -307,7 +308,7 @@ public final class RunCommand implements Callable<Integer> {
         StagedDirectory staged = null;
         if (out != null) {
             staged = CliFiles.stage(spec.commandLine(), "run", out, cluster);
-            if (staged == null) return 1;
+            if (staged == null) return ExitCode.BAD_INPUT;
             runParts = Files.createDirectories(staged.dir().resolve(".parts"));
         }
         try {
@@ -323,7 +324,7 @@ public final class RunCommand implements Callable<Integer> {
         Configuration flink = new Configuration();
         flink.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
         String restored = durableState(flink);
-        if (restored == null && restore != null) return 1;
+        if (restored == null && restore != null) return ExitCode.BAD_INPUT;
         StreamExecutionEnvironment env = EmbeddedFlink.environment(flink);
         job.define().accept(env);
 
@@ -341,7 +342,7 @@ public final class RunCommand implements Callable<Integer> {
         double seconds = (System.nanoTime() - start) / 1e9;
         if (!result.isJobExecutionResult()) {
             System.out.println("submitted job " + result.getJobID() + " (detached)");
-            return 0;
+            return ExitCode.OK;
         }
         List<RunDirectoryWriter.Summary> summaries = staged == null ? List.of() : writeRunDirectories(staged);
         // Committed records only (read back read_committed): end offsets also count transaction markers and aborted records.
@@ -362,12 +363,12 @@ public final class RunCommand implements Callable<Integer> {
         stdout.printf(Locale.ROOT, "%-" + width + "s %12.2f s  (the Flink job alone, without start-up)%n", "job runtime",
                 result.getNetRuntime() / 1000.0);
         stdout.flush();
-        if (staged == null) return 0;
+        if (staged == null) return ExitCode.OK;
         stdout.println();
         ReplayCommand.printSummary(stdout, summaries);
         stdout.printf(Locale.ROOT, "run directory %s (gpusched validate %s; gpusched report %s --out REPORT_DIR)%n", out, out, out);
         stdout.flush();
-        return summaries.stream().anyMatch(s -> s.completedJobs() != s.acceptedJobs()) ? 3 : 0;
+        return summaries.stream().anyMatch(s -> s.completedJobs() != s.acceptedJobs()) ? ExitCode.FINDINGS : ExitCode.OK;
     }
 
     /** --out: the run directory of each policy from the part files the job wrote beside the topics, renamed into place. */

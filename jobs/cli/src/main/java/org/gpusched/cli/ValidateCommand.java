@@ -24,7 +24,7 @@ import picocli.CommandLine.Parameters;
                 "the costs recomputed from the decisions (node: costPerHour[type][busy GPUs]",
                 "while >= 1 job runs; job: weight x hours late). Prints the metrics side by",
                 "side and every violation (time, job, node). Exit 0 = clean, 1 = violations,",
-                "2 = unreadable or incomplete run directory. Details: jobs/audit/README.md.",
+                "2 = unreadable or incomplete run directory (docs/cli.md). Details: jobs/audit/README.md.",
                 "DIR is a run directory of replay or run --out, or a compare directory, whose",
                 "runs are audited one by one. Placement replays (place-replay, compare --pods)",
                 "have no schedule to audit and are refused."})
@@ -48,20 +48,20 @@ public final class ValidateCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         if (!(timeTolerance >= 0) || !(costTolerance >= 0)) {
             err.println("gpusched validate: tolerances must be >= 0");
-            return 2;
+            return ExitCode.BAD_INPUT;
         }
         List<RunDirectories.Run> runs;
         try {
             runs = RunDirectories.find(dir);
         } catch (AuditInputException e) {
             err.println("gpusched validate: " + e.getMessage());
-            return 2;
+            return ExitCode.BAD_INPUT;
         }
         List<Path> placement = runs.stream().filter(RunDirectories.Run::placement).map(RunDirectories.Run::dir).toList();
         if (!placement.isEmpty()) {
             err.println("gpusched validate: " + placement.get(0) + ": a placement replay (place-replay, compare --pods); validate audits "
                     + "scheduling runs (replay, compare --trace, run --out)");
-            return 2;
+            return ExitCode.BAD_INPUT;
         }
         boolean ok = true;
         for (RunDirectories.Run run : runs) {
@@ -70,13 +70,13 @@ public final class ValidateCommand implements Callable<Integer> {
                 report = RunAuditor.audit(run.dir(), new RunAuditor.Tolerances(timeTolerance, costTolerance, 1e-6));
             } catch (AuditInputException e) {
                 err.println("gpusched validate: " + e.getMessage());
-                return 2;
+                return ExitCode.BAD_INPUT;
             }
             if (runs.size() > 1) out.println("== " + dir.relativize(run.dir()));
             out.print(report.format());
             ok &= report.ok();
         }
         out.flush();
-        return ok ? 0 : 1;
+        return ok ? ExitCode.OK : ExitCode.FINDINGS;
     }
 }

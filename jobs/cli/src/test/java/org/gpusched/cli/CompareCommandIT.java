@@ -45,7 +45,7 @@ class CompareCommandIT {
                 "--policies", String.join(",", POLICIES), "--seeds", "1,2", "--noise", "0.1", "--iterations", "200", "--out", out.toString());
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(r.err().contains("96/96 (job, policy) pairs finished"), "progress on stderr: " + r.err());
-        assertTrue(r.out().contains("total cost") && r.out().contains("vs best FP"), "summary table: " + r.out());
+        assertTrue(r.out().contains("total cost") && r.out().contains("saving vs best queue policy"), "summary table: " + r.out());
         assertEquals(8, r.out().lines().filter(l -> l.trim().endsWith("clean")).count(), "one clean audit line per run: " + r.out());
 
         // one run directory per (seed, policy), in the replay format, each accepted by the independent auditor
@@ -146,7 +146,7 @@ class CompareCommandIT {
         Path badCluster = tmp.resolve("bad-cluster.yaml");
         Files.writeString(badCluster, "nodeTypes: [this is not\n");
         var yaml = WorkloadCommandsTest.gpusched("compare", "--trace", t, "--cluster", badCluster.toString(), "--policies", "fifo", "--out", o);
-        assertEquals(1, yaml.exit());
+        assertEquals(ExitCode.BAD_INPUT, yaml.exit());
         assertTrue(yaml.err().contains("bad-cluster.yaml"), yaml.err());
         assertFalse(Files.exists(Path.of(o).resolve("comparison.csv")));
 

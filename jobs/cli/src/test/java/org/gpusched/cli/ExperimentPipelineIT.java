@@ -34,7 +34,8 @@ class ExperimentPipelineIT {
                 "--out", tmp.resolve("report").toString());
         assertEquals(0, rep.exit(), rep.err());
         String html = Files.readString(tmp.resolve("report/report.html"));
-        assertEquals(4, html.split("<svg", -1).length - 1, "cost bars, cumulative cost and two Gantt charts");
+        assertEquals(2 + 2 + 4 + 2, html.split("<svg", -1).length - 1,
+                "cost bars, cumulative cost, GPUs busy per run, waiting, completion time, tardiness, moves and two Gantt charts");
         assertTrue(html.contains("armida-06 GPU1"));
         assertEquals(3, Files.readAllLines(tmp.resolve("report/comparison.csv")).size());
     }

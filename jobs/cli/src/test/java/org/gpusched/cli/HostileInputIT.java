@@ -148,7 +148,7 @@ class HostileInputIT {
             Files.writeString(cluster, c.getKey());
             var r = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE.toString(), "--cluster", cluster.toString(), "--policy", "fifo",
                     "--out", tmp.resolve("never").toString());
-            assertEquals(1, r.exit(), r.err());
+            assertEquals(2, r.exit(), r.err());
             assertTrue(r.err().contains(cluster + c.getValue()), r.err());
             assertFalse(r.err().contains("\tat "), "no stack trace: " + r.err());
             assertEquals(1, r.err().strip().lines().count(), "one line: " + r.err());

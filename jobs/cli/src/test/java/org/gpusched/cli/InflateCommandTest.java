@@ -60,7 +60,7 @@ class InflateCommandTest {
         Path pods = pods("a,4000,8192,1,500\nb,lots,16384,1,1000\n");
         StringBuilder err = new StringBuilder(), stdout = new StringBuilder();
         int code = run(err, stdout, "inflate", "--pods", pods.toString(), "--nodes", nodes().toString(), "--out", dir.resolve("o").toString());
-        assertEquals(1, code);
+        assertEquals(ExitCode.BAD_INPUT, code);
         assertTrue(err.toString().contains(pods + ":3: column 'cpu_milli'"), err.toString());
         assertFalse(err.toString().contains("\tat "), "no stack trace");
     }

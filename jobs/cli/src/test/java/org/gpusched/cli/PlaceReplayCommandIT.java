@@ -99,7 +99,7 @@ class PlaceReplayCommandIT {
         StringBuilder err = new StringBuilder(), out = new StringBuilder();
         int code = run(err, out, "place-replay", "--pods", pods.toString(), "--nodes", NODES.toString(), "--policy", "fgd",
                 "--out", dir.resolve("run").toString());
-        assertEquals(1, code);
+        assertEquals(ExitCode.BAD_INPUT, code);
         assertTrue(err.toString().contains("allbad.csv:1: no scheduled pods to replay (1 bad rows, first: ")
                 && err.toString().contains("allbad.csv:2: column 'deletion_time'"), err.toString());
         assertFalse(err.toString().contains("Exception"), err.toString());

@@ -101,7 +101,7 @@ class ReplayCommandIT {
         Path badCluster = tmp.resolve("c.yaml");
         Files.writeString(badCluster, "nodeTypes:\n  A: {gpus: 1, pricePerHour: 1}\nnodes:\n  - {id: n1, type: B}\n");
         var cluster = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", badCluster.toString(), "--policy", "fifo", "--out", tmp.resolve("x").toString());
-        assertEquals(1, cluster.exit());
+        assertEquals(ExitCode.BAD_INPUT, cluster.exit());
         assertTrue(cluster.err().contains("unknown node type 'B'"), cluster.err());
         var controllers = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "fifo", "--controllers", "9", "--out", tmp.resolve("x").toString());
         assertEquals(2, controllers.exit());

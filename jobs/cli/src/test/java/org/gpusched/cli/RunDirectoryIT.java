@@ -95,7 +95,7 @@ class RunDirectoryIT {
         awaitMidRun(child, out, log);
         // meanwhile, a second run into the same --out fails at once, naming the first
         var second = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "edf", "--out", out.toString());
-        assertEquals(1, second.exit(), second.err());
+        assertEquals(2, second.exit(), second.err());
         assertTrue(second.err().contains("is being written by another run (pid " + child.pid()), second.err());
         assertEquals(1, second.err().strip().lines().count(), "one line: " + second.err());
         child.destroy();
@@ -118,7 +118,7 @@ class RunDirectoryIT {
         assertEquals(2, refused.exit(), refused.out() + refused.err());
         assertTrue(refused.err().contains("an incomplete run (interrupted, or still being written)"), refused.err());
         var notReported = WorkloadCommandsTest.gpusched("report", staging.toString(), "--out", tmp.resolve("report").toString());
-        assertEquals(1, notReported.exit(), notReported.err());
+        assertEquals(2, notReported.exit(), notReported.err());
         assertTrue(notReported.err().contains("an incomplete run"), notReported.err());
 
         // the next run into the directory clears the leftovers and replaces the old run whole
@@ -174,7 +174,7 @@ class RunDirectoryIT {
         assertEquals(2, v.exit());
         assertTrue(v.err().contains("a placement replay (place-replay, compare --pods); validate audits scheduling runs"), v.err());
         var mixed = WorkloadCommandsTest.gpusched("report", out.toString(), tmp.resolve("nothing").toString(), "--out", tmp.resolve("rep2").toString());
-        assertEquals(1, mixed.exit());
+        assertEquals(2, mixed.exit());
     }
 
     @Test
@@ -183,7 +183,7 @@ class RunDirectoryIT {
         Files.createDirectories(out);
         Files.writeString(out.resolve("notes.txt"), "keep me");
         var r = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "fifo", "--out", out.toString());
-        assertEquals(1, r.exit());
+        assertEquals(2, r.exit());
         assertTrue(r.err().contains("is not a gpusched output directory (it holds notes.txt)"), r.err());
         assertEquals("keep me", Files.readString(out.resolve("notes.txt")));
     }
@@ -193,20 +193,20 @@ class RunDirectoryIT {
         Path empty = tmp.resolve("empty.jsonl");
         Files.writeString(empty, "");
         var e = WorkloadCommandsTest.gpusched("replay", "--trace", empty.toString(), "--cluster", CLUSTER, "--policy", "fifo", "--out", tmp.resolve("e").toString());
-        assertEquals(1, e.exit(), e.out());
+        assertEquals(2, e.exit(), e.out());
         assertTrue(e.err().contains(empty + ": empty trace"), e.err());
 
         Path csv = tmp.resolve("jobs.csv");
         Files.writeString(csv, "id,submit,due,weight\nJ1,0,100,1\nJ2,5,200,1\n");
         Path out = tmp.resolve("c");
         var c = WorkloadCommandsTest.gpusched("replay", "--trace", csv.toString(), "--cluster", CLUSTER, "--policy", "fifo", "--out", out.toString());
-        assertEquals(1, c.exit(), c.out());
+        assertEquals(2, c.exit(), c.out());
         assertTrue(c.err().contains(csv + ": no valid job (3 lines rejected; the first: " + csv + ":1: "), c.err());
         assertFalse(Files.exists(out), "no run directory for a run that replayed nothing");
         assertEquals(List.of(), leftovers(out));
 
         var cmp = WorkloadCommandsTest.gpusched("compare", "--trace", csv.toString(), "--cluster", CLUSTER, "--policies", "fifo,edf", "--out", out.toString());
-        assertEquals(1, cmp.exit(), cmp.out());
+        assertEquals(2, cmp.exit(), cmp.out());
         assertTrue(cmp.err().contains("no valid job"), cmp.err());
         assertFalse(Files.exists(out));
     }

@@ -70,8 +70,8 @@ class RunPlacementOptionsTest {
                 "--trace", "t.jsonl", "--pods", PODS);
         Path missing = dir.resolve("missing.csv");
         Result r = gpusched("produce", "--bootstrap", "127.0.0.1:1", "--pods", missing.toString());
-        assertEquals(1, r.exit(), r.err());
-        assertTrue(r.err().contains("gpusched produce: " + missing + ":0: no such file"), r.err());
+        assertEquals(ExitCode.BAD_INPUT, r.exit(), r.err());
+        assertTrue(r.err().contains("--pods " + missing + ": no such file"), r.err());
         assertFalse(r.err().contains("Exception"), r.err());
     }
 

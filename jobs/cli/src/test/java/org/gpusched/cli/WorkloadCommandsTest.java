@@ -46,16 +46,16 @@ class WorkloadCommandsTest {
     @Test
     void badArgumentsGiveAMessageAndNonZeroExit() {
         Run r = gpusched("generate", "--scenario", "andreas", "--out", tmp.resolve("x").toString());
-        assertEquals(1, r.exit());
+        assertEquals(ExitCode.BAD_INPUT, r.exit());
         assertTrue(r.err().contains("--nodes N is required"), r.err());
         r = gpusched("generate", "--scenario", "armida", "--jobs", "0", "--out", tmp.resolve("x").toString());
-        assertEquals(1, r.exit());
+        assertEquals(ExitCode.BAD_INPUT, r.exit());
         assertTrue(r.err().contains("--jobs must be >= 1"));
         r = gpusched("generate", "--scenario", "andreas", "--nodes", "4", "--shape", "medium", "--out", tmp.resolve("x").toString());
-        assertEquals(1, r.exit());
+        assertEquals(ExitCode.BAD_INPUT, r.exit());
         assertTrue(r.err().contains("--shape must be small"));
         r = gpusched("convert", "alibaba-2022", "--pods", "p.csv", "--nodes", "n.csv", "--out", tmp.resolve("x").toString());
-        assertEquals(1, r.exit());
+        assertEquals(ExitCode.BAD_INPUT, r.exit());
         assertTrue(r.err().contains("unknown trace format 'alibaba-2022'"));
         for (Run any : new Run[] {r}) assertFalse(any.err().contains("\tat "), "no stack trace");
     }
@@ -67,7 +67,7 @@ class WorkloadCommandsTest {
         Files.writeString(pods, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
                 + "p1,1,1,1,1000,,LS,Running,0,100,0\np2,1,1,1,1000,,LS,Running,x,100,0\n");
         Run r = gpusched("convert", "alibaba-2023", "--pods", pods.toString(), "--nodes", nodes.toString(), "--out", tmp.resolve("c").toString());
-        assertEquals(1, r.exit());
+        assertEquals(ExitCode.BAD_INPUT, r.exit());
         assertTrue(r.err().contains(pods + ":3: creation_time must be an integer"), r.err());
         assertFalse(r.err().contains("\tat "));
         Files.writeString(pods, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
@@ -95,7 +95,7 @@ class WorkloadCommandsTest {
         assertTrue(ok.out().contains("OK: no violation"));
         Files.writeString(run.resolve("metrics.json"), metrics.formatted("1.2"));
         Run bad = gpusched("validate", run.toString());
-        assertEquals(1, bad.exit());
+        assertEquals(ExitCode.FINDINGS, bad.exit());
         assertTrue(bad.out().contains("METRICS") && bad.out().contains("totalCost = 1.200000 but the decisions give 1.472222"), bad.out());
         Run missing = gpusched("validate", tmp.resolve("nope").toString());
         assertEquals(2, missing.exit());

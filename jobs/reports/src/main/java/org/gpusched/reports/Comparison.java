@@ -102,8 +102,8 @@ public final class Comparison {
     public static String table(List<Row> rows) {
         StringBuilder sb = new StringBuilder();
         int width = Math.max(14, rows.stream().mapToInt(row -> row.run().name().length()).max().orElse(0));
-        sb.append(String.format(Locale.ROOT, "%-" + width + "s %6s %12s %12s %12s %6s %11s %12s %12s %10s%n", "policy", "seed", "total cost", "execution",
-                "tardiness", "tardy", "completed", "mean JCT s", "makespan s", "vs best FP"));
+        sb.append(String.format(Locale.ROOT, "%-" + width + "s %6s %12s %12s %12s %6s %11s %12s %12s %s%n", "policy", "seed", "total cost", "execution",
+                "tardiness", "tardy", "completed", "mean JCT s", "makespan s", "saving vs best queue policy"));
         for (Row row : rows) {
             RunResult r = row.run();
             sb.append(String.format(Locale.ROOT, "%-" + width + "s %6d %12.4f %12.4f %12.4f %6.0f %11s %12.1f %12.1f %10s%n", r.name(), r.seed,
@@ -111,6 +111,9 @@ public final class Comparison {
                     String.format(Locale.ROOT, "%.0f/%d%s", r.metric("completedJobs"), r.jobCount, r.complete() ? "" : "!"),
                     r.metric("meanJctSeconds"), r.metric("makespanSeconds"),
                     Double.isNaN(row.reductionPercent()) ? "-" : String.format(Locale.ROOT, "%+.1f%%", row.reductionPercent())));
+        }
+        if (rows.stream().anyMatch(row -> !Double.isNaN(row.reductionPercent()))) {
+            sb.append("saving vs best queue policy: how much cheaper than the cheapest of fifo, edf and priority with the same seed (negative: dearer)\n");
         }
         if (rows.stream().anyMatch(row -> !row.run().complete())) {
             sb.append("! a run left jobs unfinished: its cost leaves their work out and is not comparable\n");

@@ -26,6 +26,7 @@ import org.jfree.chart.labels.ItemLabelPosition;
 import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.category.BarRenderer;
 import org.jfree.chart.renderer.category.StackedBarRenderer;
 import org.jfree.chart.renderer.category.StandardBarPainter;
 import org.jfree.chart.renderer.xy.StandardXYBarPainter;
@@ -41,11 +42,19 @@ import org.jfree.svg.SVGGraphics2D;
 
 /**
  * report.html: one self-contained page (charts inlined as SVG, no script) with the comparison table, cost per policy
- * (execution and tardiness, mean over seeds), cumulative real cost over time per run, and a Gantt chart of jobs on
- * nodes for each run small enough to read (as in the ANDREAS paper's Figure 4: one lane per GPU).
+ * (execution and tardiness, mean over seeds), cumulative real cost over time per run, and, drawn from each run's
+ * {@link RunTimeline} aggregates so that the page stays small for any number of jobs: GPUs busy per node type and jobs
+ * waiting over time, the distributions of job completion time and of hours late, and moves per job. Runs small enough
+ * to read also get a Gantt chart of jobs on nodes (as in the ANDREAS paper's Figure 4: one lane per GPU).
  */
 public final class ReportHtml {
     static final int WIDTH = 960;
+    /** Points per line of the cumulative-cost chart: more are not visible at this width and only make the page heavy. */
+    static final int MAX_LINE_POINTS = 400;
+    /** Runs that get a chart of their own (GPUs busy per node type); the rest are in the shared charts only. */
+    static final int MAX_RUN_CHARTS = 12;
+    static final String COST_AXIS = "cost (currency of the cluster file's prices)";
+    static final String SAVING = "saving vs best queue policy";
     static final Paint[] PALETTE = {new Color(0x4e79a7), new Color(0xf28e2b), new Color(0xe15759), new Color(0x76b7b2), new Color(0x59a14f),
             new Color(0xedc948), new Color(0xb07aa1), new Color(0xff9da7), new Color(0x9c755f), new Color(0xbab0ac)};
 
@@ -68,10 +77,12 @@ public final class ReportHtml {
         sb.append("<h1>").append(esc(title)).append("</h1>\n");
         if (command != null) sb.append("<p class=\"note\">Reproduce with <code>").append(esc(command)).append("</code></p>\n");
         sb.append("<p class=\"note\">Real cost: each node costs costPerHour[type][busy GPUs] while at least one job runs on it; each job ")
-                .append("completing after its due date costs weight &times; hours late. \"vs best FP\": cost reduction against the cheapest of ")
-                .append("fifo, edf and priority run with the same seed.</p>\n");
+                .append("completing after its due date costs weight &times; hours late. Costs are in the currency of the cluster file's ")
+                .append("prices (costPerHour, pricePerHour or pricePerKwh). \"").append(SAVING).append("\": how much lower this run's total cost ")
+                .append("is than that of the cheapest of the queue policies fifo, edf and priority run with the same seed; ")
+                .append("+20% means 20% cheaper, a negative value means dearer.</p>\n");
         sb.append("<h2>Comparison</h2>\n<table><tr><th>policy</th><th>seed</th><th>total cost</th><th>execution</th><th>tardiness</th>")
-                .append("<th>tardy jobs</th><th>completed / jobs</th><th>mean JCT (s)</th><th>makespan (s)</th><th>optimizer p50 / p99 (ms)</th><th>vs best FP</th></tr>\n");
+                .append("<th>tardy jobs</th><th>completed / jobs</th><th>mean JCT (s)</th><th>makespan (s)</th><th>optimizer p50 / p99 (ms)</th><th>").append(SAVING).append("</th></tr>\n");
         for (Comparison.Row row : rows) {
             RunResult r = row.run();
             sb.append(String.format(Locale.ROOT, "<tr%s><td>%s</td><td>%d</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.0f</td><td>%.0f / %d</td>"
@@ -87,6 +98,7 @@ public final class ReportHtml {
         sb.append("<h2>Cost per policy</h2>\n").append(svg(costChart(Comparison.meansByPolicy(rows)), WIDTH, 420));
         List<RunResult> runs = rows.stream().map(Comparison.Row::run).toList();
         sb.append("<h2>Cumulative cost over time</h2>\n").append(svg(cumulativeChart(runs), WIDTH, 420));
+        timelines(sb, runs);
         boolean anyGantt = false;
         for (RunResult r : runs) {
             if (r.segments.isEmpty()) continue;
@@ -112,7 +124,7 @@ public final class ReportHtml {
             data.addValue(m[1], "execution", policy);
             data.addValue(m[2], "tardiness", policy);
         });
-        JFreeChart chart = ChartFactory.createStackedBarChart(null, "policy (mean over seeds)", "cost", data, PlotOrientation.VERTICAL, true, false, false);
+        JFreeChart chart = ChartFactory.createStackedBarChart(null, "policy (mean over seeds)", COST_AXIS, data, PlotOrientation.VERTICAL, true, false, false);
         CategoryPlot plot = chart.getCategoryPlot();
         StackedBarRenderer r = (StackedBarRenderer) plot.getRenderer();
         r.setBarPainter(new StandardBarPainter());
@@ -131,18 +143,128 @@ public final class ReportHtml {
         boolean manySeeds = runs.stream().map(r -> r.seed).distinct().count() > 1;
         for (RunResult r : runs) {
             XYSeries s = new XYSeries(manySeeds ? r.label() : r.name(), false, true);
-            for (int i = 0; i < r.costTimes.length; i++) s.add(r.costTimes[i] / 3600.0, r.costValues[i]);
+            int step = Math.max(1, (r.costTimes.length + MAX_LINE_POINTS - 1) / MAX_LINE_POINTS);
+            for (int i = 0; i < r.costTimes.length; i += step) s.add(r.costTimes[i] / 3600.0, r.costValues[i]);
+            int last = r.costTimes.length - 1;
+            if (last >= 0 && last % step != 0) s.add(r.costTimes[last] / 3600.0, r.costValues[last]);
             data.addSeries(s);
         }
-        JFreeChart chart = ChartFactory.createXYLineChart(null, "time (hours)", "cumulative real cost", data, PlotOrientation.VERTICAL, true, false, false);
+        return lineChart(data, "time (hours)", "cumulative real " + COST_AXIS);
+    }
+
+    /** Lines, each series drawn as one SVG path (not a line element per segment). */
+    static JFreeChart lineChart(XYSeriesCollection data, String x, String y) {
+        JFreeChart chart = ChartFactory.createXYLineChart(null, x, y, data, PlotOrientation.VERTICAL, true, false, false);
         XYLineAndShapeRenderer r = new XYLineAndShapeRenderer(true, false);
-        for (int i = 0; i < runs.size(); i++) {
+        r.setDrawSeriesLineAsPath(true);
+        for (int i = 0; i < data.getSeriesCount(); i++) {
             r.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
             r.setSeriesStroke(i, new BasicStroke(2f));
         }
         chart.getXYPlot().setRenderer(r);
         style(chart);
         return chart;
+    }
+
+    /** The sections drawn from each run's aggregates (see {@link RunTimeline}). */
+    static void timelines(StringBuilder sb, List<RunResult> runs) {
+        Map<String, RunTimeline> timelines = new LinkedHashMap<>();
+        for (RunResult r : runs) timelines.put(runName(r, runs), RunTimeline.read(r.dir));
+        sb.append("<h2>GPUs busy over time, per node type</h2>\n<p class=\"note\">Mean busy GPUs in each of ").append(RunTimeline.BINS)
+                .append(" equal time slices of the run, by the node type the jobs ran as.</p>\n");
+        int n = 0;
+        for (var e : timelines.entrySet()) {
+            if (n++ == MAX_RUN_CHARTS) {
+                sb.append("<p class=\"note\">(").append(timelines.size() - MAX_RUN_CHARTS).append(" more runs not drawn.)</p>\n");
+                break;
+            }
+            XYSeriesCollection data = new XYSeriesCollection();
+            RunTimeline t = e.getValue();
+            t.busyGpus.forEach((type, bins) -> data.addSeries(binned(type, t, bins)));
+            if (timelines.size() > 1) sb.append("<h3>").append(esc(e.getKey())).append("</h3>\n");
+            sb.append(svg(lineChart(data, "time (hours)", "busy GPUs"), WIDTH, 320));
+        }
+        XYSeriesCollection waiting = new XYSeriesCollection();
+        timelines.forEach((name, t) -> waiting.addSeries(binned(name, t, t.waiting)));
+        sb.append("<h2>Jobs waiting over time</h2>\n<p class=\"note\">Mean number of jobs submitted and not running ")
+                .append("(queued, or preempted and not restarted) in each time slice.</p>\n")
+                .append(svg(lineChart(waiting, "time (hours)", "jobs waiting"), WIDTH, 320));
+        XYSeriesCollection jct = new XYSeriesCollection(), late = new XYSeriesCollection();
+        StringBuilder tardyNote = new StringBuilder();
+        timelines.forEach((name, t) -> {
+            jct.addSeries(histogram(name, t.jctHours));
+            late.addSeries(histogram(name, t.lateHours));
+            tardyNote.append(tardyNote.isEmpty() ? "" : "; ").append(esc(name)).append(": ").append(t.lateHours.length).append(" of ")
+                    .append(t.jctHours.length).append(" completed jobs late");
+        });
+        sb.append("<h2>Job completion time</h2>\n<p class=\"note\">Jobs by completion time (submission to completion), in ")
+                .append(RunTimeline.HISTOGRAM_BINS).append(" equal bins per run.</p>\n")
+                .append(svg(lineChart(jct, "job completion time (hours)", "jobs"), WIDTH, 320));
+        sb.append("<h2>Tardiness</h2>\n<p class=\"note\">Late jobs by hours past their due date (on-time jobs are left out: ")
+                .append(tardyNote).append(").</p>\n")
+                .append(svg(lineChart(late, "hours late", "jobs"), WIDTH, 320));
+        sb.append("<h2>Moves per job</h2>\n<p class=\"note\">How many jobs were migrated, resized or preempted how many times; ")
+                .append("jobs never moved are in the table only.</p>\n<table><tr><th>run</th><th>jobs</th>");
+        for (String kind : RunTimeline.MOVES) sb.append("<th>").append(movesLabel(kind)).append(" (jobs moved / moves)</th>");
+        sb.append("</tr>\n");
+        DefaultCategoryDataset moves = new DefaultCategoryDataset();
+        timelines.forEach((name, t) -> {
+            sb.append("<tr><td>").append(esc(name)).append("</td><td>").append(t.jobs).append("</td>");
+            for (String kind : RunTimeline.MOVES) {
+                long[] byCount = t.jobsByMoves.get(kind);
+                long moved = 0, total = 0;
+                for (int k = 1; k < byCount.length; k++) {
+                    moved += byCount[k];
+                    total += k * byCount[k];
+                }
+                sb.append("<td>").append(moved).append(" / ").append(total).append(byCount[RunTimeline.MAX_MOVES] > 0 ? "+" : "").append("</td>");
+            }
+            sb.append("</tr>\n");
+            for (int k = 1; k <= RunTimeline.MAX_MOVES; k++) {
+                long jobs = 0;
+                for (String kind : RunTimeline.MOVES) jobs += t.jobsByMoves.get(kind)[k];
+                moves.addValue(jobs, name, k == RunTimeline.MAX_MOVES ? k + "+" : Integer.toString(k));
+            }
+        });
+        sb.append("</table>\n");
+        JFreeChart chart = ChartFactory.createBarChart(null, "moves of one kind per job (migrations, resizes or preemptions)", "jobs", moves,
+                PlotOrientation.VERTICAL, true, false, false);
+        BarRenderer r = (BarRenderer) chart.getCategoryPlot().getRenderer();
+        r.setBarPainter(new StandardBarPainter());
+        r.setShadowVisible(false);
+        for (int i = 0; i < moves.getRowCount(); i++) r.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
+        chart.getCategoryPlot().setBackgroundPaint(Color.WHITE);
+        chart.getCategoryPlot().setRangeGridlinePaint(new Color(0xdddddd));
+        style(chart);
+        sb.append(svg(chart, WIDTH, 320));
+    }
+
+    private static String movesLabel(String kind) {
+        return switch (kind) {
+            case "MIGRATE" -> "migrations";
+            case "RESIZE" -> "resizes";
+            default -> "preemptions";
+        };
+    }
+
+    /** A run's name in the charts: its policy, or with the seed when several seeds are shown. */
+    private static String runName(RunResult r, List<RunResult> runs) {
+        return runs.stream().map(x -> x.seed).distinct().count() > 1 ? r.label() : r.policy;
+    }
+
+    private static XYSeries binned(String name, RunTimeline t, double[] bins) {
+        XYSeries s = new XYSeries(name, false, true);
+        for (int b = 0; b < bins.length; b++) s.add(t.binHours(b), bins[b]);
+        return s;
+    }
+
+    /** A histogram as a line through the middle of each bin. */
+    private static XYSeries histogram(String name, double[] values) {
+        double[][] h = RunTimeline.histogram(values);
+        double width = h[0].length > 1 ? h[0][1] - h[0][0] : 1;
+        XYSeries s = new XYSeries(name, false, true);
+        for (int b = 0; b < h[0].length; b++) s.add(h[0][b] + width / 2, h[1][b]);
+        return s;
     }
 
     static JFreeChart ganttChart(RunResult run) {

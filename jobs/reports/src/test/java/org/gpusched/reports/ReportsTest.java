@@ -87,7 +87,8 @@ class ReportsTest {
         assertTrue(csv.get(1).contains(",50,"), csv.get(1));
         String html = Files.readString(out.resolve("report.html"));
         assertTrue(html.contains("<svg"));
-        assertEquals(2 + 5, html.split("<svg", -1).length - 1, "cost bars, cumulative cost, one Gantt per run");
+        assertEquals(2 + 5 + 4 + 5, html.split("<svg", -1).length - 1,
+                "cost bars, cumulative cost, GPUs busy per run, waiting, completion time, tardiness, moves, one Gantt per run");
         assertTrue(html.contains("<td>andreas-rg</td><td>1</td><td>2.0000</td>"));
         assertTrue(html.contains(">j1<") || html.contains(">j1</text>"), "Gantt bars are labelled with job ids");
         assertTrue(html.contains("+50.0%"));
@@ -120,7 +121,7 @@ class ReportsTest {
         assertTrue(RunResult.read(d).segments.isEmpty());
         assertEquals(1, Reports.write(List.of(d), tmp.resolve("o"), "t", null).size());
         String html = Files.readString(tmp.resolve("o/report.html"));
-        assertEquals(2, html.split("<svg", -1).length - 1);
+        assertEquals(2 + 1 + 4, html.split("<svg", -1).length - 1, "no Gantt; the aggregate charts instead");
         assertTrue(html.contains("too large to read"));
     }
 

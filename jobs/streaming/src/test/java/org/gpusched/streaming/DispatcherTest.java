@@ -140,6 +140,10 @@ class DispatcherTest {
         assertEquals(1, h.getSideOutput(Dispatcher.REJECTED).size());
         RejectedRecord rejected = h.getSideOutput(Dispatcher.REJECTED).peek().getValue();
         assertTrue(rejected.getReason().contains("job never: no controller"), rejected.getReason());
+        // the job as a trace line, which the user can find and fix, not the internal record's toString
+        var line = new com.fasterxml.jackson.databind.ObjectMapper().readTree(rejected.getText());
+        assertEquals("never", line.get("id").asText());
+        assertEquals(100.0, line.at("/times/G1/1").asDouble(), rejected.getText());
         h.close();
     }
 }

@@ -22,6 +22,7 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
 public final class JsonLinesSink<T extends GenericRecord> implements Sink<T> {
     private static final long serialVersionUID = 1L;
     private static final int BUFFER_BYTES = 1 << 16;
+    private static final long FLUSH_NANOS = 1_000_000_000L;
 
     /** Writes one record as one JSON value (no newline) on the generator. */
     @FunctionalInterface
@@ -51,10 +52,17 @@ public final class JsonLinesSink<T extends GenericRecord> implements Sink<T> {
                 new BufferedOutputStream(Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND), BUFFER_BYTES));
         g.setRootValueSeparator(null); // lines end with the newline written below, not with Jackson's space between values
         return new SinkWriter<>() {
+            private long flushedAt = System.nanoTime();
+
             @Override
             public void write(T element, Context ctx) throws IOException {
                 line.write(g, element);
                 g.writeRaw('\n');
+                long now = System.nanoTime();
+                if (now - flushedAt > FLUSH_NANOS) { // so that progress, which counts lines in the files, moves on small runs
+                    g.flush();
+                    flushedAt = now;
+                }
             }
 
             @Override

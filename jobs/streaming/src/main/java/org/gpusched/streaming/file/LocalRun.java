@@ -7,7 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.function.LongConsumer;
+import java.util.function.Consumer;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
@@ -25,11 +25,14 @@ import org.gpusched.streaming.SchedulerJob;
 public final class LocalRun {
     private LocalRun() {}
 
+    /** How far a run is: (job, policy) pairs finished, and records rejected (bad trace lines, jobs no controller can run). */
+    public record Progress(long finished, long rejected) {}
+
     /**
-     * @param progress called about once a second with the number of finished (job, policy) pairs so far
+     * @param progress called about once a second with the finished pairs and the rejected records so far
      */
     public static JobExecutionResult run(SchedulerConfig cfg, JobSources sources, Path parts, int parallelism, String jobName,
-                                         LongConsumer progress) throws Exception {
+                                         Consumer<Progress> progress) throws Exception {
         Files.createDirectories(parts);
         try (DirectoryStream<Path> old = Files.newDirectoryStream(parts, "*.jsonl")) {
             for (Path p : old) Files.delete(p);
@@ -38,16 +41,17 @@ public final class LocalRun {
         SchedulerJob.define(env, sources, new FileJobSinks(parts), cfg);
         JobClient client = env.executeAsync(jobName);
         LineCounter finished = new LineCounter(parts, FileJobSinks.JOB_METRICS);
+        LineCounter rejected = new LineCounter(parts, FileJobSinks.REJECTED);
         var result = client.getJobExecutionResult();
         while (!result.isDone()) {
             try {
                 result.get(1, java.util.concurrent.TimeUnit.SECONDS);
             } catch (java.util.concurrent.TimeoutException e) {
-                progress.accept(finished.count());
+                progress.accept(new Progress(finished.count(), rejected.count()));
             }
         }
         JobExecutionResult r = result.get();
-        progress.accept(finished.count());
+        progress.accept(new Progress(finished.count(), rejected.count()));
         return r;
     }
 
