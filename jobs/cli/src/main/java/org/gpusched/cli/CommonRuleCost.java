@@ -18,12 +18,15 @@ final class CommonRuleCost implements Consumer<GpuSchedulerScheduleCsv.Row> {
     /** Their CSV prints 6 significant digits: a finished job shows 100, a nearly finished one at most 99.9999. */
     static final double FINISHED_PERCENT = 100 - 1e-5;
 
-    record Totals(double nodeCost, double tardinessCost, long jobs, long tardyJobs, long unfinishedJobs, long steps, double nodeHours) {
+    record Totals(double nodeCost, double tardinessCost, long jobs, long tardyJobs, long unfinishedJobs, long steps, double nodeHours,
+                  Map<String, double[]> byVmType) {
         double total() { return nodeCost + tardinessCost; }
     }
 
     private final Set<String> nodeSteps = new HashSet<>();
     private final Map<String, Boolean> finished = new LinkedHashMap<>();
+    /** VM type -> {node hours, node cost}. */
+    private final Map<String, double[]> byVmType = new java.util.TreeMap<>();
     private double nodeCost, tardinessCost, nodeSeconds;
     private long tardy, lastStep = -1, steps;
 
@@ -42,8 +45,12 @@ final class CommonRuleCost implements Consumer<GpuSchedulerScheduleCsv.Row> {
             steps++;
         }
         if (r.placed() && r.executionTime() > 0 && nodeSteps.add(r.iteration() + "\u0000" + r.node())) {
-            nodeCost += r.pricePerHour() * r.executionTime() / 3600;
+            double cost = r.pricePerHour() * r.executionTime() / 3600;
+            nodeCost += cost;
             nodeSeconds += r.executionTime();
+            double[] perType = byVmType.computeIfAbsent(r.vmType(), k -> new double[2]);
+            perType[0] += r.executionTime() / 3600;
+            perType[1] += cost;
         }
         boolean done = r.completionPercent() >= FINISHED_PERCENT;
         Boolean before = finished.putIfAbsent(r.job(), done);
@@ -59,6 +66,6 @@ final class CommonRuleCost implements Consumer<GpuSchedulerScheduleCsv.Row> {
 
     Totals totals() {
         long unfinished = finished.values().stream().filter(f -> !f).count();
-        return new Totals(nodeCost, tardinessCost, finished.size(), tardy, unfinished, steps, nodeSeconds / 3600);
+        return new Totals(nodeCost, tardinessCost, finished.size(), tardy, unfinished, steps, nodeSeconds / 3600, byVmType);
     }
 }

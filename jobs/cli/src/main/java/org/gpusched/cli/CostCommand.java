@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
                 "of gpusched or a schedule CSV of the GPUScheduler C++ code (METHOD_schedule*.csv",
                 "of its SMALL_SYSTEM build); both are read as steps of one job per row and",
                 "priced by the same code. Prints one line per schedule (--csv: CSV with a",
-                "header). Unfinished jobs are counted, not priced. Bad input exits 2."})
+                "header; --by-vm adds node hours and cost per VM type). Unfinished jobs are",
+                "counted, not priced. Bad input exits 2."})
 public final class CostCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -29,6 +30,9 @@ public final class CostCommand implements Callable<Integer> {
 
     @Option(names = "--csv", description = "Print CSV: schedule,total,nodeCost,tardinessCost,nodeHours,jobs,tardyJobs,unfinishedJobs,steps.")
     boolean csv;
+
+    @Option(names = "--by-vm", description = "Also print node hours and node cost per VM type (the VM mix of each schedule).")
+    boolean byVm;
 
     @Override
     public Integer call() {
@@ -44,6 +48,13 @@ public final class CostCommand implements Callable<Integer> {
                 } else {
                     out.printf(Locale.ROOT, "%-50s %12.4f %12.4f %12.4f %10.2f %6d %6d %10d%n", s, t.total(), t.nodeCost(), t.tardinessCost(), t.nodeHours(),
                             t.jobs(), t.tardyJobs(), t.unfinishedJobs());
+                }
+                if (byVm) {
+                    // CSV: one more row per VM type, schedule#VM with its node cost and node hours
+                    t.byVmType().forEach((vm, v) -> {
+                        if (csv) out.printf(Locale.ROOT, "%s#%s,%.6f,%.6f,0,%.6f,,,,%n", s, vm, v[1], v[1], v[0]);
+                        else out.printf(Locale.ROOT, "  %-48s %12.4f %12.4f %12s %10.2f%n", vm, v[1], v[1], "", v[0]);
+                    });
                 }
                 out.flush();
             }

@@ -75,6 +75,16 @@ class GpuSchedulerFormatsTest {
         assertEquals("schedule,total,nodeCost,tardinessCost,nodeHours,jobs,tardyJobs,unfinishedJobs,steps", lines.get(0));
         assertEquals(run + ",3.600000,3.000000,0.600000,1.500000,2,1,0,3", lines.get(1));
         assertEquals(csv + ",3.600000,3.000000,0.600000,1.500000,2,1,0,3", lines.get(2));
+
+        var mix = WorkloadCommandsTest.gpusched("cost", "--csv", "--by-vm", THEIR_GREEDY.toString());
+        assertEquals(0, mix.exit(), mix.err());
+        // their Greedy leased NC6 for one step (JJ1 at iteration 2) and NV24 otherwise; the per-VM costs sum to the total
+        var vmRows = mix.out().lines().filter(l -> l.contains("#")).toList();
+        assertEquals(2, vmRows.size(), mix.out());
+        double sum = 0;
+        for (String l : vmRows) sum += Double.parseDouble(l.split(",")[2]);
+        assertEquals(CommonRuleCost.of(THEIR_GREEDY).nodeCost(), sum, 1e-5);
+        assertTrue(vmRows.get(0).contains("#NC6,") && vmRows.get(1).contains("#NV24,"), mix.out());
     }
 
     @Test
