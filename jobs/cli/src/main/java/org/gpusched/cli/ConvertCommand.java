@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 import org.gpusched.formats.FormatException;
 import org.gpusched.workloads.AlibabaConverter;
 import org.gpusched.workloads.ApplicationCatalog;
+import org.gpusched.workloads.GpuSchedulerConverter;
 import org.gpusched.workloads.WorkloadWriter;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
@@ -14,7 +15,10 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code gpusched convert alibaba-2023}: the 2023 Alibaba GPU trace as a gpusched trace and cluster. */
+/**
+ * {@code gpusched convert alibaba-2023}: the 2023 Alibaba GPU trace as a gpusched trace and cluster;
+ * {@code gpusched convert gpuscheduler}: an instance folder of the GPUScheduler C++ code.
+ */
 @Command(name = "convert", mixinStandardHelpOptions = true,
         description = {"Converts a public trace into DIR/trace.jsonl and DIR/cluster.yaml.",
                 "Format alibaba-2023: the openb GPU trace of the FGD/PWR papers. Rules",
@@ -23,18 +27,26 @@ import picocli.CommandLine.Parameters;
                 "GPU model speed; tasks cut off at 12,902,960 kept truncated with",
                 "\"censored\": true (or dropped); due = submit + U[min t, F x max t];",
                 "weight = GPUs x qos weight x U[0.5, 1.5] EUR/h; nodes typed MODELxGPUS with",
-                "energy costs (0.172 EUR/kWh, PUE 1.33, the PWR paper's GPU power)."})
+                "energy costs (0.172 EUR/kWh, PUE 1.33, the PWR paper's GPU power).",
+                "Format gpuscheduler (--instance DIR): an instance folder of the GPUScheduler",
+                "C++ code (Lof_Selectjobs.csv, SelectJobs_times.csv, tNodes.csv): one node type",
+                "per VMtype leased whole at its cost per hour, one rightsizable node per row",
+                "of tNodes.csv, weight = Tardinessweight x 3600 per hour late. Bad rows exit 2",
+                "with file:line; a job without execution times is rejected by id."})
 public final class ConvertCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "FORMAT", description = "Trace format: alibaba-2023.")
+    @Parameters(index = "0", paramLabel = "FORMAT", description = "Trace format: alibaba-2023 or gpuscheduler.")
     String format;
 
-    @Option(names = "--pods", required = true, paramLabel = "FILE", description = "Pod list CSV (openb_pod_list_*.csv with times).")
+    @Option(names = "--pods", paramLabel = "FILE", description = "alibaba-2023: pod list CSV (openb_pod_list_*.csv with times).")
     Path pods;
 
-    @Option(names = "--nodes", required = true, paramLabel = "FILE", description = "Node list CSV (openb_node_list_gpu_node.csv).")
+    @Option(names = "--nodes", paramLabel = "FILE", description = "alibaba-2023: node list CSV (openb_node_list_gpu_node.csv).")
     Path nodes;
+
+    @Option(names = "--instance", paramLabel = "DIR", description = "gpuscheduler: their instance folder (Lof_Selectjobs.csv, SelectJobs_times.csv, tNodes.csv).")
+    Path instance;
 
     @Option(names = "--limit", paramLabel = "N", defaultValue = "0", description = "Keep only the first N converted tasks (default: all).")
     long limit;
@@ -59,8 +71,10 @@ public final class ConvertCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if ("gpuscheduler".equalsIgnoreCase(format)) return convertGpuScheduler(out, err);
         try {
-            if (!"alibaba-2023".equalsIgnoreCase(format)) throw new FormatException("unknown trace format '" + format + "' (known: alibaba-2023)", "format");
+            if (!"alibaba-2023".equalsIgnoreCase(format)) throw new FormatException("unknown trace format '" + format + "' (known: alibaba-2023, gpuscheduler)", "format");
+            if (pods == null || nodes == null) throw new FormatException("alibaba-2023 needs --pods FILE and --nodes FILE", "pods");
             ApplicationCatalog catalog = apps == null ? ApplicationCatalog.defaults() : ApplicationCatalog.read(apps);
             var options = new AlibabaConverter.Options(limit, dueFactor, seed, AlibabaConverter.Censored.parse(censored));
             var result = new AlibabaConverter(catalog).convert(pods, nodes, options);
@@ -83,6 +97,29 @@ public final class ConvertCommand implements Callable<Integer> {
         } catch (FormatException | IllegalArgumentException | java.io.UncheckedIOException e) {
             err.println("gpusched convert: " + e.getMessage());
             return ExitCode.BAD_INPUT;
+        }
+    }
+
+    /** Bad input exits 2 with its file and line (the README's exit codes). */
+    private int convertGpuScheduler(PrintWriter out, PrintWriter err) {
+        try {
+            if (instance == null) throw new FormatException("gpuscheduler needs --instance DIR", "instance");
+            if (pods != null || nodes != null) throw new FormatException("--pods and --nodes belong to alibaba-2023; gpuscheduler reads --instance DIR", "pods");
+            var result = new GpuSchedulerConverter().convert(instance);
+            var summary = WorkloadWriter.write(result.cluster(), result.jobs().iterator(), outDir, null);
+            var s = result.stats();
+            out.printf(Locale.ROOT, "%-30s %,d%n", "jobs written", s.jobs());
+            out.printf(Locale.ROOT, "%-30s %,d%n", "execution-time rows read", s.timeRows());
+            out.printf(Locale.ROOT, "%-30s %,d (rightsizable over %d VM types)%n", "nodes", s.nodes(), s.vmTypes());
+            out.printf(Locale.ROOT, "%-30s %,.0f s%n", "last submission", summary.lastSubmit());
+            out.printf(Locale.ROOT, "wrote %s and %s%n", outDir.resolve(WorkloadWriter.TRACE), outDir.resolve(WorkloadWriter.CLUSTER));
+            return 0;
+        } catch (FormatException | IllegalArgumentException e) {
+            err.println("gpusched convert: " + e.getMessage());
+            return 2;
+        } catch (java.io.UncheckedIOException e) {
+            err.println("gpusched convert: " + e.getMessage());
+            return 1;
         }
     }
 }
