@@ -83,7 +83,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
     /** Waiting jobs per GPU of a key's up nodes that an optimizer is asked about at most; see Step.optimizerCandidates. */
     static final int OPTIMIZER_WINDOW_PER_GPU = 2;
     /** Waiting jobs an optimizer is asked about at least. */
-    static final int OPTIMIZER_WINDOW_MIN = 1024;
+    static final int OPTIMIZER_WINDOW_MIN = 256;
     static final MapStateDescriptor<Long, EventBatch> PENDING = new MapStateDescriptor<>("controller-pending", Types.LONG, new AvroTypeInfo<>(EventBatch.class));
     static final MapStateDescriptor<String, JobRecord> JOBS = new MapStateDescriptor<>("controller-jobs", Types.STRING, new AvroTypeInfo<>(JobRecord.class));
     static final ValueStateDescriptor<ControllerState> CONTROLLER = new ValueStateDescriptor<>("controller-state", new AvroTypeInfo<>(ControllerState.class));
