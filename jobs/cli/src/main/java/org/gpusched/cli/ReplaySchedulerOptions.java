@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
 /** The scheduler options every file-replay command takes (replay, compare), and the replay config they make. */
 final class ReplaySchedulerOptions {
     /** The options of this mixin, which mean nothing to a placement run. */
-    static final List<String> NAMES = List.of("--iterations", "--controllers", "--dispatch", "--noise", "--period");
+    static final List<String> NAMES = List.of("--iterations", "--controllers", "--dispatch", "--noise", "--period", "--stability", "--move-overhead");
 
     @Option(names = "--iterations", paramLabel = "N", defaultValue = "1000", description = "MaxIt of the randomized policies (default: ${DEFAULT-VALUE}).")
     int iterations;
@@ -31,13 +31,30 @@ final class ReplaySchedulerOptions {
     @Option(names = "--period", paramLabel = "SECONDS", description = "H, the periodic rescheduling interval (default: the cluster file's objective.horizonSeconds, else 3600).")
     Double period;
 
+    @Option(names = "--stability", paramLabel = "MODE", defaultValue = "stable",
+            description = "stable: an optimizer moves a running job only when the move pays for its overhead, on nodes matched to the running ones; paper: plans as the optimizer gives them, moves free as in the papers (default: ${DEFAULT-VALUE}).")
+    String stability;
+
+    @Option(names = "--move-overhead", paramLabel = "SECONDS", defaultValue = "300",
+            description = "What one move of a running job costs it (checkpoint and restart), for --stability stable (default: ${DEFAULT-VALUE}).")
+    double moveOverhead;
+
     /** A replay-mode config over a bounded input (watermark only at its end); policies and seed are the caller's. */
     SchedulerConfig.Builder replayConfig(ClusterSpec cluster, long seed) {
         SchedulerConfig.Builder b = SchedulerConfig.builder().cluster(cluster).seed(seed).maxIterations(iterations)
                 .controllers(controllers).dispatch(dispatchRule(dispatch)).noise(noise).mode(SchedulerConfig.Mode.REPLAY)
-                .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK);
+                .stability(stabilityMode(stability)).moveOverheadSeconds(moveOverhead).outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK);
         if (period != null) b.periodSeconds(period);
         return b;
+    }
+
+    /** The --stability value; an unknown one is an IllegalArgumentException naming the choices. */
+    static SchedulerConfig.Stability stabilityMode(String value) {
+        return switch (value) {
+            case "stable" -> SchedulerConfig.Stability.STABLE;
+            case "paper" -> SchedulerConfig.Stability.PAPER;
+            default -> throw new IllegalArgumentException("--stability must be stable or paper, got '" + value + "'");
+        };
     }
 
     /** The --dispatch value as a rule; an unknown one is an IllegalArgumentException naming the choices. */

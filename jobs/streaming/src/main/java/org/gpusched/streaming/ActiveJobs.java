@@ -74,6 +74,14 @@ final class ActiveJobs {
         boolean runnable;
         double weightPerHour, dueSeconds, slowestSeconds;
 
+        /**
+         * While the job waits and some node of the ranked cluster can run it ({@link #queued}): its place in the
+         * waiting order (ascending: considered first) and its postponement term, as {@link WaitingFigures} gave them.
+         */
+        double waitRank, penaltyWeight, penaltyOffset;
+        private boolean queued;
+        private PostponedPenalty.Term penalty;
+
         /** The record is about to change, or was replaced: figures derived from it are derived again when next asked. */
         void changed() {
             predictedSeconds = Double.NaN;
@@ -93,6 +101,7 @@ final class ActiveJobs {
     }
 
     private static final Comparator<Entry> ENTRY_ORDER = Comparator.comparing(e -> e.record, ORDER);
+    private static final Comparator<Entry> WAIT_ORDER = Comparator.<Entry>comparingDouble(e -> e.waitRank).thenComparing(ENTRY_ORDER);
     private static final Comparator<Entry> END_ORDER = Comparator.<Entry>comparingLong(e -> e.indexedEnd).thenComparing(ENTRY_ORDER);
 
     private final Map<String, Entry> byId = new HashMap<>();
@@ -105,6 +114,26 @@ final class ActiveJobs {
     /** Running entries that have an end time, by (end, {@link #ORDER}). */
     private final TreeSet<Entry> byEnd = new TreeSet<>(END_ORDER);
     private int running;
+    /** Running entries in {@link #ORDER}. */
+    private final TreeSet<Entry> runningSet = new TreeSet<>(ENTRY_ORDER);
+    /**
+     * Waiting entries that some node of the ranked cluster can run, in the policy's waiting order, and their summed
+     * postponement terms: kept from {@link #rankFor} on, so that an event reads the head of a long queue and its f_OBJ
+     * share without a walk over it.
+     */
+    private final TreeSet<Entry> waiting = new TreeSet<>(WAIT_ORDER);
+    private Object rankedFor;
+    private WaitingFigures figures;
+    private PostponedPenalty penalties;
+
+    /**
+     * A policy's view of a waiting job on one cluster: whether some node of it can run the job and, if so, its
+     * {@link Entry#waitRank}, {@link Entry#penaltyWeight} (rho x weight per hour is charged) and {@link
+     * Entry#penaltyOffset} (H + slowest remaining - due, seconds), set on the entry.
+     */
+    interface WaitingFigures {
+        boolean figure(Entry e);
+    }
 
     Entry get(String id) {
         return byId.get(id);
@@ -148,6 +177,61 @@ final class ActiveJobs {
         return ending;
     }
 
+    /**
+     * Ranks the waiting jobs with {@code f} for {@code cluster} and keeps them ranked as jobs come, start, stop and
+     * leave. The same cluster again (an identity) keeps the index as it is: {@code f} must depend on the cluster alone.
+     */
+    void rankFor(Object cluster, WaitingFigures f, double rho) {
+        if (cluster == rankedFor) return;
+        rankedFor = cluster;
+        figures = f;
+        penalties = new PostponedPenalty(rho);
+        for (Entry e : waiting) e.queued = false;
+        waiting.clear();
+        for (Entry e : ordered) if (!e.indexedRunning) enqueue(e);
+    }
+
+    /** The waiting jobs some node can run, in the waiting order given to {@link #rankFor}. */
+    Collection<Entry> waitingInRankOrder() {
+        return Collections.unmodifiableSet(waiting);
+    }
+
+    /** How many jobs {@link #waitingInRankOrder} holds. */
+    int queuedCount() {
+        return waiting.size();
+    }
+
+    /** The running jobs in {@link #ORDER}. */
+    Collection<Entry> runningInOrder() {
+        return Collections.unmodifiableSet(runningSet);
+    }
+
+    /** rho x weight x worst-case tardiness summed over the queued jobs at {@code nowSeconds} (never decreasing). */
+    double postponedPenalty(double nowSeconds) {
+        return penalties == null ? 0 : penalties.total(nowSeconds);
+    }
+
+    /** A waiting job's figures changed (its done fraction was corrected): it is ranked and priced again. */
+    void refigure(Entry e) {
+        dequeue(e);
+        if (!e.indexedRunning) enqueue(e);
+    }
+
+    private void enqueue(Entry e) {
+        if (figures == null || !figures.figure(e)) return;
+        e.queued = true;
+        e.penalty = penalties.add(e.penaltyWeight, e.penaltyOffset);
+        waiting.add(e);
+    }
+
+    private void dequeue(Entry e) {
+        if (!e.queued) return;
+        waiting.remove(e);
+        penalties.remove(e.penalty);
+        e.penalty = null;
+        e.queued = false;
+    }
+
     Entry add(JobRecord record) {
         Entry e = new Entry(record);
         Entry previous = byId.put(record.getSpec().getId(), e);
@@ -155,6 +239,7 @@ final class ActiveJobs {
         // never found: an equal key has the same id, whose entry went above
         ordered.add(-Collections.binarySearch(ordered, e, ENTRY_ORDER) - 1, e);
         reindex(e);
+        if (!e.indexedRunning) enqueue(e);
         return e;
     }
 
@@ -165,6 +250,13 @@ final class ActiveJobs {
         if (runs != e.indexedRunning) {
             running += runs ? 1 : -1;
             e.indexedRunning = runs;
+            if (runs) {
+                dequeue(e);
+                runningSet.add(e);
+            } else {
+                runningSet.remove(e);
+                enqueue(e);
+            }
         }
         if (end != e.indexedEnd) {
             if (e.indexedEnd >= 0) byEnd.remove(e);
@@ -186,6 +278,8 @@ final class ActiveJobs {
 
     private void removeOrdered(Entry e) {
         if (e.indexedRunning) running--;
+        runningSet.remove(e);
+        dequeue(e);
         if (e.indexedEnd >= 0) byEnd.remove(e);
         int at = Collections.binarySearch(ordered, e, ENTRY_ORDER);
         if (at >= 0) ordered.remove(at);

@@ -30,6 +30,7 @@ import org.gpusched.core.model.SchedulingProblem;
 import org.gpusched.core.objective.ObjectiveFunction;
 import org.gpusched.core.objective.RealCost;
 import org.gpusched.core.policy.FreeNodePolicy;
+import org.gpusched.core.policy.PlanStabilizer;
 import org.gpusched.core.policy.Policies;
 import org.gpusched.core.policy.SchedulingPolicy;
 import org.gpusched.core.random.RandomState;
@@ -75,6 +76,14 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
 
     /** Periodic ticks kept for a waiting job (with nothing running) after its due date; see Step.waitingJobMayStart. */
     static final long WAITING_TICKS_AFTER_DUE = 1000;
+    /** Waiting jobs up to which f_OBJ is summed job by job; see Step.exactPricing. */
+    static final int EXACT_PRICING_QUEUE = 2048;
+    /** Jobs of the queue handed to a queue baseline at least at once; see Step.startOnFreeNodes. */
+    static final int QUEUE_SLICE_MIN = 64;
+    /** Waiting jobs per GPU of a key's up nodes that an optimizer is asked about at most; see Step.optimizerCandidates. */
+    static final int OPTIMIZER_WINDOW_PER_GPU = 2;
+    /** Waiting jobs an optimizer is asked about at least. */
+    static final int OPTIMIZER_WINDOW_MIN = 256;
     static final MapStateDescriptor<Long, EventBatch> PENDING = new MapStateDescriptor<>("controller-pending", Types.LONG, new AvroTypeInfo<>(EventBatch.class));
     static final MapStateDescriptor<String, JobRecord> JOBS = new MapStateDescriptor<>("controller-jobs", Types.STRING, new AvroTypeInfo<>(JobRecord.class));
     static final ValueStateDescriptor<ControllerState> CONTROLLER = new ValueStateDescriptor<>("controller-state", new AvroTypeInfo<>(ControllerState.class));
@@ -98,6 +107,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
      * node events and rebuilt on demand (so also after a restore), never read as the truth.
      */
     private transient Map<String, Topology> topologies;
+    /** Carries out only the moves of running jobs that pay for themselves (null: plans as the policy gives them). */
+    private transient PlanStabilizer stabilizer;
 
     public ControllerFunction(SchedulerConfig config) {
         this.config = config;
@@ -116,6 +127,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         for (int t = 0; t < catalog.size(); t++) catalogIndex.put(catalog.get(t).name(), t);
         activeJobs = new HashMap<>();
         topologies = new HashMap<>();
+        stabilizer = config.stability() == SchedulerConfig.Stability.STABLE ? new PlanStabilizer(config.moveOverheadSeconds()) : null;
     }
 
     @Override
@@ -334,6 +346,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             j.setDone(t.getProgress());
             j.setModelDone(t.getProgress());
             if (j.getNode() != null && config.mode() == SchedulerConfig.Mode.REPLAY) setEnd(e);
+            if (j.getNode() == null) jobs.refigure(e);
         }
 
         void node(NodeEvent ev) {
@@ -422,6 +435,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             List<PlacementDecision> changes = new ArrayList<>();
             Topology topology = jobs.isEmpty() ? null : topology();
             SchedulingPolicy scheduler = policies.get(policy);
+            if (topology != null) rankWaiting(topology, scheduler);
             if (topology != null && scheduler.startsOnlyOnFreeNodes() && nothingToStart(topology)) {
                 objective = keptObjective(topology);
                 updateNodeTypes(topology, n -> topology.currentType[n]);
@@ -431,25 +445,25 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 nanos = call.nanos;
             } else if (topology != null) {
                 Cluster cluster = topology.cluster;
-                List<ActiveJobs.Entry> candidates = new ArrayList<>(jobs.size());
-                List<JobState> states = new ArrayList<>(jobs.size());
-                List<JobTimes> tables = new ArrayList<>(jobs.size());
-                for (ActiveJobs.Entry e : jobs.inOrder()) {
-                    if (!priced(e, cluster).runnable) continue; // waits until a node that can run it comes (back)
+                List<ActiveJobs.Entry> candidates = optimizerCandidates(topology);
+                List<JobState> states = new ArrayList<>(candidates.size());
+                List<JobTimes> tables = new ArrayList<>(candidates.size());
+                for (ActiveJobs.Entry e : candidates) {
                     JobRecord j = e.record;
                     Placement current = j.getNode() == null ? null : new Placement(e.nodeIndex(cluster), e.typeIndex(cluster), j.getGpus());
-                    candidates.add(e);
                     states.add(new JobState(model(e), optimizerDone(e), current));
                     tables.add(e.times);
                 }
                 if (!candidates.isEmpty()) {
+                    double beyondWindow = postponedBeyond(candidates);
                     SchedulingProblem problem = SchedulingProblem.ofDistinctJobs(now / 1000.0, cluster, states, tables, topology.currentType, config.objective());
                     RandomState random = new RandomState(s.getRandomState());
                     long start = System.nanoTime();
                     Schedule schedule = scheduler.schedule(problem, random);
+                    if (stabilizer != null) schedule = stabilizer.stabilize(problem, schedule, movesSoFar(candidates));
                     nanos = System.nanoTime() - start;
                     s.setRandomState(random.state());
-                    objective = schedule.objective();
+                    objective = schedule.objective() + beyondWindow;
                     applySchedule(cluster, candidates, schedule, changes);
                     updateNodeTypes(topology, schedule::nodeType);
                 }
@@ -470,46 +484,64 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         private record Call(double objective, long nanos) {}
 
         /**
-         * For a {@link FreeNodePolicy}: the policy is given the waiting jobs alone, with the nodes the running jobs hold,
-         * and the running jobs keep their placements. f_OBJ is summed over every job as {@link #keptObjective} sums it,
-         * so it is the value the call over the whole problem returns, to the bit.
+         * For a {@link FreeNodePolicy}: the policy is given waiting jobs alone, with the nodes the running jobs hold,
+         * and the running jobs keep their placements. The queue is handed over from its head in slices, each with the
+         * nodes the slices before it took, until no node is free or the queue ends: the policy serves jobs in queue
+         * order one whole free node each, so this starts exactly the jobs one call over the whole queue starts, and
+         * an event costs the head it reads rather than the backlog. f_OBJ is summed over every job as {@link
+         * #keptObjective} sums it, so it is the value the call over the whole problem returns.
          */
         Call startOnFreeNodes(Topology topology, FreeNodePolicy policy, List<PlacementDecision> changes) {
             Cluster cluster = topology.cluster;
-            List<ActiveJobs.Entry> candidates = new ArrayList<>(jobs.size());
-            List<JobState> waiting = new ArrayList<>();
-            List<JobTimes> tables = new ArrayList<>();
-            int[] nodeTypes = new int[cluster.nodeCount()];
-            java.util.Arrays.fill(nodeTypes, -1);
-            for (ActiveJobs.Entry e : jobs.inOrder()) {
-                if (!priced(e, cluster).runnable) continue;
-                candidates.add(e);
-                if (e.running()) {
-                    nodeTypes[e.nodeIndex(cluster)] = e.typeIndex(cluster);
-                } else {
+            int[] held = new int[cluster.nodeCount()];
+            java.util.Arrays.fill(held, -1);
+            for (ActiveJobs.Entry e : jobs.runningInOrder()) {
+                if (priced(e, cluster).runnable) held[e.nodeIndex(cluster)] = e.typeIndex(cluster);
+            }
+            int free = 0;
+            for (int type : held) if (type == -1) free++;
+            Map<ActiveJobs.Entry, Placement> started = new java.util.IdentityHashMap<>();
+            long nanos = 0;
+            java.util.Iterator<ActiveJobs.Entry> queue = jobs.waitingInRankOrder().iterator();
+            while (free > 0 && queue.hasNext()) {
+                List<ActiveJobs.Entry> slice = new ArrayList<>();
+                List<JobState> waiting = new ArrayList<>();
+                List<JobTimes> tables = new ArrayList<>();
+                int size = Math.max(QUEUE_SLICE_MIN, 2 * free);
+                while (slice.size() < size && queue.hasNext()) {
+                    ActiveJobs.Entry e = queue.next();
+                    slice.add(e);
                     waiting.add(new JobState(model(e), optimizerDone(e), null));
                     tables.add(e.times);
                 }
+                SchedulingProblem problem = SchedulingProblem.ofDistinctJobs(now / 1000.0, cluster, waiting, tables, topology.currentType, config.objective());
+                long start = System.nanoTime();
+                Placement[] placed = policy.startOnFreeNodes(problem, held);
+                nanos += System.nanoTime() - start;
+                for (int i = 0; i < placed.length; i++) {
+                    if (placed[i] == null) continue;
+                    started.put(slice.get(i), placed[i]);
+                    held[placed[i].node()] = placed[i].type();
+                    free--;
+                }
             }
-            if (candidates.isEmpty()) return new Call(0, 0);
-            SchedulingProblem queue = SchedulingProblem.ofDistinctJobs(now / 1000.0, cluster, waiting, tables, topology.currentType, config.objective());
-            long start = System.nanoTime();
-            Placement[] started = policy.startOnFreeNodes(queue, nodeTypes);
-            long nanos = System.nanoTime() - start;
-            Placement[] placements = new Placement[candidates.size()];
-            ObjectiveFunction.Sum sum = new ObjectiveFunction.Sum(config.objective(), cluster, now / 1000.0, candidates.size());
-            int w = 0;
-            for (int i = 0; i < placements.length; i++) {
-                ActiveJobs.Entry e = candidates.get(i);
-                Placement p = e.running() ? new Placement(e.nodeIndex(cluster), e.typeIndex(cluster), e.record.getGpus()) : started[w++];
-                placements[i] = p;
-                if (p != null) nodeTypes[p.node()] = p.type();
-                price(sum, cluster, e, p);
+            if (jobs.runningCount() == 0 && jobs.queuedCount() == 0) return new Call(0, nanos);
+            double objective = Double.NaN;
+            if (exactPricing()) {
+                ObjectiveFunction.Sum sum = new ObjectiveFunction.Sum(config.objective(), cluster, now / 1000.0, jobs.size());
+                for (ActiveJobs.Entry e : jobs.inOrder()) {
+                    if (priced(e, cluster).runnable) price(sum, cluster, e, e.running() ? null : started.get(e));
+                }
+                objective = sum.total(held);
             }
-            Schedule schedule = new Schedule(placements, nodeTypes, sum.total(nodeTypes));
-            applySchedule(cluster, candidates, schedule, changes);
+            List<ActiveJobs.Entry> startedInOrder = new ArrayList<>(started.keySet());
+            startedInOrder.sort(Comparator.comparing(e -> e.record, ActiveJobs.ORDER));
+            Placement[] placements = new Placement[startedInOrder.size()];
+            for (int i = 0; i < placements.length; i++) placements[i] = started.get(startedInOrder.get(i));
+            Schedule schedule = new Schedule(placements, held, objective);
+            applySchedule(cluster, startedInOrder, schedule, changes);
             updateNodeTypes(topology, schedule::nodeType);
-            return new Call(schedule.objective(), nanos);
+            return new Call(Double.isNaN(objective) ? keptObjective(topology) : objective, nanos);
         }
 
         /**
@@ -520,9 +552,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         boolean nothingToStart(Topology topology) {
             int usedNodes = topology.load.usedNodes();
             if (usedNodes == topology.cluster.nodeCount()) return true;
-            if (jobs.runningCount() < jobs.size()) {
-                for (ActiveJobs.Entry e : jobs.inOrder()) if (!e.running() && priced(e, topology.cluster).runnable) return false;
-            }
+            if (jobs.queuedCount() > 0) return false;
             return usedNodes > 0;
         }
 
@@ -533,10 +563,89 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         double keptObjective(Topology topology) {
             Cluster cluster = topology.cluster;
             ObjectiveFunction.Sum sum = new ObjectiveFunction.Sum(config.objective(), cluster, now / 1000.0, jobs.size());
+            if (!exactPricing()) {
+                for (ActiveJobs.Entry e : jobs.runningInOrder()) {
+                    if (priced(e, cluster).runnable) price(sum, cluster, e, null);
+                }
+                return sum.total(topology.currentType) + jobs.postponedPenalty(now / 1000.0);
+            }
             for (ActiveJobs.Entry e : jobs.inOrder()) {
                 if (priced(e, cluster).runnable) price(sum, cluster, e, null);
             }
             return sum.total(topology.currentType);
+        }
+
+        /**
+         * Whether f_OBJ is summed job by job in submission order, the order a policy sums it in (to the bit), or, with
+         * more than {@value #EXACT_PRICING_QUEUE} jobs waiting, as the running jobs' terms plus the queue's summed
+         * postponement terms ({@link ActiveJobs#postponedPenalty}), which agree to rounding and cost no walk over the queue.
+         */
+        boolean exactPricing() {
+            return jobs.size() - jobs.runningCount() <= EXACT_PRICING_QUEUE;
+        }
+
+        /**
+         * Ranks the key's waiting jobs for the policy on the topology's cluster: a queue baseline's own queue order,
+         * else the optimizers' pressure (ANDREAS eq. 2, most urgent first; the order among waiting jobs does not
+         * change with time), with each one's postponement term.
+         */
+        void rankWaiting(Topology topology, SchedulingPolicy scheduler) {
+            Cluster cluster = topology.cluster;
+            double horizon = config.objective().horizonSeconds();
+            FreeNodePolicy queue = scheduler instanceof FreeNodePolicy free ? free : null;
+            jobs.rankFor(cluster, e -> {
+                if (!priced(e, cluster).runnable) return false;
+                double left = 1 - Math.min(e.record.getModelDone(), MAX_MODEL_DONE);
+                e.waitRank = queue != null ? queue.queueKey(model(e)) : e.dueSeconds - e.times.fastest(cluster) * left;
+                e.penaltyWeight = e.weightPerHour;
+                e.penaltyOffset = horizon + e.slowestSeconds * left - e.dueSeconds;
+                return true;
+            }, config.objective().rho());
+        }
+
+        /**
+         * The jobs an optimizer is asked about: every runnable job in submission order while at most the window's
+         * count of jobs wait ({@link Topology#optimizerWindow}), else the running jobs and the window's most urgent
+         * waiting ones. A schedule places at most one job per GPU, so jobs further down a longer queue could only take
+         * what the urgent ones leave; they stay postponed and are priced by {@link #postponedBeyond}.
+         */
+        List<ActiveJobs.Entry> optimizerCandidates(Topology topology) {
+            Cluster cluster = topology.cluster;
+            List<ActiveJobs.Entry> candidates = new ArrayList<>();
+            if (jobs.queuedCount() <= topology.optimizerWindow) {
+                for (ActiveJobs.Entry e : jobs.inOrder()) {
+                    if (priced(e, cluster).runnable) candidates.add(e); // else it waits until a node that can run it comes (back)
+                }
+                return candidates;
+            }
+            for (ActiveJobs.Entry e : jobs.runningInOrder()) if (priced(e, cluster).runnable) candidates.add(e);
+            for (ActiveJobs.Entry e : jobs.waitingInRankOrder()) {
+                if (candidates.size() >= jobs.runningCount() + topology.optimizerWindow) break;
+                candidates.add(e);
+            }
+            candidates.sort(Comparator.comparing(e -> e.record, ActiveJobs.ORDER));
+            return candidates;
+        }
+
+        /** Per candidate, how often it was moved already (preempted, migrated or resized). */
+        int[] movesSoFar(List<ActiveJobs.Entry> candidates) {
+            int[] moves = new int[candidates.size()];
+            for (int i = 0; i < moves.length; i++) {
+                JobRecord j = candidates.get(i).record;
+                moves[i] = j.getPreemptions() + j.getMigrations() + j.getResizes();
+            }
+            return moves;
+        }
+
+        /** f_OBJ's postponement terms of the runnable waiting jobs not among {@code candidates} (0 when none is left out). */
+        double postponedBeyond(List<ActiveJobs.Entry> candidates) {
+            int waitingCandidates = 0;
+            for (ActiveJobs.Entry e : candidates) if (!e.running()) waitingCandidates++;
+            if (waitingCandidates == jobs.queuedCount()) return 0;
+            Cluster cluster = topologies.get(ctx.getCurrentKey()).cluster;
+            ObjectiveFunction.Sum inWindow = new ObjectiveFunction.Sum(config.objective(), cluster, now / 1000.0, 1);
+            for (ActiveJobs.Entry e : candidates) if (!e.running()) price(inWindow, cluster, e, null);
+            return Math.max(0, jobs.postponedPenalty(now / 1000.0) - inWindow.total(new int[0]));
         }
 
         /**
@@ -712,8 +821,17 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         final Set<Integer> touched = new TreeSet<>();
         /** Built afresh: every node's type is checked at the next update. */
         boolean allTouched = true;
+        /** Waiting jobs an optimizer is asked about at most: {@value #OPTIMIZER_WINDOW_PER_GPU} per GPU the nodes can have. */
+        final int optimizerWindow;
         Topology(Cluster cluster, int slots, int[] slotOfNode) {
             this.cluster = cluster;
+            int gpus = 0;
+            for (int n = 0; n < cluster.nodeCount(); n++) {
+                int most = 0;
+                for (int t : cluster.candidateTypes(n)) most = Math.max(most, cluster.type(t).gpus());
+                gpus += most;
+            }
+            this.optimizerWindow = Math.max(OPTIMIZER_WINDOW_MIN, OPTIMIZER_WINDOW_PER_GPU * gpus);
             this.slots = slots;
             this.slotOfNode = slotOfNode;
             this.currentType = new int[cluster.nodeCount()];

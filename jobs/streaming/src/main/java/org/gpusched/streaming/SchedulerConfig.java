@@ -35,9 +35,17 @@ public final class SchedulerConfig implements Serializable {
      */
     public enum Dispatch { ROUND_ROBIN, GPU_WEIGHTED }
 
+    /**
+     * Whether an optimizer's plan is carried out as given (PAPER: the papers, where moving a running job is free) or
+     * only with the moves that pay for their overhead, on nodes matched to the running ones (STABLE).
+     */
+    public enum Stability { PAPER, STABLE }
+
     /** A value of -1 ms: emit no watermark before the end of a bounded input (file replay: fully order-independent). */
     public static final Duration END_OF_INPUT_WATERMARK = Duration.ofMillis(-1);
 
+    /** A move's checkpoint and restart: a few minutes for a training job's state. */
+    public static final double DEFAULT_MOVE_OVERHEAD_SECONDS = 300;
     public static final ConfigOption<List<String>> POLICIES = ConfigOptions.key("gpusched.policies").stringType().asList()
             .defaultValues("andreas-rg").withDescription("Policies to run; each gets its own keyed pipeline over the same events.");
     public static final ConfigOption<Long> SEED = ConfigOptions.key("gpusched.seed").longType().defaultValue(1L)
@@ -50,6 +58,10 @@ public final class SchedulerConfig implements Serializable {
             .withDescription("How submissions are dealt to the K controllers: ROUND_ROBIN (the hierarchical paper) or GPU_WEIGHTED (round robin in proportion to each controller's GPUs).");
     public static final ConfigOption<Double> NOISE = ConfigOptions.key("gpusched.noise").doubleType().defaultValue(0.0)
             .withDescription("Replay noise F: real duration = predicted x U[1-F, 1+F], drawn per job from the seed.");
+    public static final ConfigOption<Stability> STABILITY = ConfigOptions.key("gpusched.stability").enumType(Stability.class).defaultValue(Stability.STABLE)
+            .withDescription("STABLE: an optimizer's plan moves a running job only when the move pays for its overhead, on nodes matched to the running ones (PlanStabilizer); PAPER: the plan as the optimizer gives it (the papers: moves are free).");
+    public static final ConfigOption<Double> MOVE_OVERHEAD_SECONDS = ConfigOptions.key("gpusched.move-overhead-seconds").doubleType().defaultValue(DEFAULT_MOVE_OVERHEAD_SECONDS)
+            .withDescription("Time one move (migration, resize, preemption) of a running job costs it, checkpoint and restart, in seconds; with STABLE stability a move must gain more than its weight and node rate over this time.");
     public static final ConfigOption<Double> PERIOD_SECONDS = ConfigOptions.key("gpusched.period-seconds").doubleType().noDefaultValue()
             .withDescription("H: periodic rescheduling interval in seconds (default: the cluster file's objective.horizonSeconds).");
     public static final ConfigOption<Mode> MODE = ConfigOptions.key("gpusched.mode").enumType(Mode.class).defaultValue(Mode.REPLAY)
@@ -82,6 +94,8 @@ public final class SchedulerConfig implements Serializable {
     private final int controllers;
     private final Dispatch dispatch;
     private final double noise;
+    private final Stability stability;
+    private final double moveOverheadSeconds;
     private final double periodSeconds;
     private final Mode mode;
     private final Duration checkpointInterval;
@@ -105,6 +119,8 @@ public final class SchedulerConfig implements Serializable {
         this.controllers = b.controllers;
         this.dispatch = b.dispatch;
         this.noise = b.noise;
+        this.stability = b.stability;
+        this.moveOverheadSeconds = b.moveOverheadSeconds;
         this.mode = b.mode;
         this.checkpointInterval = b.checkpointInterval;
         this.rho = b.rho != null ? b.rho : fileObjective.rho();
@@ -134,6 +150,7 @@ public final class SchedulerConfig implements Serializable {
         if (controllers < 1) throw new IllegalArgumentException("controllers must be >= 1, got " + controllers);
         if (controllers > nodes.size()) throw new IllegalArgumentException("controllers (" + controllers + ") must not exceed the cluster's nodes (" + nodes.size() + "): each controller owns nodes i mod K");
         if (!(noise >= 0 && noise < 1)) throw new IllegalArgumentException("noise must be in [0, 1), got " + noise);
+        if (!(moveOverheadSeconds >= 0) || Double.isInfinite(moveOverheadSeconds)) throw new IllegalArgumentException("move overhead must be >= 0 seconds, got " + moveOverheadSeconds);
         if (!(periodSeconds > 0) || Double.isInfinite(periodSeconds)) throw new IllegalArgumentException("period must be > 0 seconds, got " + periodSeconds);
         if (checkpointInterval.isNegative()) throw new IllegalArgumentException("checkpoint interval must be >= 0, got " + checkpointInterval);
         if (outOfOrderness.isNegative() && !outOfOrderness.equals(END_OF_INPUT_WATERMARK)) throw new IllegalArgumentException("out-of-orderness must be >= 0 (or -1 ms), got " + outOfOrderness);
@@ -148,6 +165,8 @@ public final class SchedulerConfig implements Serializable {
     public int controllers() { return controllers; }
     public Dispatch dispatch() { return dispatch; }
     public double noise() { return noise; }
+    public Stability stability() { return stability; }
+    public double moveOverheadSeconds() { return moveOverheadSeconds; }
     public double periodSeconds() { return periodSeconds; }
     public long periodMillis() { return Math.max(1, Math.round(periodSeconds * 1000)); }
     public Mode mode() { return mode; }
@@ -186,6 +205,8 @@ public final class SchedulerConfig implements Serializable {
         b.controllers = controllers;
         b.dispatch = dispatch;
         b.noise = noise;
+        b.stability = stability;
+        b.moveOverheadSeconds = moveOverheadSeconds;
         b.periodSeconds = periodSeconds;
         b.mode = mode;
         b.checkpointInterval = checkpointInterval;
@@ -210,6 +231,7 @@ public final class SchedulerConfig implements Serializable {
         Builder b = builder().cluster(ClusterYaml.read(java.nio.file.Path.of(clusterFile)))
                 .policies(conf.get(POLICIES)).seed(conf.get(SEED)).maxIterations(conf.get(MAX_ITERATIONS))
                 .controllers(conf.get(CONTROLLERS)).dispatch(conf.get(DISPATCH)).noise(conf.get(NOISE)).mode(conf.get(MODE))
+                .stability(conf.get(STABILITY)).moveOverheadSeconds(conf.get(MOVE_OVERHEAD_SECONDS))
                 .checkpointInterval(conf.get(CHECKPOINT_INTERVAL)).outOfOrderness(conf.get(OUT_OF_ORDERNESS))
                 .idleTimeout(conf.get(IDLE_TIMEOUT)).watermarkInterval(conf.get(WATERMARK_INTERVAL));
         conf.getOptional(PERIOD_SECONDS).ifPresent(b::periodSeconds);
@@ -220,7 +242,7 @@ public final class SchedulerConfig implements Serializable {
 
     @Override public String toString() {
         return "SchedulerConfig{policies=" + policies + ", seed=" + seed + ", maxIterations=" + maxIterations + ", controllers=" + controllers + ", dispatch=" + dispatch
-                + ", noise=" + noise + ", periodSeconds=" + periodSeconds + ", mode=" + mode + ", rho=" + rho + ", mu=" + mu
+                + ", noise=" + noise + ", stability=" + stability + ", moveOverheadSeconds=" + moveOverheadSeconds + ", periodSeconds=" + periodSeconds + ", mode=" + mode + ", rho=" + rho + ", mu=" + mu
                 + ", nodes=" + nodes.size() + ", types=" + types.size() + "}";
     }
 
@@ -232,6 +254,8 @@ public final class SchedulerConfig implements Serializable {
         private int controllers = 1;
         private Dispatch dispatch = Dispatch.ROUND_ROBIN;
         private double noise = 0;
+        private Stability stability = STABILITY.defaultValue();
+        private double moveOverheadSeconds = DEFAULT_MOVE_OVERHEAD_SECONDS;
         private Double periodSeconds;
         private Mode mode = Mode.REPLAY;
         private Duration checkpointInterval = Duration.ZERO;
@@ -250,6 +274,8 @@ public final class SchedulerConfig implements Serializable {
         public Builder controllers(int v) { controllers = v; return this; }
         public Builder dispatch(Dispatch v) { dispatch = Objects.requireNonNull(v); return this; }
         public Builder noise(double v) { noise = v; return this; }
+        public Builder stability(Stability v) { stability = Objects.requireNonNull(v); return this; }
+        public Builder moveOverheadSeconds(double v) { moveOverheadSeconds = v; return this; }
         public Builder periodSeconds(double v) { periodSeconds = v; return this; }
         public Builder mode(Mode v) { mode = Objects.requireNonNull(v); return this; }
         public Builder checkpointInterval(Duration v) { checkpointInterval = Objects.requireNonNull(v); return this; }

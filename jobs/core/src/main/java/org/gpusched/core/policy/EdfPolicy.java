@@ -1,6 +1,6 @@
 package org.gpusched.core.policy;
 
-import org.gpusched.core.model.SchedulingProblem;
+import org.gpusched.core.model.Job;
 
 /** {@code edf}: waiting jobs served by earliest due date, one job per empty node, no preemption ({@link QueueOrderBaseline}). */
 public final class EdfPolicy extends QueueOrderBaseline {
@@ -11,7 +11,5 @@ public final class EdfPolicy extends QueueOrderBaseline {
 
     @Override public String name() { return NAME; }
 
-    @Override protected void queueKey(SchedulingProblem problem, double[] key) {
-        for (int j = 0; j < key.length; j++) key[j] = problem.job(j).job().dueSeconds();
-    }
+    @Override public double queueKey(Job job) { return job.dueSeconds(); }
 }

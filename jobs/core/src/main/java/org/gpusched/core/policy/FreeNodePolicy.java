@@ -1,5 +1,6 @@
 package org.gpusched.core.policy;
 
+import org.gpusched.core.model.Job;
 import org.gpusched.core.model.Placement;
 import org.gpusched.core.model.SchedulingProblem;
 
@@ -19,4 +20,11 @@ public interface FreeNodePolicy extends SchedulingPolicy {
      *                                  the cluster
      */
     Placement[] startOnFreeNodes(SchedulingProblem waiting, int[] heldNodeTypes);
+
+    /**
+     * The waiting job's place in the queue: jobs are served by this key ascending, then by submission time, then in
+     * the problem's job order. It depends on the job alone, so a caller can keep its queue in this order and hand
+     * the policy the head of it (in that order) instead of every waiting job.
+     */
+    double queueKey(Job job);
 }

@@ -1,6 +1,6 @@
 package org.gpusched.core.policy;
 
-import org.gpusched.core.model.SchedulingProblem;
+import org.gpusched.core.model.Job;
 
 /**
  * {@code priority}: waiting jobs served by tardiness weight, highest first, one job per empty node, no preemption
@@ -14,7 +14,5 @@ public final class PriorityPolicy extends QueueOrderBaseline {
 
     @Override public String name() { return NAME; }
 
-    @Override protected void queueKey(SchedulingProblem problem, double[] key) {
-        for (int j = 0; j < key.length; j++) key[j] = -problem.job(j).job().weightPerHour();
-    }
+    @Override public double queueKey(Job job) { return -job.weightPerHour(); }
 }

@@ -24,8 +24,6 @@ import org.gpusched.core.random.RandomState;
  */
 abstract class QueueOrderBaseline implements FreeNodePolicy {
 
-    /** Fills {@code key} (ascending = served first); ties are served by submission time, then job index. */
-    protected abstract void queueKey(SchedulingProblem problem, double[] key);
 
     /** The queue order and the fill of empty nodes do not depend on the time: a tick changes nothing. */
     @Override
@@ -91,7 +89,7 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
         int[] scratch = new int[jobs];
         for (int j = 0; j < jobs; j++) key[j] = problem.job(j).job().submitSeconds();
         IndexSort.sort(waiting, waitingCount, key, false, scratch);
-        queueKey(problem, key);
+        for (int j = 0; j < jobs; j++) key[j] = queueKey(problem.job(j).job());
         IndexSort.sort(waiting, waitingCount, key, false, scratch);
 
         EmptyNodes empty = new EmptyNodes(problem, nodeTypes);

@@ -276,6 +276,8 @@ public final class RunDirectoryWriter {
     /** What the run summary needs from the job metrics, folded in (time, job) order. */
     private static final class JobsTally implements Ordered<JobsTally> {
         long completed, tardy, preemptions, migrations, resizes;
+        /** Most moves (preemptions + migrations + resizes) of one completed job. */
+        long maxMoves;
         double tardiness, jct;
         double lastCompletion = Double.NEGATIVE_INFINITY;
 
@@ -290,6 +292,7 @@ public final class RunDirectoryWriter {
             preemptions += j.preemptions;
             migrations += j.migrations;
             resizes += j.resizes;
+            maxMoves = Math.max(maxMoves, (long) j.preemptions + j.migrations + j.resizes);
         }
 
         @Override
@@ -605,6 +608,8 @@ public final class RunDirectoryWriter {
         m.put("preemptions", jobs.preemptions);
         m.put("migrations", jobs.migrations);
         m.put("resizes", jobs.resizes);
+        m.put("movesPerJob", jobs.completed == 0 ? 0.0 : (double) (jobs.preemptions + jobs.migrations + jobs.resizes) / jobs.completed);
+        m.put("maxMovesPerJob", jobs.maxMoves);
         m.put("rejected", s.rejected());
         return m;
     }

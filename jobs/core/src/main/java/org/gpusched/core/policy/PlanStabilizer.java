@@ -1,0 +1,294 @@
+package org.gpusched.core.policy;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.gpusched.core.model.Cluster;
+import org.gpusched.core.model.Placement;
+import org.gpusched.core.model.Schedule;
+import org.gpusched.core.model.SchedulingProblem;
+import org.gpusched.core.objective.ObjectiveFunction;
+
+/**
+ * Turns an optimizer's plan into one a cluster can carry out: running jobs stay where they are unless moving them
+ * pays for the move. The papers price preemption, resizing and migration at zero, so an optimizer's plan moves running
+ * jobs for any gain, however small, and names nodes as it happens to open them. Three steps, all deterministic:
+ * <ol>
+ *   <li><b>Relabel.</b> Nodes with the same candidate types are interchangeable for f_OBJ, so the plan's nodes are
+ *       matched to the nodes the running jobs are on (a greedy maximum matching: node pairs by the running jobs they
+ *       would keep in place, then by index), and the plan is rewritten on the matched nodes. A plan that only renames
+ *       nodes keeps every job where it is.</li>
+ *   <li><b>Revert small moves.</b> Each running job the plan still moves (migrates, resizes or preempts), in job
+ *       order, goes back to its current placement when there is room for it there and the plan's f_OBJ gain from the
+ *       move is less than the move's overhead: (weight per hour + the hourly rate of its current configuration) x
+ *       {@code moveOverheadSeconds} / 3600, the tardiness and node time lost to one checkpoint and restart, doubled
+ *       for each move the job has had already (so a job the plans keep pushing around soon stays put: after ten
+ *       moves a further one must gain a thousand times its overhead).</li>
+ *   <li><b>Keep what pays.</b> A second plan starts from the status quo: every running job where it is, the plan's
+ *       waiting jobs wherever they fit beside them; then each job the plan places otherwise takes its planned place,
+ *       one at a time, when there is room and that lowers f_OBJ by more than the move's overhead. Of the two plans,
+ *       the one with the lower f_OBJ plus the overheads of its moves is carried out (the status quo on ties): a plan
+ *       that reshuffles the cluster wins only when it beats the careful one by more than its moves cost.</li>
+ * </ol>
+ * f_OBJ is recomputed ({@link ObjectiveFunction}) for the plan returned. Not thread-safe: one per policy instance.
+ */
+public final class PlanStabilizer {
+    private final double moveOverheadSeconds;
+    /** The current call's moves per job so far (null: none). */
+    private int[] movesSoFar;
+
+    public PlanStabilizer(double moveOverheadSeconds) {
+        if (!(moveOverheadSeconds >= 0) || Double.isInfinite(moveOverheadSeconds)) {
+            throw new IllegalArgumentException("move overhead must be >= 0 seconds, got " + moveOverheadSeconds);
+        }
+        this.moveOverheadSeconds = moveOverheadSeconds;
+    }
+
+    /**
+     * The plan to carry out instead of {@code plan}, for {@code problem}; {@code movesSoFar[j]} is how often job j was
+     * moved already (null: never).
+     */
+    public Schedule stabilize(SchedulingProblem problem, Schedule plan, int[] movesSoFar) {
+        this.movesSoFar = movesSoFar;
+        Plan p = relabel(problem, plan);
+        revertSmallMoves(problem, p);
+        Plan kept = keepRunning(problem, p);
+        takeSuggestionsThatPay(problem, kept, p);
+        double planCost = ObjectiveFunction.evaluate(problem, p.placements, p.nodeTypes) + overheadOfMoves(problem, p);
+        double keptCost = ObjectiveFunction.evaluate(problem, kept.placements, kept.nodeTypes) + overheadOfMoves(problem, kept);
+        if (keptCost <= planCost) p = kept;
+        this.movesSoFar = null;
+        return new Schedule(p.placements, p.nodeTypes, ObjectiveFunction.evaluate(problem, p.placements, p.nodeTypes));
+    }
+
+    /** A plan being edited: placements and node types, with each node's jobs and used GPUs. */
+    private static final class Plan {
+        final Placement[] placements;
+        final int[] nodeTypes;
+        final int[] busy;
+        final List<List<Integer>> onNode;
+
+        Plan(Placement[] placements, int[] nodeTypes) {
+            this.placements = placements;
+            this.nodeTypes = nodeTypes;
+            this.busy = new int[nodeTypes.length];
+            this.onNode = new ArrayList<>(nodeTypes.length);
+            for (int n = 0; n < nodeTypes.length; n++) onNode.add(new ArrayList<>(2));
+            for (int j = 0; j < placements.length; j++) if (placements[j] != null) put(j, placements[j]);
+        }
+
+        void put(int j, Placement p) {
+            placements[j] = p;
+            busy[p.node()] += p.gpus();
+            onNode.get(p.node()).add(j);
+            nodeTypes[p.node()] = p.type();
+        }
+
+        void take(int j) {
+            Placement p = placements[j];
+            if (p == null) return;
+            placements[j] = null;
+            busy[p.node()] -= p.gpus();
+            onNode.get(p.node()).remove(Integer.valueOf(j));
+            if (onNode.get(p.node()).isEmpty()) nodeTypes[p.node()] = -1;
+        }
+    }
+
+    /** Step 1: the plan on the nodes matched to the running jobs' nodes. */
+    static Plan relabel(SchedulingProblem problem, Schedule plan) {
+        Cluster cluster = problem.cluster();
+        int nodes = cluster.nodeCount();
+        int[] nodeClass = nodeClasses(cluster);
+        // pairs (plan node, current node) of one class, scored by the running jobs the mapping keeps: 2 in place, 1 resized
+        Map<Long, Integer> score = new HashMap<>();
+        for (int j = 0; j < problem.jobCount(); j++) {
+            Placement cur = problem.job(j).current();
+            Placement p = plan.placement(j);
+            if (cur == null || p == null || nodeClass[cur.node()] != nodeClass[p.node()]) continue;
+            int s = p.type() == cur.type() && p.gpus() == cur.gpus() ? 2 : 1;
+            score.merge((long) p.node() * nodes + cur.node(), s, Integer::sum);
+        }
+        // best score first, then plan node, then current node: deterministic whatever the map's order
+        List<Long> pairs = new ArrayList<>(score.keySet());
+        pairs.sort((a, b) -> {
+            int c = Integer.compare(score.get(b), score.get(a));
+            return c != 0 ? c : Long.compare(a, b);
+        });
+        int[] target = new int[nodes];
+        boolean[] taken = new boolean[nodes];
+        Arrays.fill(target, -1);
+        for (long pair : pairs) {
+            int from = (int) (pair / nodes), to = (int) (pair % nodes);
+            if (target[from] >= 0 || taken[to]) continue;
+            target[from] = to;
+            taken[to] = true;
+        }
+        // the rest keep their own label when it is free, else take the lowest free node of their class
+        for (int n = 0; n < nodes; n++) {
+            if (target[n] < 0 && !taken[n]) {
+                target[n] = n;
+                taken[n] = true;
+            }
+        }
+        int[] nextFree = new int[nodes];
+        for (int n = 0; n < nodes; n++) {
+            if (target[n] >= 0) continue;
+            int c = nodeClass[n];
+            int m = nextFree[c];
+            while (m < nodes && (taken[m] || nodeClass[m] != c)) m++;
+            nextFree[c] = m;
+            target[n] = m;
+            taken[m] = true;
+        }
+        Placement[] placements = new Placement[problem.jobCount()];
+        int[] types = new int[nodes];
+        Arrays.fill(types, -1);
+        for (int j = 0; j < placements.length; j++) {
+            Placement p = plan.placement(j);
+            if (p != null) placements[j] = new Placement(target[p.node()], p.type(), p.gpus());
+        }
+        Plan relabelled = new Plan(new Placement[placements.length], types);
+        for (int j = 0; j < placements.length; j++) if (placements[j] != null) relabelled.put(j, placements[j]);
+        return relabelled;
+    }
+
+    /** Per node, a class index shared by the nodes with the same candidate types (interchangeable for f_OBJ). */
+    private static int[] nodeClasses(Cluster cluster) {
+        Map<List<Integer>, Integer> classes = new HashMap<>();
+        int[] nodeClass = new int[cluster.nodeCount()];
+        for (int n = 0; n < nodeClass.length; n++) {
+            List<Integer> key = Arrays.stream(cluster.candidateTypes(n)).boxed().toList();
+            nodeClass[n] = classes.computeIfAbsent(key, x -> classes.size());
+        }
+        return nodeClass;
+    }
+
+    /** Step 2. */
+    private void revertSmallMoves(SchedulingProblem problem, Plan p) {
+        Cluster cluster = problem.cluster();
+        for (int j = 0; j < problem.jobCount(); j++) {
+            Placement cur = problem.job(j).current();
+            Placement planned = p.placements[j];
+            if (cur == null || cur.equals(planned)) continue;
+            int n = cur.node();
+            int other = planned == null ? n : planned.node();
+            boolean plannedHere = other == n && planned != null;
+            int othersBusy = p.busy[n] - (plannedHere ? planned.gpus() : 0);
+            boolean othersOnNode = p.onNode.get(n).size() > (plannedHere ? 1 : 0);
+            if (othersOnNode && p.nodeTypes[n] != cur.type()) continue;
+            if (othersBusy + cur.gpus() > cluster.type(cur.type()).gpus()) continue;
+            double moved = share(problem, p, j, n, other);
+            p.take(j);
+            p.put(j, cur);
+            double kept = share(problem, p, j, n, other);
+            if (kept - moved >= overhead(problem, j, cur)) {
+                p.take(j);
+                if (planned != null) p.put(j, planned);
+            }
+        }
+    }
+
+    /** The part of f_OBJ job j's placement can change: its own term and the shares of nodes {@code a} and {@code b}. */
+    private static double share(SchedulingProblem problem, Plan p, int j, int a, int b) {
+        double total = jobTerm(problem, j, p.placements[j]) + nodeShare(problem, p, a);
+        return b == a ? total : total + nodeShare(problem, p, b);
+    }
+
+    private static double jobTerm(SchedulingProblem problem, int j, Placement placed) {
+        var job = problem.job(j).job();
+        double now = problem.now();
+        if (placed == null) {
+            double late = now + problem.parameters().horizonSeconds() + problem.slowestRemaining(j) - job.dueSeconds();
+            return late > 0 ? problem.parameters().rho() * job.weightPerHour() * late / 3600.0 : 0;
+        }
+        double late = now + problem.remaining(j, placed.type(), placed.gpus()) - job.dueSeconds();
+        return late > 0 ? job.weightPerHour() * late / 3600.0 : 0;
+    }
+
+    private static double nodeShare(SchedulingProblem problem, Plan p, int n) {
+        List<Integer> jobs = p.onNode.get(n);
+        if (jobs.isEmpty()) return 0;
+        int t = p.nodeTypes[n];
+        double first = Double.POSITIVE_INFINITY;
+        for (int j : jobs) {
+            Placement placed = p.placements[j];
+            first = Math.min(first, problem.remaining(j, placed.type(), placed.gpus()) / 3600.0 * problem.cluster().type(placed.type()).costPerHour(placed.gpus()));
+        }
+        return first + problem.parameters().mu() * (problem.cluster().type(t).gpus() - p.busy[n]);
+    }
+
+    /**
+     * One move of running job j off {@code current}: the tardiness and node time of one checkpoint and restart, times
+     * 2^(moves it had already).
+     */
+    private double overhead(SchedulingProblem problem, int j, Placement current) {
+        double rate = problem.cluster().type(current.type()).costPerHour(current.gpus());
+        int earlier = movesSoFar == null ? 0 : Math.min(MAX_DOUBLINGS, movesSoFar[j]);
+        return (problem.job(j).job().weightPerHour() + rate) * moveOverheadSeconds / 3600.0 * (1L << earlier);
+    }
+
+    /** Doublings of a move's overhead at most (2^40: no gain of a finite schedule covers it in practice). */
+    private static final int MAX_DOUBLINGS = 40;
+
+    private double overheadOfMoves(SchedulingProblem problem, Plan p) {
+        double total = 0;
+        for (int j = 0; j < problem.jobCount(); j++) {
+            Placement cur = problem.job(j).current();
+            if (cur != null && !cur.equals(p.placements[j])) total += overhead(problem, j, cur);
+        }
+        return total;
+    }
+
+    /**
+     * Step 3's alternative, improved: each job the plan places differently from {@code kept} (a running job it moves,
+     * a waiting job that did not fit beside the running ones) is given its planned placement, one at a time in job
+     * order, when there is room and it lowers f_OBJ by more than the move's overhead (any amount for a waiting job).
+     */
+    private void takeSuggestionsThatPay(SchedulingProblem problem, Plan kept, Plan plan) {
+        Cluster cluster = problem.cluster();
+        for (int j = 0; j < problem.jobCount(); j++) {
+            Placement from = kept.placements[j];
+            Placement to = plan.placements[j];
+            Placement current = problem.job(j).current();
+            if (to == null || to.equals(from)) continue;
+            int n = to.node();
+            boolean sameNode = from != null && from.node() == n;
+            int othersBusy = kept.busy[n] - (sameNode ? from.gpus() : 0);
+            boolean othersOnNode = kept.onNode.get(n).size() > (sameNode ? 1 : 0);
+            if (othersOnNode && kept.nodeTypes[n] != to.type()) continue;
+            if (othersBusy + to.gpus() > cluster.type(to.type()).gpus()) continue;
+            int a = from == null ? n : from.node();
+            double before = share(problem, kept, j, a, n);
+            kept.take(j);
+            kept.put(j, to);
+            double gain = before - share(problem, kept, j, a, n);
+            double needed = current == null ? 0 : overhead(problem, j, current);
+            if (!(gain > needed)) {
+                kept.take(j);
+                if (from != null) kept.put(j, from);
+            }
+        }
+    }
+
+    /** Step 3's alternative: every running job where it is, and the plan's started jobs where they still fit. */
+    private static Plan keepRunning(SchedulingProblem problem, Plan p) {
+        Cluster cluster = problem.cluster();
+        int[] types = new int[p.nodeTypes.length];
+        Arrays.fill(types, -1);
+        Plan kept = new Plan(new Placement[p.placements.length], types);
+        for (int j = 0; j < problem.jobCount(); j++) {
+            Placement cur = problem.job(j).current();
+            if (cur != null) kept.put(j, cur);
+        }
+        for (int j = 0; j < problem.jobCount(); j++) {
+            Placement planned = p.placements[j];
+            if (problem.job(j).current() != null || planned == null) continue;
+            int n = planned.node();
+            boolean typeFits = kept.onNode.get(n).isEmpty() || kept.nodeTypes[n] == planned.type();
+            if (typeFits && kept.busy[n] + planned.gpus() <= cluster.type(planned.type()).gpus()) kept.put(j, planned);
+        }
+        return kept;
+    }
+}

@@ -1,0 +1,90 @@
+package org.gpusched.core.policy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.gpusched.core.model.Cluster;
+import org.gpusched.core.model.JobState;
+import org.gpusched.core.model.Node;
+import org.gpusched.core.model.NodeType;
+import org.gpusched.core.model.Placement;
+import org.gpusched.core.model.Schedule;
+import org.gpusched.core.model.SchedulingProblem;
+import org.gpusched.core.objective.ObjectiveFunction;
+import org.junit.jupiter.api.Test;
+
+class PlanStabilizerTest {
+    private static final NodeType A = Instances.linear("A", "X", 2, 1.0);
+    private static final NodeType B = Instances.linear("B", "Y", 2, 3.0);
+
+    private static SchedulingProblem problem(Cluster cluster, double now, List<JobState> jobs) {
+        int[] types = new int[cluster.nodeCount()];
+        Arrays.fill(types, -1);
+        for (JobState j : jobs) if (j.current() != null) types[j.current().node()] = j.current().type();
+        return new SchedulingProblem(now, cluster, jobs, types, Instances.PAPER);
+    }
+
+    private static Schedule plan(SchedulingProblem problem, Placement... placements) {
+        int[] types = new int[problem.cluster().nodeCount()];
+        Arrays.fill(types, -1);
+        for (Placement p : placements) if (p != null) types[p.node()] = p.type();
+        return new Schedule(placements, types, ObjectiveFunction.evaluate(problem, placements, types));
+    }
+
+    @Test
+    void aRelabelledPlanKeepsEveryJobWhereItRuns() {
+        // n0..n2 of type A, n3 of type B: the plan swaps the A nodes round and keeps the B job on n3
+        Cluster cluster = new Cluster(List.of(A, B), List.of(Node.fixed("n0", "A"), Node.fixed("n1", "A"), Node.fixed("n2", "A"), Node.fixed("n3", "B")));
+        var times = Instances.times("A", 1, 3600.0, 2, 2000.0, "B", 1, 3000.0, 2, 1500.0);
+        List<JobState> jobs = new ArrayList<>();
+        jobs.add(new JobState(Instances.job("a", 0, 99_999, 1, times), 0.2, new Placement(0, 0, 1)));
+        jobs.add(new JobState(Instances.job("b", 0, 99_999, 1, times), 0.1, new Placement(0, 0, 1)));
+        jobs.add(new JobState(Instances.job("c", 0, 99_999, 1, times), 0.3, new Placement(1, 0, 2)));
+        jobs.add(new JobState(Instances.job("d", 0, 99_999, 1, times), 0.3, new Placement(3, 1, 2)));
+        jobs.add(new JobState(Instances.job("w", 0, 99_999, 1, times), 0, null));
+        SchedulingProblem problem = problem(cluster, 100, jobs);
+        Schedule relabelled = plan(problem, new Placement(2, 0, 1), new Placement(2, 0, 1), new Placement(0, 0, 2), new Placement(3, 1, 2),
+                new Placement(1, 0, 2));
+
+        Schedule carried = new PlanStabilizer(0).stabilize(problem, relabelled, null);
+
+        for (int j = 0; j < 4; j++) assertEquals(jobs.get(j).current(), carried.placement(j), "running job " + j + " stays");
+        assertEquals(new Placement(2, 0, 2), carried.placement(4), "the waiting job takes the node the plan kept free of running jobs");
+        assertEquals(relabelled.objective(), carried.objective(), 1e-12, "relabelling changes no cost");
+    }
+
+    @Test
+    void aMoveIsMadeOnlyWhenItsGainCoversItsOverhead() {
+        // a late job on one GPU of n0; the plan gives it both GPUs: tardiness 10/h x (100 + 3600 s) + node 1/h x 1 h
+        // becomes 10/h x (100 + 1800 s) + 2/h x 0.5 h, a gain of 5 cost units. The overhead of one move is
+        // (10/h + 1/h) x T: 0.92 for T = 300 s (made), 11 for T = 3600 s (not made).
+        Cluster cluster = new Cluster(List.of(A), List.of(Node.fixed("n0", "A")));
+        var times = Instances.times("A", 1, 3600.0, 2, 1800.0);
+        List<JobState> jobs = List.of(new JobState(Instances.job("a", 0, 0, 10, times), 0, new Placement(0, 0, 1)));
+        SchedulingProblem problem = problem(cluster, 100, jobs);
+        Schedule resize = plan(problem, new Placement(0, 0, 2));
+
+        assertEquals(new Placement(0, 0, 2), new PlanStabilizer(300).stabilize(problem, resize, null).placement(0));
+        assertEquals(new Placement(0, 0, 1), new PlanStabilizer(3600).stabilize(problem, resize, null).placement(0));
+        // moved three times already: the 0.92 is doubled thrice, 7.3 > 5, and the job stays
+        assertEquals(new Placement(0, 0, 1), new PlanStabilizer(300).stabilize(problem, resize, new int[] {3}).placement(0));
+        assertEquals(new Placement(0, 0, 2), new PlanStabilizer(300).stabilize(problem, resize, new int[] {2}).placement(0), "3.7 < 5");
+    }
+
+    @Test
+    void aPreemptionThatGainsLessThanItsOverheadIsNotMade() {
+        // the plan stops a job that is on time whatever happens, to save its half hour of node time (0.5 at 1/h); one
+        // move costs (1/h + 1/h) x T: 0.17 for T = 300 s (stopped), 2 for T = 3600 s (kept running)
+        Cluster cluster = new Cluster(List.of(A), List.of(Node.fixed("n0", "A")));
+        var times = Instances.times("A", 1, 3600.0);
+        List<JobState> jobs = List.of(new JobState(Instances.job("a", 0, 1e9, 1, times), 0.5, new Placement(0, 0, 1)));
+        SchedulingProblem problem = problem(cluster, 100, jobs);
+        Schedule preempt = plan(problem, (Placement) null);
+        assertNull(preempt.placement(0));
+        assertNull(new PlanStabilizer(300).stabilize(problem, preempt, null).placement(0));
+        assertEquals(new Placement(0, 0, 1), new PlanStabilizer(3600).stabilize(problem, preempt, null).placement(0));
+    }
+}
