@@ -16,7 +16,8 @@ import picocli.CommandLine.Command;
 public final class GpuSched implements Runnable {
     /** Subcommands in help order; those whose class is absent from the build are skipped. */
     static final List<String> OPTIONAL_COMMANDS = List.of("RunCommand", "ProduceCommand", "CompareCommand", "GenerateCommand",
-            "ConvertCommand", "ValidateCommand", "InflateCommand", "PlaceReplayCommand", "ReportCommand");
+            "ConvertCommand", "ValidateCommand", "InflateCommand", "PlaceReplayCommand", "ReportCommand",
+            "PowerflowCommand");
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
