@@ -1,22 +1,18 @@
 package org.gpusched.cli;
 
-import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The gpusched launcher: {@code main} only wires the subcommands. Each subcommand is its own class; the optional ones
- * are found by name, so a module can add a command without touching this file.
+ * The gpusched launcher: {@code main} only wires the subcommands, each its own class, listed in help order.
  */
 @Command(name = "gpusched", mixinStandardHelpOptions = true, version = "gpusched 0.1.0",
         description = {"Streaming scheduler for deep-learning training jobs on GPU clusters (Apache Flink, Kafka).",
                 "Start with: gpusched replay --trace examples/armida-trace.jsonl --cluster examples/armida-cluster.yaml --policy andreas-rg --out runs/armida"},
-        subcommands = {ReplayCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ReplayCommand.class, CompareCommand.class, RunCommand.class, ProduceCommand.class, ConsumeCommand.class,
+                GenerateCommand.class, ConvertCommand.class, ExportCommand.class, ValidateCommand.class, ReportCommand.class, CostCommand.class,
+                PlaceReplayCommand.class, InflateCommand.class, PowerflowCommand.class, CommandLine.HelpCommand.class})
 public final class GpuSched implements Runnable {
-    /** Subcommands in help order; those whose class is absent from the build are skipped. */
-    static final List<String> OPTIONAL_COMMANDS = List.of("RunCommand", "ProduceCommand", "CompareCommand", "GenerateCommand",
-            "ConvertCommand", "ValidateCommand", "InflateCommand", "PlaceReplayCommand", "ReportCommand", "ConsumeCommand", "ExportCommand",
-            "CostCommand");
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -44,16 +40,6 @@ public final class GpuSched implements Runnable {
      */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new GpuSched());
-        for (String name : OPTIONAL_COMMANDS) {
-            try {
-                Class<?> c = Class.forName(GpuSched.class.getPackageName() + "." + name);
-                cl.addSubcommand(c.getDeclaredConstructor().newInstance());
-            } catch (ClassNotFoundException absent) {
-                // command not part of this build
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException("cannot create command " + name, e);
-            }
-        }
         UsageErrors.summariesInCommandList(cl);
         for (CommandLine sub : cl.getSubcommands().values()) {
             if (sub.getCommand() instanceof CommandLine.HelpCommand) continue;

@@ -1,0 +1,21 @@
+package org.gpusched.powerflow.policy;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A scheduling policy of the PowerFlow experiments: at each event, every active job's GPU count and power limit.
+ * Implementations are deterministic functions of their inputs.
+ */
+public interface EnergyPolicy {
+    String name();
+
+    /** Whether the policy reads the jobs' fitted models (then jobs are profiled at submission, as in the paper). */
+    boolean usesModels();
+
+    /** Whether the cluster may migrate jobs to pack them (buddy allocation) rather than keep them where they started. */
+    boolean migrates();
+
+    /** Every job of {@code jobs} mapped to its assignment; the GPU counts sum to at most the cluster's. */
+    Map<Long, Assignment> decide(ClusterView cluster, List<JobView> jobs);
+}

@@ -1,0 +1,82 @@
+package org.gpusched.powerflow.sim;
+
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.dataformat.csv.CsvMapper;
+import com.fasterxml.jackson.dataformat.csv.CsvSchema;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.gpusched.core.random.RandomState;
+import org.gpusched.powerflow.truth.GroundTruth;
+import org.gpusched.powerflow.truth.PowerflowConfig;
+
+/**
+ * The PowerFlow workload, as the paper builds its 1901-job trace: a window of GPU jobs whose GPU counts and durations
+ * come from the 2023 Alibaba trace (openb_pod_list_default.csv: whole-GPU pods, {@code num_gpu >= 1} and
+ * {@code gpu_milli = 1000}, lifetime deletion - creation clipped to [60 s, window]), arrivals a Poisson process of
+ * {@code jobs / window} over the window, each job a workload drawn uniformly from conf/powerflow.yaml and a global batch
+ * drawn uniformly among that workload's measured batch sizes that leave at least the smallest measured local batch on
+ * each requested GPU (the largest one, with fewer GPUs, when none does). Iterations = duration / the true step time at
+ * the requested GPUs and the largest power limit: the job would take its trace duration alone at full clock.
+ */
+public final class AlibabaSampler {
+    private record Pod(int gpus, double seconds) {}
+
+    private AlibabaSampler() {}
+
+    public static List<TraceJob> sample(Path pods, int jobs, double windowSeconds, long seed, GroundTruth truth) throws IOException {
+        if (jobs < 1) throw new IllegalArgumentException("jobs must be >= 1, got " + jobs);
+        List<Pod> pool = read(pods, windowSeconds);
+        RandomState r = RandomState.derive(seed, 0x50F);
+        List<PowerflowConfig.Workload> workloads = truth.config().workloads();
+        double maxLimit = truth.config().gpu().maxLimit();
+        List<TraceJob> out = new ArrayList<>(jobs);
+        double t = 0;
+        for (int i = 0; i < jobs; i++) {
+            t += -Math.log(1 - r.nextDouble()) * windowSeconds / jobs;
+            Pod p = pool.get(r.nextInt(pool.size()));
+            String w = workloads.get(r.nextInt(workloads.size())).name();
+            double min = truth.minLocalBatch(w);
+            List<Double> ok = new ArrayList<>();
+            for (double b : truth.measuredBatches(w)) if (b / p.gpus >= min) ok.add(b);
+            double batch;
+            int gpus = p.gpus;
+            if (ok.isEmpty()) {
+                double[] all = truth.measuredBatches(w);
+                batch = all[all.length - 1];
+                gpus = (int) Math.max(1, Math.floor(batch / min));
+            } else {
+                batch = ok.get(r.nextInt(ok.size()));
+            }
+            double step = truth.at(w, gpus, batch, maxLimit).stepTime();
+            out.add(new TraceJob(i + 1, Math.round(t * 1000) / 1000.0, w, batch, gpus, Math.max(1, Math.round(p.seconds / step))));
+        }
+        return out;
+    }
+
+    private static List<Pod> read(Path pods, double window) throws IOException {
+        if (!Files.isRegularFile(pods)) throw new IllegalArgumentException(pods + ": no such file");
+        List<Pod> pool = new ArrayList<>();
+        int line = 1;
+        try (MappingIterator<Map<String, String>> it = new CsvMapper().readerForMapOf(String.class)
+                .with(CsvSchema.emptySchema().withHeader()).readValues(pods.toFile())) {
+            while (it.hasNext()) {
+                Map<String, String> row = it.next();
+                line++;
+                try {
+                    int gpus = Integer.parseInt(row.get("num_gpu"));
+                    int milli = Integer.parseInt(row.get("gpu_milli"));
+                    double life = Double.parseDouble(row.get("deletion_time")) - Double.parseDouble(row.get("creation_time"));
+                    if (gpus >= 1 && milli == 1000 && life > 0) pool.add(new Pod(gpus, Math.max(60, Math.min(window, life))));
+                } catch (RuntimeException e) {
+                    throw new IllegalArgumentException(pods + ":" + line + ": num_gpu, gpu_milli, creation_time and deletion_time must be numbers");
+                }
+            }
+        }
+        if (pool.isEmpty()) throw new IllegalArgumentException(pods + ": no whole-GPU pod");
+        return pool;
+    }
+}

@@ -1,0 +1,67 @@
+package org.gpusched.powerflow.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import org.gpusched.core.random.RandomState;
+import org.gpusched.powerflow.policy.LimitChoice;
+import org.gpusched.powerflow.policy.PowerFlowPolicy;
+import org.gpusched.powerflow.policy.TiresiasPolicy;
+import org.gpusched.powerflow.truth.GroundTruth;
+import org.junit.jupiter.api.Test;
+
+class SimulationTest {
+    private static final GroundTruth TRUTH = GroundTruth.defaults();
+
+    static List<TraceJob> trace(int n, long seed) {
+        RandomState r = new RandomState(seed);
+        String[] w = {"resnet50", "bert-squad", "shufflenetv2", "ncf"};
+        double[] batch = {128, 32, 512, 4096};
+        List<TraceJob> jobs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int k = r.nextInt(w.length);
+            jobs.add(new TraceJob(i + 1, i * 120.0, w[k], batch[k], 1 << r.nextInt(3), 2000 + r.nextInt(20000)));
+        }
+        return jobs;
+    }
+
+    @Test
+    void sameTraceAndSeedGiveTheSameRunAndEnergyAddsUp() {
+        List<TraceJob> jobs = trace(12, 3);
+        Simulation.Result a = new Simulation(TRUTH, 16, 5, new HashMap<>()).run(new PowerFlowPolicy(0.5), jobs);
+        Simulation.Result b = new Simulation(TRUTH, 16, 5, new HashMap<>()).run(new PowerFlowPolicy(0.5), jobs);
+        assertEquals(a, b);
+        assertEquals(12, a.jobs().size());
+        double sum = a.idleEnergyJoules();
+        for (Simulation.JobResult j : a.jobs()) sum += j.energyJoules();
+        assertEquals(a.totalEnergyJoules(), sum, 1e-6 * sum);
+        assertTrue(a.refits() > 0, "models are refitted from telemetry at new GPU counts");
+    }
+
+    @Test
+    void noJobFinishesFasterThanItsBestPossibleRunAndTiresiasRunsWithoutModels() {
+        List<TraceJob> jobs = trace(10, 9);
+        Simulation.Result r = new Simulation(TRUTH, 16, 1, new HashMap<>()).run(new TiresiasPolicy(LimitChoice.fixed(250)), jobs);
+        assertEquals(0, r.refits());
+        for (Simulation.JobResult j : r.jobs()) {
+            TraceJob t = jobs.get((int) j.id() - 1);
+            double fastest = t.iterations() * TRUTH.at(t.workload(), t.gpus(), t.batch(), 250).stepTime();
+            assertTrue(j.jct() >= fastest * (1 - 1e-9));
+        }
+    }
+
+    @Test
+    void aTighterBudgetSpendsLessPowerAtEveryDecision() {
+        List<TraceJob> jobs = trace(16, 4);
+        Simulation sim = new Simulation(TRUTH, 32, 2, new HashMap<>());
+        Simulation.Result tight = sim.run(new PowerFlowPolicy(0.2), jobs);
+        Simulation.Result loose = sim.run(new PowerFlowPolicy(1.0), jobs);
+        assertTrue(tight.meanJct() > loose.meanJct(), "tight " + tight.meanJct() + " loose " + loose.meanJct());
+        double budget = 0.2 * 32 * TRUTH.maxPower();
+        double peak = tight.power().stream().mapToDouble(Simulation.PowerSample::watts).max().orElse(0);
+        assertTrue(peak < 1.5 * budget + 8 * TRUTH.config().gpu().idleWatts(), "peak " + peak + " vs budget " + budget);
+    }
+}
