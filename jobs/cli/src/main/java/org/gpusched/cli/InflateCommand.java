@@ -1,5 +1,6 @@
 package org.gpusched.cli;
 
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import org.gpusched.placement.experiment.InflationRun;
 import org.gpusched.placement.experiment.PolicySpec;
 import org.gpusched.placement.experiment.ReportHtml;
 import org.gpusched.placement.experiment.SeedList;
+import org.gpusched.placement.experiment.SimulatorComparison;
 import org.gpusched.placement.io.AlibabaTraceCsv;
 import org.gpusched.placement.io.TraceFormatException;
 import org.gpusched.placement.model.NodeSpec;
@@ -29,8 +31,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code gpusched inflate}: the PWR paper's Monte-Carlo inflation experiment on an Alibaba-format trace. */
 @Command(name = "inflate", mixinStandardHelpOptions = true,
-        description = {"Monte-Carlo workload inflation (PWR/FGD papers): trace tasks sampled with replacement are placed in "
-                + "arrival order, never leaving, until the requested GPU capacity reaches --load x the cluster's; one run per "
+        description = {"Monte-Carlo workload inflation (PWR/FGD papers): the trace shuffled, then clones drawn with replacement "
+                + "(as the FGD simulator does) are placed in arrival order, never leaving, until the requested GPU capacity reaches --load x the cluster's; one run per "
                 + "policy and seed. Writes curve.csv, report.html (power saving vs FGD, GRAR) and summary.txt to --out; "
                 + "progress on stderr, summary table on stdout."})
 public final class InflateCommand implements Callable<Integer> {
@@ -46,7 +48,9 @@ public final class InflateCommand implements Callable<Integer> {
 
     @Option(names = "--policies", split = ",", paramLabel = "LIST",
             defaultValue = "fgd,pwr,pwr-fgd,bestfit,dotprod,gpu-packing,gpu-clustering,random",
-            description = "Policies, comma-separated, from: fgd, pwr, pwr-fgd, bestfit, dotprod, gpu-packing, gpu-clustering, random (default: ${DEFAULT-VALUE}).")
+            description = "Policies, comma-separated: the FGD simulator's fgd, pwr, pwr-fgd, bestfit, dotprod, gpu-packing, gpu-clustering, random, "
+                    + "or the variants fgd-exact, pwr-exact, pwr-fgd-exact, bestfit-3d, dotprod-3d, gpu-packing-tight, gpu-clustering-demand, "
+                    + "random-tightest (default: ${DEFAULT-VALUE}).")
     List<String> policies;
 
     @Option(names = "--alpha", split = ",", paramLabel = "LIST", defaultValue = "0.05,0.1,0.2",
@@ -76,9 +80,10 @@ public final class InflateCommand implements Callable<Integer> {
             description = "plain: a Java loop per run; flink: a bounded stream through the Flink placement operator on a local mini cluster, parallelism --threads (default: ${DEFAULT-VALUE}).")
     Engine engine;
 
-    @Option(names = "--plugin-integer-scores",
-            description = "Score fgd, pwr and pwr-fgd with the authors' Kubernetes plugins' integer scores (ties broken at random) instead of exact doubles.")
-    boolean pluginIntegerScores;
+    @Option(names = "--expected", paramLabel = "DIR",
+            description = "Also compare with the FGD simulator's published curves in DIR (analysis_allo_discrete.csv, "
+                    + "analysis_frag_discrete.csv; workload = the pod file's base name): writes simulator-comparison.md and prints it.")
+    Path expected;
 
     @Option(names = "--ignore-memory",
             description = "Drop the tasks' memory demand (condition 2), as the FGD simulator's resource model (CPU and GPU only) does.")
@@ -94,13 +99,14 @@ public final class InflateCommand implements Callable<Integer> {
         try {
             for (String name : policies) {
                 String n = name.trim().toLowerCase(Locale.ROOT);
-                if (PlacementPolicies.takesAlpha(n)) for (double a : alphas) specs.add(new PolicySpec(n, a, pluginIntegerScores));
-                else specs.add(new PolicySpec(n, Double.NaN, pluginIntegerScores));
+                if (PlacementPolicies.takesAlpha(n)) for (double a : alphas) specs.add(new PolicySpec(n, a));
+                else specs.add(new PolicySpec(n, Double.NaN));
             }
             seedList = SeedList.parse(seeds);
             if (!(load > 0 && load <= 5)) throw new IllegalArgumentException("--load must be in (0, 5], got " + load);
             if (!(step > 0 && step <= load)) throw new IllegalArgumentException("--step must be in (0, --load], got " + step);
             if (threads < 1) throw new IllegalArgumentException("--threads must be >= 1");
+            if (expected != null && !Files.isDirectory(expected)) throw new IllegalArgumentException("--expected: no such directory " + expected);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -136,13 +142,26 @@ public final class InflateCommand implements Callable<Integer> {
         String table = ExperimentOutput.summaryTable(summary);
         String command = "gpusched inflate --pods " + pods + " --nodes " + nodes + " --policies " + String.join(",", policies)
                 + " --alpha " + alphas.stream().map(String::valueOf).reduce((a, b) -> a + "," + b).orElse("")
-                + " --seeds " + seeds + " --load " + load + " --step " + step + (pluginIntegerScores ? " --plugin-integer-scores" : "")
+                + " --seeds " + seeds + " --load " + load + " --step " + step
                 + (engine == Engine.flink ? " --engine flink" : "") + (ignoreMemory ? " --ignore-memory" : "")
-                + " --out " + out;
+                + (expected != null ? " --expected " + expected : "") + " --out " + out;
         ExperimentOutput.writeCurve(result, out.resolve("curve.csv"));
         Files.writeString(out.resolve("summary.txt"), command + "\n\n" + table);
         ReportHtml.write(result, summary, "PWR/FGD inflation: " + pods.getFileName(), command, out.resolve("report.html"));
         System.out.print(table);
+        if (expected != null) {
+            String workload = pods.getFileName().toString().replaceFirst("\\.csv$", "");
+            double gpus = nodeList.stream().mapToInt(NodeSpec::gpuCount).sum();
+            String comparison;
+            try {
+                comparison = SimulatorComparison.markdown(SimulatorComparison.compare(result, expected, workload, gpus));
+            } catch (IllegalArgumentException | UncheckedIOException e) {
+                System.err.println("gpusched inflate: --expected: " + e.getMessage());
+                return 1;
+            }
+            Files.writeString(out.resolve("simulator-comparison.md"), "Workload " + workload + ", " + command + "\n\n" + comparison);
+            System.out.print("\n" + comparison);
+        }
         System.err.printf(Locale.ROOT, "inflate: %d runs in %.1f s; wrote %s/{curve.csv,report.html,summary.txt}%n",
                 total, (System.nanoTime() - start) / 1e9, out);
         return ExitCode.OK;

@@ -19,6 +19,8 @@ import org.gpusched.placement.policy.PlacementPolicy;
 public final class InflationStepper {
     /** Stream index of a policy's tie-breaking generator under a seed. */
     public static final long POLICY_STREAM = 0x504F_4C49L;
+    /** Stream index of the per-seed node-name permutation that breaks the simulator policies' ties. */
+    public static final long NODE_NAME_STREAM = 0x4E41_4D45L;
 
     /** What besides the cluster a run has to remember: random state, GPU milli requested, failures, tasks, next grid point. */
     public record Progress(long randomState, long requestedMilli, int failed, int arrived, int nextGrid) {}
@@ -41,6 +43,7 @@ public final class InflationStepper {
         this.step = step;
         this.lastGrid = (int) Math.floor(load / step + 1e-9); // the last task may overshoot the load: no point past it
         this.cluster = new ClusterState(nodes, workload);
+        this.cluster.permuteTieOrder(RandomState.derive(seed, NODE_NAME_STREAM)); // same for every policy of the seed
         this.policy = spec.factory().get();
         this.random = RandomState.derive(seed, POLICY_STREAM);
     }

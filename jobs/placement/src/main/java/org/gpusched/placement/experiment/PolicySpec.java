@@ -5,21 +5,15 @@ import java.util.function.Supplier;
 import org.gpusched.placement.policy.PlacementPolicies;
 import org.gpusched.placement.policy.PlacementPolicy;
 
-/**
- * A policy of the experiment: its name, alpha for pwr-fgd (NaN otherwise), and whether fgd/pwr/pwr-fgd score with the
- * authors' plugins' integer scores ({@link org.gpusched.placement.policy.PwrFgdPolicy}).
- */
-public record PolicySpec(String name, double alpha, boolean pluginIntegerScores) implements java.io.Serializable {
+/** A policy of the experiment: its name ({@link PlacementPolicies}) and alpha for pwr-fgd (NaN otherwise). */
+public record PolicySpec(String name, double alpha) implements java.io.Serializable {
     public PolicySpec {
         PlacementPolicies.byName(name, PlacementPolicies.takesAlpha(name) ? alpha : 0); // validates name and alpha
         if (!PlacementPolicies.takesAlpha(name)) alpha = Double.NaN;
-        if (!PlacementPolicies.needsWorkload(name) && !name.equals("pwr")) pluginIntegerScores = false;
     }
 
-    public PolicySpec(String name, double alpha) { this(name, alpha, false); }
-
     public Supplier<PlacementPolicy> factory() {
-        return PlacementPolicies.byName(name, PlacementPolicies.takesAlpha(name) ? alpha : 0, pluginIntegerScores);
+        return PlacementPolicies.byName(name, PlacementPolicies.takesAlpha(name) ? alpha : 0);
     }
 
     /** "pwr-fgd a=0.05" or the plain name. */

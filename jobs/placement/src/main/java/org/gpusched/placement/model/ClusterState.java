@@ -2,11 +2,15 @@ package org.gpusched.placement.model;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.IntStream;
+import org.gpusched.core.random.RandomState;
 
 /**
  * The unallocated resource vectors R_n of every node (PWR paper, section II) plus what policies and metrics read on every
@@ -18,7 +22,10 @@ import java.util.Set;
  *   <li>per node and in total: CPU and GPU watts (eq. 1-3) and expected fragmentation F_n(M) (eq. 4), recomputed only
  *       for the one node a placement or release touches, so EOPC and F_datacenter are O(1) reads and a fragmentation
  *       policy needs only the hypothetical value per candidate;</li>
- *   <li>an index of nodes by GPU model, so a model-constrained task scans only the nodes it may use.</li>
+ *   <li>an index of nodes by GPU model, so a model-constrained task scans only the nodes it may use;</li>
+ *   <li>each node's tie rank: the FGD simulator's scheduler takes, among equal top scores, the node with the smallest
+ *       name, and prefixes every name with its index in a per-seed random permutation of the name-sorted nodes
+ *       ({@link #permuteTieOrder}); without a permutation the rank is the name order.</li>
  * </ul>
  * Not thread-safe: one state per simulation run or controller.
  */
@@ -35,6 +42,8 @@ public final class ClusterState {
     private final Map<String, int[]> nodesByModel = new HashMap<>();
     private final Map<Set<String>, int[]> candidateCache = new HashMap<>();
     private final int[] allNodes;
+    private final int[] tieRank;
+    private final int[] byName;
     private final double[] cpuWatts;
     private final double[] gpuWatts;
     private final double[] frag;
@@ -87,6 +96,10 @@ public final class ClusterState {
         byModel.forEach((m, list) -> nodesByModel.put(m, list.stream().mapToInt(Integer::intValue).toArray()));
         allNodes = new int[n];
         for (int i = 0; i < n; i++) allNodes[i] = i;
+        byName = IntStream.range(0, n).boxed()
+                .sorted(Comparator.comparing((Integer i) -> specs[i].name())).mapToInt(Integer::intValue).toArray();
+        tieRank = new int[n];
+        for (int r = 0; r < n; r++) tieRank[byName[r]] = r;
         gpuMilliCapacity = capacity;
         scratchGpu = new int[maxGpus];
         meter = workload == null ? null : workload.bind(modelNames);
@@ -111,6 +124,24 @@ public final class ClusterState {
 
     public int tasksOnNode(int node) { return tasksOnNode[node]; }
 
+    /** Among equal scores the node with the smaller rank wins (the simulator's smallest prefixed name). */
+    public int tieRank(int node) { return tieRank[node]; }
+
+    /**
+     * The simulator's node naming for one seed: the i-th node in name order is renamed "perm[i]-name" with perm a random
+     * permutation of 0..n-1 (Fisher-Yates from {@code random}), so its rank becomes perm[i].
+     */
+    public void permuteTieOrder(RandomState random) {
+        int n = byName.length;
+        int[] perm = new int[n];
+        for (int i = 0; i < n; i++) perm[i] = i;
+        for (int i = n - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            int t = perm[i]; perm[i] = perm[j]; perm[j] = t;
+        }
+        for (int i = 0; i < n; i++) tieRank[byName[i]] = perm[i];
+    }
+
     public long gpuFreeTotal(int node) {
         long t = 0;
         for (int f : gpuFree[node]) t += f;
@@ -122,6 +153,29 @@ public final class ClusterState {
         Map<Integer, Integer> m = demandCounts[node];
         return m == null ? 0 : m.getOrDefault(demandKey(task), 0);
     }
+
+    /**
+     * GPU tasks on the node with the same GPU affinity as {@code task} in the simulator's sense: every share is one
+     * affinity ("share"), whole GPUs one per count ("k-gpu"). 0 for a CPU-only task.
+     */
+    public int sameGpuAffinityOnNode(int node, Task task) {
+        Map<Integer, Integer> m = demandCounts[node];
+        if (m == null || task.gpuCount() == 0) return 0;
+        int tag = affinityTag(demandKey(task)), n = 0;
+        for (Map.Entry<Integer, Integer> e : m.entrySet()) if (affinityTag(e.getKey()) == tag) n += e.getValue();
+        return n;
+    }
+
+    /** Distinct GPU affinities (see {@link #sameGpuAffinityOnNode}) among the node's tasks. */
+    public int gpuAffinitiesOnNode(int node) {
+        Map<Integer, Integer> m = demandCounts[node];
+        if (m == null || m.isEmpty()) return 0;
+        Set<Integer> tags = new HashSet<>(4);
+        for (Integer key : m.keySet()) tags.add(affinityTag(key));
+        return tags.size();
+    }
+
+    private static int affinityTag(int demandKey) { return demandKey % 10_000 < Task.MILLI ? 0 : demandKey / 10_000; }
 
     public double nodeCpuWatts(int node) { return cpuWatts[node]; }
 

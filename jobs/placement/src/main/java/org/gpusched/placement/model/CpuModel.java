@@ -12,7 +12,4 @@ public record CpuModel(String name, double idleWatts, double maxWatts, int physi
             throw new IllegalArgumentException("CPU model " + name + ": need 0 <= idle <= max watts");
         if (physicalCores <= 0 || vcpusPerCore <= 0) throw new IllegalArgumentException("CPU model " + name + ": cores must be positive");
     }
-
-    /** Milli-vCPUs served by one package: the divisor {@code 2 * ncores} of eq. 1, in milli-cores. */
-    public long milliVcpusPerPackage() { return 1000L * physicalCores * vcpusPerCore; }
 }

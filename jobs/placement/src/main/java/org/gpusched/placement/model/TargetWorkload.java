@@ -12,10 +12,15 @@ import java.util.Set;
  * The target workload M of the FGD fragmentation measure: task classes (CPU demand, GPU demand, GPU-model constraint)
  * with their popularity p_m, derived from a trace by counting identical demands.
  *
- * <p>F_n(m), the GPU milli on node n that a task of class m cannot use (FGD paper, used by the PWR paper as eq. 4):
- * if m cannot run on n at all (too little CPU, too few or too small free GPUs, wrong GPU model), every free GPU milli of
- * n is fragment; if it can, the free milli of each GPU whose free part is below min(D_m^GPU, 1 GPU) is fragment (a
- * CPU-only class then sees no fragment). F_n(M) = sum_m p_m F_n(m). Memory plays no part, as in FGD.
+ * <p>F_n(m), the GPU milli on node n that a task of class m cannot use, as the FGD simulator measures it
+ * (NodeGpuShareFragAmount): for a CPU-only class every free GPU milli of n is fragment (the simulator's "XL/XR" cases:
+ * a task using no GPU can never use them); for a GPU class that cannot run on n at all (too little CPU, too few or too
+ * small free GPUs, wrong GPU model) every free GPU milli too; for a GPU class that can, the free milli of each GPU whose
+ * free part is below min(D_m^GPU, 1 GPU). F_n(M) = sum_m p_m F_n(m). Memory plays no part, as in the simulator.
+ *
+ * <p>The classes kept are the simulator's "typical pods": classes sorted by decreasing task count, taken until they
+ * cover {@link #SIMULATOR_POPULARITY} of the trace's tasks (the one crossing the threshold included), popularity
+ * renormalised over the kept ones ({@link #fromTasks(Collection, double)}; equal counts keep first-seen order).
  *
  * <p>Fast evaluation: classes are grouped by GPU demand (the default trace has 91 classes but only 25 GPU demands);
  * within a group the CPU demands are sorted with prefix sums of popularity, so the classes that lack CPU on a node are
@@ -84,8 +89,18 @@ public final class TargetWorkload {
         }
     }
 
-    /** Classes = distinct (CPU, GPU count, GPU milli, GPU models) of the tasks; popularity = share of tasks. */
-    public static TargetWorkload fromTasks(Collection<Task> tasks) {
+    /** The simulator's default podPopularityThreshold: the most popular classes covering 95% of tasks. */
+    public static final double SIMULATOR_POPULARITY = 0.95;
+
+    /** {@link #fromTasks(Collection, double)} with the simulator's 95% threshold. */
+    public static TargetWorkload fromTasks(Collection<Task> tasks) { return fromTasks(tasks, SIMULATOR_POPULARITY); }
+
+    /**
+     * Classes = distinct (CPU, GPU count, GPU milli, GPU models) of the tasks, popularity = share of tasks; only the most
+     * popular classes are kept, in decreasing count, until their cumulative share reaches {@code coverage} (1 = all).
+     */
+    public static TargetWorkload fromTasks(Collection<Task> tasks, double coverage) {
+        if (!(coverage > 0 && coverage <= 1)) throw new IllegalArgumentException("coverage must be in (0, 1], got " + coverage);
         Map<List<Object>, Integer> counts = new LinkedHashMap<>();
         for (Task t : tasks)
             counts.merge(List.of(t.cpuMilli(), t.gpuCount(), t.gpuMilliPerGpu(), t.gpuModels()), 1, Integer::sum);
@@ -95,7 +110,12 @@ public final class TargetWorkload {
             @SuppressWarnings("unchecked") Set<String> models = (Set<String>) k.get(3);
             classes.add(new TaskClass((Long) k.get(0), (Integer) k.get(1), (Integer) k.get(2), models, e.getValue()));
         }
-        return new TargetWorkload(classes);
+        classes.sort(Comparator.comparingDouble(TaskClass::popularity).reversed()); // stable: equal counts keep first-seen order
+        double wanted = coverage * tasks.size();
+        double covered = 0;
+        int kept = 0;
+        while (kept < classes.size() && covered < wanted - 1e-9) covered += classes.get(kept++).popularity();
+        return new TargetWorkload(classes.subList(0, kept));
     }
 
     public List<TaskClass> classes() { return classes; }
@@ -137,9 +157,12 @@ public final class TargetWorkload {
             double frag = 0;
             for (int gi = 0; gi < groups.length; gi++) {
                 Group grp = groups[gi];
+                if (grp.gpuCount == 0) { // a CPU-only class can use no free GPU milli, whether its CPU fits or not
+                    frag += grp.total * total;
+                    continue;
+                }
                 boolean gpuFits;
                 if (modelId < 0 || !allowed[gi][modelId]) gpuFits = false;
-                else if (grp.gpuCount == 0) gpuFits = true;
                 else if (grp.gpuMilliPerGpu < Task.MILLI) gpuFits = maxFree >= grp.gpuMilliPerGpu;
                 else gpuFits = fullFree >= grp.gpuCount;
                 if (!gpuFits) {
@@ -148,10 +171,8 @@ public final class TargetWorkload {
                 }
                 double fitting = grp.popularityFittingCpu(cpuFree);
                 long unusable = 0;
-                if (grp.gpuCount > 0) {
-                    int threshold = Math.min(grp.gpuMilliPerGpu, Task.MILLI);
-                    for (int g = 0; g < gpuCount; g++) if (gpuFree[g] < threshold) unusable += gpuFree[g];
-                }
+                int threshold = Math.min(grp.gpuMilliPerGpu, Task.MILLI);
+                for (int g = 0; g < gpuCount; g++) if (gpuFree[g] < threshold) unusable += gpuFree[g];
                 frag += fitting * unusable + (grp.total - fitting) * total;
             }
             return frag;

@@ -5,13 +5,14 @@ import org.gpusched.placement.model.NodeSpec;
 import org.gpusched.placement.model.Task;
 
 /**
- * Dot product (Tetris, as described by the PWR paper): the node with the smallest dot product between its free
+ * dotprod-3d: Dot product (Tetris, as described by the PWR paper): the node with the smallest dot product between its free
  * resources and the task's demand, both as shares of the node's capacity over CPU, memory and GPU.
+ * Exact scores, random ties: a variant of this product; the FGD simulator's definition is {@link DotProductScorePolicy}.
  */
 public final class DotProductPolicy extends MinScorePolicy {
     public DotProductPolicy() { super(false); }
 
-    @Override public String name() { return "dotprod"; }
+    @Override public String name() { return "dotprod-3d"; }
 
     @Override
     protected double score(Task task, ClusterState cluster, int node, int sharedGpu) {

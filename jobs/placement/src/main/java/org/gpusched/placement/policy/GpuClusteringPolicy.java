@@ -4,14 +4,15 @@ import org.gpusched.placement.model.ClusterState;
 import org.gpusched.placement.model.Task;
 
 /**
- * GPU clustering (Gandiva's affinity): a GPU task goes preferably to a node already hosting tasks with the same GPU
+ * gpu-clustering-demand: GPU clustering (Gandiva's affinity): a GPU task goes preferably to a node already hosting tasks with the same GPU
  * demand, then to a node hosting no task, then anywhere; within a tier the node with most same-demand tasks, then at
  * random. CPU-only tasks have no GPU demand to cluster by and go to a random feasible node.
+ * Exact scores, random ties: a variant of this product; the FGD simulator's definition is {@link GpuClusteringScorePolicy}.
  */
 public final class GpuClusteringPolicy extends MinScorePolicy {
     public GpuClusteringPolicy() { super(false); }
 
-    @Override public String name() { return "gpu-clustering"; }
+    @Override public String name() { return "gpu-clustering-demand"; }
 
     @Override
     protected double score(Task task, ClusterState cluster, int node, int sharedGpu) {

@@ -4,14 +4,15 @@ import org.gpusched.placement.model.ClusterState;
 import org.gpusched.placement.model.Task;
 
 /**
- * GPU packing (MLaaS in the wild): first a GPU already in use (a share on a partly used GPU), then idle GPUs on active
+ * gpu-packing-tight: GPU packing (MLaaS in the wild): first a GPU already in use (a share on a partly used GPU), then idle GPUs on active
  * nodes, lastly idle nodes, to keep whole nodes free for multi-GPU tasks. Within a tier the node with the least free
  * GPU milli after placement wins.
+ * Exact scores, random ties: a variant of this product; the FGD simulator's definition is {@link GpuPackingScorePolicy}.
  */
 public final class GpuPackingPolicy extends MinScorePolicy {
     public GpuPackingPolicy() { super(false); }
 
-    @Override public String name() { return "gpu-packing"; }
+    @Override public String name() { return "gpu-packing-tight"; }
 
     @Override
     protected double score(Task task, ClusterState cluster, int node, int sharedGpu) {

@@ -9,35 +9,41 @@ import org.gpusched.placement.model.Task;
 /**
  * alpha * PWR + (1 - alpha) * FGD (eq. 5 as the PWR paper runs it: a linear combination of the two Kubernetes score
  * plugins' scores, highest wins). Following the authors' plugins: PWR's score is the power saving -delta_P min-max
- * normalised to [0, 100] over all candidates of the decision; FGD's is 100 * sigmoid(-delta_F / 1 GPU). Scores are kept
- * as doubles by default; with {@code pluginIntegerScores} they are truncated to integers as the Go plugins do
- * (PWR's raw score is int64(P_before - P_after), min-max normalised with integer division; FGD's is
- * int64(100 * sigmoid)), which turns small differences into ties. Ties are broken at random (reservoir sampling, as
- * the Kubernetes scheduler picks among equal top scores). alpha = 0 orders candidates as {@link FgdPolicy} does and
- * alpha = 1 as {@link PwrPolicy}; with integer scores those two are the plugin-faithful FGD and PWR.
+ * normalised to [0, 100] over all candidates of the decision; FGD's is 100 * sigmoid(-delta_F / 1 GPU).
+ *
+ * <p>With {@code pluginScores} (the default of fgd, pwr and pwr-fgd) the scores are integers as the Go plugins compute
+ * them (PWR's raw score is int64(P_before - P_after), min-max normalised with integer division; FGD's is
+ * int64(100 * sigmoid)), combined with integer weights alpha and 1 - alpha (in 1/10000), and equal totals go to the
+ * node of smallest {@link ClusterState#tieRank} (the simulator's smallest node name), on one node to the first GPU:
+ * small differences become ties that the name order decides, which packs far tighter than random ties. Without it
+ * (the "-exact" policies) scores are exact doubles and ties are broken at random (reservoir sampling, as the stock
+ * Kubernetes scheduler does). alpha = 0 orders candidates as FGD, alpha = 1 as PWR.
  *
  * <p>One pass computes delta_P and delta_F for every feasible (node, GPU) candidate into reusable arrays, a second pass
  * normalises and picks, so the decision is O(candidates) with no allocation once the arrays have grown.
  */
 public final class PwrFgdPolicy implements PlacementPolicy {
+    private static final long WEIGHT_SCALE = 10_000;
+    private final String name;
     private final double alpha;
-    private final boolean pluginIntegerScores;
+    private final boolean pluginScores;
     private int[] nodes = new int[2048];
     private int[] gpus = new int[2048];
     private double[] dPower = new double[2048];
     private double[] dFrag = new double[2048];
 
-    public PwrFgdPolicy(double alpha) { this(alpha, false); }
+    public PwrFgdPolicy(double alpha) { this("pwr-fgd-exact", alpha, false); }
 
-    public PwrFgdPolicy(double alpha, boolean pluginIntegerScores) {
+    public PwrFgdPolicy(String name, double alpha, boolean pluginScores) {
         if (!(alpha >= 0 && alpha <= 1)) throw new IllegalArgumentException("alpha must be in [0, 1], got " + alpha);
+        this.name = name;
         this.alpha = alpha;
-        this.pluginIntegerScores = pluginIntegerScores;
+        this.pluginScores = pluginScores;
     }
 
     public double alpha() { return alpha; }
 
-    @Override public String name() { return "pwr-fgd"; }
+    @Override public String name() { return name; }
 
     @Override
     public Placement choose(Task task, ClusterState cluster, RandomState random) {
@@ -59,18 +65,24 @@ public final class PwrFgdPolicy implements PlacementPolicy {
         if (count == 0) return null;
         double minP = Double.POSITIVE_INFINITY, maxP = Double.NEGATIVE_INFINITY;
         for (int i = 0; i < count; i++) {
-            if (pluginIntegerScores) dPower[i] = (long) dPower[i]; // Go's int64(old - new) truncates toward zero
+            if (pluginScores) dPower[i] = (long) dPower[i]; // Go's int64(old - new) truncates toward zero
             minP = Math.min(minP, dPower[i]);
             maxP = Math.max(maxP, dPower[i]);
         }
+        long pwrWeight = Math.round(alpha * WEIGHT_SCALE), fgdWeight = WEIGHT_SCALE - pwrWeight;
         double best = Double.NEGATIVE_INFINITY;
         int bestIndex = -1, ties = 0;
         for (int i = 0; i < count; i++) {
             double pwr = maxP == minP ? 100 : 100 * (maxP - dPower[i]) / (maxP - minP);
-            double fgd = 100 / (1 + Math.exp(dFrag[i] / Task.MILLI));
-            if (pluginIntegerScores) {
-                pwr = maxP == minP ? 100 : Math.floor(pwr + 1e-9);
-                fgd = (long) fgd;
+            double fgd = 1.0 / (1.0 + Math.exp(dFrag[i] / Task.MILLI)) * 100; // the plugin's sigmoid(-dF / 1000) * 100
+            if (pluginScores) {
+                long pwrScore = maxP == minP ? 100 : (long) Math.floor(pwr + 1e-9);
+                double s = pwrWeight * pwrScore + fgdWeight * (long) fgd; // exact: integers below 2^53
+                if (s > best || (s == best && cluster.tieRank(nodes[i]) < cluster.tieRank(nodes[bestIndex]))) {
+                    best = s;
+                    bestIndex = i;
+                }
+                continue;
             }
             double s = alpha * pwr + (1 - alpha) * fgd;
             if (s > best) { best = s; bestIndex = i; ties = 1; }
@@ -90,7 +102,7 @@ public final class PwrFgdPolicy implements PlacementPolicy {
         nodes[count] = node;
         gpus[count] = gpu;
         dPower[count] = cluster.powerAfter(task, node, gpu) - cluster.nodeWatts(node);
-        dFrag[count] = cluster.fragmentationAfter(task, node, gpu) - cluster.nodeFragmentationMilli(node);
+        dFrag[count] = alpha == 1 ? 0 : cluster.fragmentationAfter(task, node, gpu) - cluster.nodeFragmentationMilli(node);
         return count + 1;
     }
 }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.gpusched.placement.model.NodeSpec;
 import org.gpusched.placement.model.Task;
@@ -44,14 +45,21 @@ class InflationExperimentTest {
     }
 
     @Test
-    void sequenceStopsOnceTheRequestedLoadIsReached() {
+    void sequenceIsTheShuffledTraceThenClonesUpToTheLoad() {
         int[] seq = TaskSequence.sample(TRACE, 56_000, 1.3, 9);
         long requested = 0;
-        for (int i = 0; i < seq.length; i++) {
-            if (i == seq.length - 1) assertTrue(requested < 1.3 * 56_000);
-            requested += TRACE.get(seq[i]).gpuMilliTotal();
-        }
-        assertTrue(requested >= 1.3 * 56_000);
+        for (int index : seq) requested += TRACE.get(index).gpuMilliTotal();
+        // the simulator's stop test adds the clone's milli per GPU, so a 4-GPU clone may overshoot by up to 3 GPUs
+        assertTrue(requested <= 1.3 * 56_000 + 3000, "clones stop once the next would exceed the load: " + requested);
+        assertTrue(requested > 1.3 * 56_000 - 1000, "the first clone that would exceed it (by its milli per GPU) stops them");
+        int[] head = Arrays.copyOf(seq, TRACE.size());
+        Arrays.sort(head);
+        for (int i = 0; i < TRACE.size(); i++) assertEquals(i, head[i], "the whole trace comes first, each task once");
+        assertNotEquals(List.of(seq[0], seq[1], seq[2]), List.of(0, 1, 2));
+        int[] tunedDown = TaskSequence.sample(TRACE, 10_000, 1.0, 9);
+        long down = 0;
+        for (int index : tunedDown) down += TRACE.get(index).gpuMilliTotal();
+        assertTrue(tunedDown.length < TRACE.size() && down <= 10_000, "a trace above the load loses random tasks");
         assertThrows(IllegalArgumentException.class, () -> TaskSequence.sample(List.of(task(1, 1, 0, 0)), 1000, 1, 1));
     }
 
@@ -59,7 +67,7 @@ class InflationExperimentTest {
     void curvesCoverTheGridWithConsistentMetrics() {
         InflationExperiment.Result r = run(1, List.of(5L));
         for (InflationRun.Result run : r.runs()) {
-            assertEquals(26, run.curve().size(), "0.05 .. 1.30 by 0.05");
+            assertTrue(run.curve().size() >= 25 && run.curve().size() <= 26, "0.05 .. 1.25 or 1.30 by 0.05 (clones stop just short of 1.30)");
             CurvePoint first = run.curve().get(0), last = run.curve().get(run.curve().size() - 1);
             assertEquals(1.0, first.grar(), 1e-12, "nothing fails at 5% requested");
             assertTrue(last.grar() < 1 && last.failedTasks() > 0, "130% requested cannot all be placed");
@@ -80,7 +88,8 @@ class InflationExperimentTest {
         ExperimentOutput.writeCurve(r, dir.resolve("curve.csv"));
         List<String> lines = Files.readAllLines(dir.resolve("curve.csv"));
         assertEquals(String.join(",", ExperimentOutput.CURVE_COLUMNS), lines.get(0));
-        assertEquals(1 + POLICIES.size() * 2 * 26, lines.size());
+        assertEquals(1 + r.curve().size(), lines.size());
+        assertTrue(r.curve().size() >= POLICIES.size() * 2 * 25);
         assertTrue(lines.get(1).startsWith("fgd,,5,0.0500,"), lines.get(1));
         assertTrue(lines.stream().anyMatch(l -> l.startsWith("pwr-fgd,0.1,6,")));
         CurveSummary s = new CurveSummary(r);

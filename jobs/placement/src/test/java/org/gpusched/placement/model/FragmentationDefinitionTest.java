@@ -14,7 +14,10 @@ class FragmentationDefinitionTest {
     private static final String[] MODELS = {"G2", "T4"};
     private static final int[] MILLI = {100, 250, 460, 500, 810, 1000};
 
-    /** F_n(m) straight from the definition: all free milli if m cannot run, else the GPUs too small for it. */
+    /**
+     * F_n(m) straight from the simulator's definition: all free milli for a CPU-only class or a class that cannot run,
+     * else the GPUs too small for it.
+     */
     private static double naive(List<TaskClass> classes, long cpuFree, int[] free, String model) {
         long total = 0;
         for (int f : free) total += f;
@@ -26,7 +29,7 @@ class FragmentationDefinitionTest {
             boolean gpuOk = m.gpuCount() == 0 || usable >= m.gpuCount();
             boolean runs = modelOk && gpuOk && m.cpuMilli() <= cpuFree;
             double fm;
-            if (!runs) fm = total;
+            if (!runs || m.gpuCount() == 0) fm = total;
             else {
                 fm = 0;
                 for (int f : free) if (f < Math.min(m.gpuMilliPerGpu(), 1000) && m.gpuCount() > 0) fm += f;
