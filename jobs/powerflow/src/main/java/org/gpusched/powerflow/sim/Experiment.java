@@ -58,11 +58,18 @@ public final class Experiment {
         return rows;
     }
 
-    /** PowerFlow's mean JCT at each baseline run's energy, linear between its two nearest eta runs by energy. */
+    /**
+     * PowerFlow's mean JCT at each baseline run's energy, linear between its two nearest eta runs by energy on the
+     * Pareto front of its runs (those no other run beats on both energy and JCT).
+     */
     public static List<Versus> versus(List<Row> rows) {
         List<Row> pf = new ArrayList<>();
         for (Row r : rows) if (r.family().equals("powerflow")) pf.add(r);
         pf.sort((a, b) -> Double.compare(a.energyKWh(), b.energyKWh()));
+        // a budget too small stretches the run until it costs more energy than a larger one: keep the Pareto front
+        List<Row> front = new ArrayList<>();
+        for (Row r : pf) if (front.isEmpty() || r.meanJctSeconds() < front.get(front.size() - 1).meanJctSeconds()) front.add(r);
+        pf = front;
         List<Versus> out = new ArrayList<>();
         if (pf.isEmpty()) return out;
         double low = pf.get(0).energyKWh(), high = pf.get(pf.size() - 1).energyKWh();
