@@ -7,14 +7,26 @@ import java.util.Map;
  * The outcome of an audit: the violations (the first {@value RunAuditor#MAX_LISTED} listed, all counted), the totals
  * recomputed from the decisions and the ones metrics.json reports.
  */
-public record AuditReport(List<Violation> violations, Map<Violation.Kind, Long> counts, Map<String, Double> recomputed,
-                          Map<String, Double> reported, int jobs, int nodes, long decisions) {
+public record AuditReport(
+        List<Violation> violations,
+        Map<Violation.Kind, Long> counts,
+        Map<String, Double> recomputed,
+        Map<String, Double> reported,
+        int jobs,
+        int nodes,
+        long decisions) {
 
-    public boolean ok() { return counts.isEmpty(); }
+    public boolean ok() {
+        return counts.isEmpty();
+    }
 
-    public long violationCount() { return counts.values().stream().mapToLong(Long::longValue).sum(); }
+    public long violationCount() {
+        return counts.values().stream().mapToLong(Long::longValue).sum();
+    }
 
-    public boolean has(Violation.Kind kind) { return counts.containsKey(kind); }
+    public boolean has(Violation.Kind kind) {
+        return counts.containsKey(kind);
+    }
 
     /** The text `gpusched validate` prints. */
     public String format() {
@@ -23,7 +35,9 @@ public record AuditReport(List<Violation> violations, Map<Violation.Kind, Long> 
         sb.append(String.format("%-16s %18s %18s%n", "metric", "reported", "recomputed"));
         for (var e : recomputed.entrySet()) {
             Double r = reported.get(e.getKey());
-            sb.append(String.format("%-16s %18s %18s%n", e.getKey(), r == null ? "(missing)" : value(e.getKey(), r), value(e.getKey(), e.getValue())));
+            sb.append(String.format(
+                    "%-16s %18s %18s%n",
+                    e.getKey(), r == null ? "(missing)" : value(e.getKey(), r), value(e.getKey(), e.getValue())));
         }
         sb.append('\n');
         if (ok()) {
@@ -34,7 +48,8 @@ public record AuditReport(List<Violation> violations, Map<Violation.Kind, Long> 
         counts.forEach((k, n) -> sb.append(String.format("  %-18s %d%n", k, n)));
         sb.append('\n');
         for (Violation v : violations) sb.append(v).append('\n');
-        if (violations.size() < violationCount()) sb.append("... (" + (violationCount() - violations.size()) + " more not listed)\n");
+        if (violations.size() < violationCount())
+            sb.append("... (" + (violationCount() - violations.size()) + " more not listed)\n");
         return sb.toString();
     }
 

@@ -56,13 +56,19 @@ public final class RunAuditor {
         NodeState node;
         String type;
         int gpus;
-        double rate;          // fraction of the work per second on the current placement (NaN: unknown configuration)
+        double rate; // fraction of the work per second on the current placement (NaN: unknown configuration)
         double since;
         double done;
         boolean started;
         double completedAt = Double.NaN;
-        JobState(JobSpec spec) { this.spec = spec; }
-        boolean running() { return node != null; }
+
+        JobState(JobSpec spec) {
+            this.spec = spec;
+        }
+
+        boolean running() {
+            return node != null;
+        }
     }
 
     private static final class NodeState {
@@ -71,7 +77,10 @@ public final class RunAuditor {
         int busy;
         double since;
         double cost;
-        NodeState(NodeSlot slot) { this.slot = slot; }
+
+        NodeState(NodeSlot slot) {
+            this.slot = slot;
+        }
     }
 
     private RunAuditor(RunFiles run, Tolerances tol) {
@@ -89,7 +98,9 @@ public final class RunAuditor {
         return auditor.finish();
     }
 
-    public static AuditReport audit(Path dir) { return audit(dir, Tolerances.DEFAULT); }
+    public static AuditReport audit(Path dir) {
+        return audit(dir, Tolerances.DEFAULT);
+    }
 
     private void replay(Path file) {
         try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
@@ -102,7 +113,8 @@ public final class RunAuditor {
                 try {
                     d = RunFiles.JSON.readTree(line);
                 } catch (JsonProcessingException e) {
-                    throw new AuditInputException(file + ":" + lineNo + ": not valid JSON (" + e.getOriginalMessage() + ")");
+                    throw new AuditInputException(
+                            file + ":" + lineNo + ": not valid JSON (" + e.getOriginalMessage() + ")");
                 }
                 decisionCount++;
                 apply(d, file + ":" + lineNo);
@@ -118,7 +130,12 @@ public final class RunAuditor {
         String jobId = d.hasNonNull("job") ? d.get("job").asText() : null;
         String action = d.hasNonNull("action") ? d.get("action").asText() : null;
         if (timeNode == null || !timeNode.isNumber() || jobId == null || action == null) {
-            flag(Kind.MALFORMED_DECISION, Double.NaN, jobId, null, where + ": a decision needs numeric 'time', 'job' and 'action'");
+            flag(
+                    Kind.MALFORMED_DECISION,
+                    Double.NaN,
+                    jobId,
+                    null,
+                    where + ": a decision needs numeric 'time', 'job' and 'action'");
             return;
         }
         double t = timeNode.asDouble();
@@ -144,22 +161,42 @@ public final class RunAuditor {
 
     private void start(JobState job, JsonNode d, double t, String where) {
         if (!Double.isNaN(job.completedAt)) {
-            flag(Kind.PLACEMENT, t, job.spec.id(), text(d, "node"), where + ": START of a job that completed at " + job.completedAt);
+            flag(
+                    Kind.PLACEMENT,
+                    t,
+                    job.spec.id(),
+                    text(d, "node"),
+                    where + ": START of a job that completed at " + job.completedAt);
             return;
         }
         if (job.running()) {
-            flag(Kind.PLACEMENT, t, job.spec.id(), text(d, "node"), where + ": START while the job already runs on " + job.node.slot.id());
+            flag(
+                    Kind.PLACEMENT,
+                    t,
+                    job.spec.id(),
+                    text(d, "node"),
+                    where + ": START while the job already runs on " + job.node.slot.id());
             return;
         }
         if (t < job.spec.submit() - 1e-9) {
-            flag(Kind.START_BEFORE_SUBMIT, t, job.spec.id(), text(d, "node"), where + ": started before its submission at " + job.spec.submit());
+            flag(
+                    Kind.START_BEFORE_SUBMIT,
+                    t,
+                    job.spec.id(),
+                    text(d, "node"),
+                    where + ": started before its submission at " + job.spec.submit());
         }
         place(job, d, t, where);
     }
 
     private void move(JobState job, JsonNode d, double t, String where, String action) {
         if (!job.running()) {
-            flag(Kind.PLACEMENT, t, job.spec.id(), text(d, "node"), where + ": " + action + " of a job that does not run");
+            flag(
+                    Kind.PLACEMENT,
+                    t,
+                    job.spec.id(),
+                    text(d, "node"),
+                    where + ": " + action + " of a job that does not run");
             return;
         }
         stop(job, t, where);
@@ -176,7 +213,12 @@ public final class RunAuditor {
 
     private void complete(JobState job, JsonNode d, double t, String where) {
         if (!Double.isNaN(job.completedAt)) {
-            flag(Kind.INCOMPLETE, t, job.spec.id(), null, where + ": completed a second time (first at " + job.completedAt + ")");
+            flag(
+                    Kind.INCOMPLETE,
+                    t,
+                    job.spec.id(),
+                    null,
+                    where + ": completed a second time (first at " + job.completedAt + ")");
             return;
         }
         if (!job.running()) {
@@ -185,7 +227,12 @@ public final class RunAuditor {
         }
         String node = job.node.slot.id();
         if (d.hasNonNull("node") && !d.get("node").asText().equals(node)) {
-            flag(Kind.PLACEMENT, t, job.spec.id(), d.get("node").asText(), where + ": COMPLETE names node " + d.get("node").asText() + " but the job runs on " + node);
+            flag(
+                    Kind.PLACEMENT,
+                    t,
+                    job.spec.id(),
+                    d.get("node").asText(),
+                    where + ": COMPLETE names node " + d.get("node").asText() + " but the job runs on " + node);
         }
         double rate = job.rate;
         double doneBefore = job.done;
@@ -195,8 +242,14 @@ public final class RunAuditor {
         if (!Double.isNaN(rate)) {
             double expected = since + (1 - doneBefore) / rate;
             if (Math.abs(expected - t) > tol.timeSeconds()) {
-                flag(Kind.COMPLETION_TIME, t, job.spec.id(), n.slot.id(), String.format("%s: COMPLETE at %.3f but the work is done at %.3f (%s by %.3f s)",
-                        where, t, expected, t < expected ? "early" : "late", Math.abs(expected - t)));
+                flag(
+                        Kind.COMPLETION_TIME,
+                        t,
+                        job.spec.id(),
+                        n.slot.id(),
+                        String.format(
+                                "%s: COMPLETE at %.3f but the work is done at %.3f (%s by %.3f s)",
+                                where, t, expected, t < expected ? "early" : "late", Math.abs(expected - t)));
             }
         }
         job.done = 1;
@@ -209,8 +262,14 @@ public final class RunAuditor {
             double done = job.done + (t - job.since) * job.rate;
             if (done > 1 && (done - 1) / job.rate > tol.timeSeconds()) {
                 double finished = job.since + (1 - job.done) / job.rate;
-                flag(Kind.COMPLETION_TIME, t, job.spec.id(), job.node.slot.id(),
-                        String.format("%s: still running at %.3f but its work was done at %.3f without a COMPLETE", where, t, finished));
+                flag(
+                        Kind.COMPLETION_TIME,
+                        t,
+                        job.spec.id(),
+                        job.node.slot.id(),
+                        String.format(
+                                "%s: still running at %.3f but its work was done at %.3f without a COMPLETE",
+                                where, t, finished));
             }
             job.done = Math.min(done, 1);
         }
@@ -233,7 +292,12 @@ public final class RunAuditor {
         String nodeId = text(d, "node");
         NodeState n = nodeId == null ? null : nodes.get(nodeId);
         if (n == null) {
-            flag(Kind.UNKNOWN_NODE, t, id, nodeId, where + ": " + (nodeId == null ? "no node" : "node is not in run.json"));
+            flag(
+                    Kind.UNKNOWN_NODE,
+                    t,
+                    id,
+                    nodeId,
+                    where + ": " + (nodeId == null ? "no node" : "node is not in run.json"));
             return;
         }
         String type = text(d, "type");
@@ -248,9 +312,21 @@ public final class RunAuditor {
             return;
         }
         if (n.slot.fixedType() != null && !n.slot.fixedType().equals(type)) {
-            flag(Kind.NODE_TYPE, t, id, nodeId, where + ": node is of fixed type " + n.slot.fixedType() + ", decision says " + type);
-        } else if (n.slot.fixedType() == null && n.slot.allowed() != null && !n.slot.allowed().contains(type)) {
-            flag(Kind.NODE_TYPE, t, id, nodeId, where + ": node may not take type " + type + " (allowed: " + n.slot.allowed() + ")");
+            flag(
+                    Kind.NODE_TYPE,
+                    t,
+                    id,
+                    nodeId,
+                    where + ": node is of fixed type " + n.slot.fixedType() + ", decision says " + type);
+        } else if (n.slot.fixedType() == null
+                && n.slot.allowed() != null
+                && !n.slot.allowed().contains(type)) {
+            flag(
+                    Kind.NODE_TYPE,
+                    t,
+                    id,
+                    nodeId,
+                    where + ": node may not take type " + type + " (allowed: " + n.slot.allowed() + ")");
         }
         JsonNode g = d.get("gpus");
         if (g == null || !g.canConvertToInt() || g.asInt() < 1) {
@@ -260,7 +336,12 @@ public final class RunAuditor {
         int gpus = g.asInt();
         double seconds = job.spec.seconds(type, gpus);
         if (Double.isNaN(seconds)) {
-            flag(Kind.NO_CONFIGURATION, t, id, nodeId, where + ": the job has no execution time on " + type + " with " + gpus + " GPUs");
+            flag(
+                    Kind.NO_CONFIGURATION,
+                    t,
+                    id,
+                    nodeId,
+                    where + ": the job has no execution time on " + type + " with " + gpus + " GPUs");
         }
         accrue(n, t);
         n.running.put(id, job);
@@ -292,12 +373,21 @@ public final class RunAuditor {
             for (JobState j : n.running.values()) {
                 if (type == null) type = j.type;
                 else if (!type.equals(j.type)) {
-                    flag(Kind.NODE_TYPE, groupTime, j.spec.id(), n.slot.id(), "jobs on the node disagree on its type: " + type + " and " + j.type);
+                    flag(
+                            Kind.NODE_TYPE,
+                            groupTime,
+                            j.spec.id(),
+                            n.slot.id(),
+                            "jobs on the node disagree on its type: " + type + " and " + j.type);
                 }
             }
             NodeType nt = run.types.get(type);
             if (n.busy > nt.gpus()) {
-                flag(Kind.CAPACITY, groupTime, String.join(",", n.running.keySet()), n.slot.id(),
+                flag(
+                        Kind.CAPACITY,
+                        groupTime,
+                        String.join(",", n.running.keySet()),
+                        n.slot.id(),
                         n.busy + " GPUs in use on a " + type + " with " + nt.gpus());
             }
         }
@@ -307,13 +397,22 @@ public final class RunAuditor {
     private AuditReport finish() {
         double execution = 0;
         for (NodeState n : nodes.values()) execution += n.cost;
-        double tardiness = 0, jctSum = 0, lastCompletion = Double.NEGATIVE_INFINITY, firstSubmit = Double.POSITIVE_INFINITY;
+        double tardiness = 0,
+                jctSum = 0,
+                lastCompletion = Double.NEGATIVE_INFINITY,
+                firstSubmit = Double.POSITIVE_INFINITY;
         long completed = 0, tardy = 0;
         for (JobState j : jobs.values()) {
             firstSubmit = Math.min(firstSubmit, j.spec.submit());
             if (Double.isNaN(j.completedAt)) {
-                flag(Kind.INCOMPLETE, Double.NaN, j.spec.id(), j.running() ? j.node.slot.id() : null,
-                        j.running() ? "never completed (still running at the end)" : j.started ? "never completed (left preempted)" : "never started");
+                flag(
+                        Kind.INCOMPLETE,
+                        Double.NaN,
+                        j.spec.id(),
+                        j.running() ? j.node.slot.id() : null,
+                        j.running()
+                                ? "never completed (still running at the end)"
+                                : j.started ? "never completed (left preempted)" : "never started");
                 continue;
             }
             completed++;
@@ -337,20 +436,41 @@ public final class RunAuditor {
         for (var e : recomputed.entrySet()) {
             JsonNode v = run.metrics.get(e.getKey());
             if (v == null || !v.isNumber()) {
-                flag(Kind.METRICS, Double.NaN, null, null, "metrics.json: " + e.getKey() + " is missing or not a number");
+                flag(
+                        Kind.METRICS,
+                        Double.NaN,
+                        null,
+                        null,
+                        "metrics.json: " + e.getKey() + " is missing or not a number");
                 continue;
             }
             double r = v.asDouble();
             reported.put(e.getKey(), r);
             double want = e.getValue();
             boolean count = e.getKey().equals("tardyJobs") || e.getKey().equals("completedJobs");
-            double allowed = count ? 0.5 : e.getKey().endsWith("Seconds") ? tol.timeSeconds() + Math.abs(want) * tol.costRelative()
-                    : tol.costAbsolute() + Math.abs(want) * tol.costRelative();
+            double allowed = count
+                    ? 0.5
+                    : e.getKey().endsWith("Seconds")
+                            ? tol.timeSeconds() + Math.abs(want) * tol.costRelative()
+                            : tol.costAbsolute() + Math.abs(want) * tol.costRelative();
             if (!(Math.abs(r - want) <= allowed)) {
-                flag(Kind.METRICS, Double.NaN, null, null, String.format("metrics.json: %s = %s but the decisions give %s", e.getKey(), fmt(r), fmt(want)));
+                flag(
+                        Kind.METRICS,
+                        Double.NaN,
+                        null,
+                        null,
+                        String.format(
+                                "metrics.json: %s = %s but the decisions give %s", e.getKey(), fmt(r), fmt(want)));
             }
         }
-        return new AuditReport(List.copyOf(violations), new EnumMap<>(counts), recomputed, reported, jobs.size(), nodes.size(), decisionCount);
+        return new AuditReport(
+                List.copyOf(violations),
+                new EnumMap<>(counts),
+                recomputed,
+                reported,
+                jobs.size(),
+                nodes.size(),
+                decisionCount);
     }
 
     private static String fmt(double v) {

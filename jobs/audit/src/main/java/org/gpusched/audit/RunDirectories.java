@@ -35,8 +35,9 @@ public final class RunDirectories {
         List<Run> runs = new ArrayList<>();
         collect(dir, 2, runs);
         if (runs.isEmpty())
-            throw new AuditInputException(dir + ": not a run directory (no run.json, or metrics.json and metrics.csv of a placement replay) "
-                    + "and no run directories in it");
+            throw new AuditInputException(
+                    dir + ": not a run directory (no run.json, or metrics.json and metrics.csv of a placement replay) "
+                            + "and no run directories in it");
         return runs;
     }
 
@@ -45,12 +46,15 @@ public final class RunDirectories {
         Path name = dir.toAbsolutePath().normalize().getFileName();
         boolean staging = name != null && name.toString().matches("\\..*\\.(partial|old)-\\d+");
         if (staging || IN_PROGRESS.stream().anyMatch(marker -> Files.exists(dir.resolve(marker))))
-            throw new AuditInputException(dir + ": an incomplete run (interrupted, or still being written); no finished run is there, run it again");
+            throw new AuditInputException(
+                    dir
+                            + ": an incomplete run (interrupted, or still being written); no finished run is there, run it again");
     }
 
     private static Run asRun(Path dir) {
         if (Files.isRegularFile(dir.resolve(RunFiles.RUN))) return new Run(dir, false);
-        if (Files.isRegularFile(dir.resolve(RunFiles.METRICS)) && Files.isRegularFile(dir.resolve("metrics.csv"))) return new Run(dir, true);
+        if (Files.isRegularFile(dir.resolve(RunFiles.METRICS)) && Files.isRegularFile(dir.resolve("metrics.csv")))
+            return new Run(dir, true);
         return null;
     }
 
@@ -58,7 +62,10 @@ public final class RunDirectories {
         if (depth == 0) return;
         List<Path> children;
         try (Stream<Path> list = Files.list(dir)) {
-            children = list.filter(Files::isDirectory).filter(p -> !p.getFileName().toString().startsWith(".")).sorted().toList();
+            children = list.filter(Files::isDirectory)
+                    .filter(p -> !p.getFileName().toString().startsWith("."))
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(dir + ": cannot list", e);
         }

@@ -3,8 +3,8 @@ package org.gpusched.audit;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -34,7 +34,13 @@ final class RunFiles {
     /** A node slot: fixed ({@code fixedType} set) or rightsizable ({@code allowed} = permitted types, null = any). */
     record NodeSlot(String id, String fixedType, Set<String> allowed) {}
 
-    record JobSpec(String id, double submit, double due, double weight, Map<String, Map<Integer, Double>> times, double actualFactor) {
+    record JobSpec(
+            String id,
+            double submit,
+            double due,
+            double weight,
+            Map<String, Map<Integer, Double>> times,
+            double actualFactor) {
         double seconds(String type, int gpus) {
             Map<Integer, Double> perGpus = times.get(type);
             Double s = perGpus == null ? null : perGpus.get(gpus);
@@ -55,45 +61,54 @@ final class RunFiles {
         f.readJobs(dir.resolve(JOBS));
         f.metrics = readTree(dir.resolve(METRICS));
         if (!f.metrics.isObject()) throw new AuditInputException(dir.resolve(METRICS) + ": must be a JSON object");
-        if (!Files.isRegularFile(dir.resolve(DECISIONS))) throw new AuditInputException(dir.resolve(DECISIONS) + ": missing");
+        if (!Files.isRegularFile(dir.resolve(DECISIONS)))
+            throw new AuditInputException(dir.resolve(DECISIONS) + ": missing");
         return f;
     }
 
     private void readRun(Path file) {
         JsonNode run = readTree(file);
         JsonNode nodeTypes = run.get("nodeTypes");
-        if (nodeTypes == null || !nodeTypes.isObject() || nodeTypes.isEmpty()) throw new AuditInputException(file + ": field 'nodeTypes' is missing or empty");
+        if (nodeTypes == null || !nodeTypes.isObject() || nodeTypes.isEmpty())
+            throw new AuditInputException(file + ": field 'nodeTypes' is missing or empty");
         for (Iterator<Map.Entry<String, JsonNode>> it = nodeTypes.fields(); it.hasNext(); ) {
             var e = it.next();
             String where = file + ": nodeTypes." + e.getKey();
             JsonNode gpus = e.getValue().get("gpus");
             JsonNode cost = e.getValue().get("costPerHour");
-            if (gpus == null || !gpus.canConvertToInt() || gpus.asInt() < 1) throw new AuditInputException(where + ".gpus must be an integer >= 1");
+            if (gpus == null || !gpus.canConvertToInt() || gpus.asInt() < 1)
+                throw new AuditInputException(where + ".gpus must be an integer >= 1");
             if (cost == null || !cost.isArray() || cost.size() != gpus.asInt() + 1) {
-                throw new AuditInputException(where + ".costPerHour must be a list of " + (gpus.asInt() + 1) + " rates (0.." + gpus.asInt() + " busy GPUs)");
+                throw new AuditInputException(where + ".costPerHour must be a list of " + (gpus.asInt() + 1)
+                        + " rates (0.." + gpus.asInt() + " busy GPUs)");
             }
             double[] rates = new double[cost.size()];
             for (int g = 0; g < rates.length; g++) {
-                if (!cost.get(g).isNumber() || cost.get(g).asDouble() < 0) throw new AuditInputException(where + ".costPerHour[" + g + "] must be a number >= 0");
+                if (!cost.get(g).isNumber() || cost.get(g).asDouble() < 0)
+                    throw new AuditInputException(where + ".costPerHour[" + g + "] must be a number >= 0");
                 rates[g] = cost.get(g).asDouble();
             }
             types.put(e.getKey(), new NodeType(e.getKey(), gpus.asInt(), rates));
         }
         JsonNode nodeList = run.get("nodes");
-        if (nodeList == null || !nodeList.isArray() || nodeList.isEmpty()) throw new AuditInputException(file + ": field 'nodes' is missing or empty");
+        if (nodeList == null || !nodeList.isArray() || nodeList.isEmpty())
+            throw new AuditInputException(file + ": field 'nodes' is missing or empty");
         for (int i = 0; i < nodeList.size(); i++) {
             JsonNode n = nodeList.get(i);
             String where = file + ": nodes[" + i + "]";
-            if (n.get("id") == null || !n.get("id").isTextual()) throw new AuditInputException(where + ".id is missing");
+            if (n.get("id") == null || !n.get("id").isTextual())
+                throw new AuditInputException(where + ".id is missing");
             String id = n.get("id").asText();
             String fixed = n.hasNonNull("type") ? n.get("type").asText() : null;
-            if (fixed != null && !types.containsKey(fixed)) throw new AuditInputException(where + " (" + id + "): unknown type '" + fixed + "'");
+            if (fixed != null && !types.containsKey(fixed))
+                throw new AuditInputException(where + " (" + id + "): unknown type '" + fixed + "'");
             Set<String> allowed = null;
             if (n.hasNonNull("types")) {
                 allowed = new HashSet<>();
                 for (JsonNode t : n.get("types")) allowed.add(t.asText());
             }
-            if (nodes.put(id, new NodeSlot(id, fixed, allowed)) != null) throw new AuditInputException(where + ": node id '" + id + "' appears twice");
+            if (nodes.put(id, new NodeSlot(id, fixed, allowed)) != null)
+                throw new AuditInputException(where + ": node id '" + id + "' appears twice");
         }
     }
 
@@ -119,17 +134,23 @@ final class RunFiles {
                 double factor = j.hasNonNull("actualFactor") ? number(j, "actualFactor", where, id) : 1.0;
                 if (!(factor > 0)) throw new AuditInputException(where + ": job " + id + ": actualFactor must be > 0");
                 JsonNode times = j.get("times");
-                if (times == null || !times.isObject()) throw new AuditInputException(where + ": job " + id + ": field 'times' is missing or not an object");
+                if (times == null || !times.isObject())
+                    throw new AuditInputException(
+                            where + ": job " + id + ": field 'times' is missing or not an object");
                 Map<String, Map<Integer, Double>> parsed = new HashMap<>();
                 for (Iterator<Map.Entry<String, JsonNode>> it = times.fields(); it.hasNext(); ) {
                     var byType = it.next();
                     Map<Integer, Double> perGpus = new HashMap<>();
-                    for (Iterator<Map.Entry<String, JsonNode>> g = byType.getValue().fields(); g.hasNext(); ) {
+                    for (Iterator<Map.Entry<String, JsonNode>> g =
+                                    byType.getValue().fields();
+                            g.hasNext(); ) {
                         var e = g.next();
                         try {
-                            perGpus.put(Integer.parseInt(e.getKey()), e.getValue().asDouble());
+                            perGpus.put(
+                                    Integer.parseInt(e.getKey()), e.getValue().asDouble());
                         } catch (NumberFormatException ex) {
-                            throw new AuditInputException(where + ": job " + id + ": times." + byType.getKey() + " has GPU count '" + e.getKey() + "'");
+                            throw new AuditInputException(where + ": job " + id + ": times." + byType.getKey()
+                                    + " has GPU count '" + e.getKey() + "'");
                         }
                     }
                     parsed.put(byType.getKey(), perGpus);
@@ -147,7 +168,8 @@ final class RunFiles {
 
     private static double number(JsonNode j, String field, String where, String id) {
         JsonNode v = j.get(field);
-        if (v == null || !v.isNumber()) throw new AuditInputException(where + ": job " + id + ": field '" + field + "' is missing or not a number");
+        if (v == null || !v.isNumber())
+            throw new AuditInputException(where + ": job " + id + ": field '" + field + "' is missing or not a number");
         return v.asDouble();
     }
 
@@ -160,7 +182,8 @@ final class RunFiles {
             throw new AuditInputException(file + ": missing");
         } catch (JsonProcessingException e) {
             var loc = e.getLocation();
-            throw new AuditInputException(file + (loc == null ? "" : ":" + loc.getLineNr()) + ": not valid JSON (" + e.getOriginalMessage() + ")");
+            throw new AuditInputException(file + (loc == null ? "" : ":" + loc.getLineNr()) + ": not valid JSON ("
+                    + e.getOriginalMessage() + ")");
         } catch (IOException e) {
             throw new AuditInputException(file + ": cannot read (" + e.getMessage() + ")", e);
         }

@@ -29,8 +29,11 @@ public record Violation(Kind kind, double time, String job, String node, String 
         METRICS
     }
 
-    @Override public String toString() {
+    @Override
+    public String toString() {
         String when = Double.isNaN(time) ? "-" : String.format("t=%.3f", time);
-        return String.format("%-18s %-14s job=%-10s node=%-12s %s", kind, when, job == null ? "-" : job, node == null ? "-" : node, message);
+        return String.format(
+                "%-18s %-14s job=%-10s node=%-12s %s",
+                kind, when, job == null ? "-" : job, node == null ? "-" : node, message);
     }
 }

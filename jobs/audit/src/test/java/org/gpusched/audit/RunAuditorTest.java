@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * </pre>
  */
 class RunAuditorTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     static final String RUN = """
             {"policy": "hand", "seed": 1,
@@ -103,10 +104,15 @@ class RunAuditorTest {
     void capacityExceeded() throws IOException {
         // j3 joins n1 while j1 holds both GPUs.
         List<String> d = new ArrayList<>(DECISIONS);
-        d.add(2, "{\"time\": 1000, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 1}");
+        d.add(
+                2,
+                "{\"time\": 1000, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 1}");
         AuditReport r = audit(d, METRICS);
         assertTrue(r.has(Kind.CAPACITY), r.format());
-        Violation v = r.violations().stream().filter(x -> x.kind() == Kind.CAPACITY).findFirst().orElseThrow();
+        Violation v = r.violations().stream()
+                .filter(x -> x.kind() == Kind.CAPACITY)
+                .findFirst()
+                .orElseThrow();
         assertEquals("n1", v.node());
         assertEquals(1000, v.time());
     }
@@ -114,7 +120,9 @@ class RunAuditorTest {
     @Test
     void jobPlacedTwice() throws IOException {
         List<String> d = new ArrayList<>(DECISIONS);
-        d.add(1, "{\"time\": 0, \"job\": \"j1\", \"action\": \"START\", \"node\": \"n2\", \"type\": \"A\", \"gpus\": 1}");
+        d.add(
+                1,
+                "{\"time\": 0, \"job\": \"j1\", \"action\": \"START\", \"node\": \"n2\", \"type\": \"A\", \"gpus\": 1}");
         AuditReport r = audit(d, METRICS);
         assertTrue(r.has(Kind.PLACEMENT), r.format());
         assertEquals("j1", r.violations().get(0).job());
@@ -123,14 +131,20 @@ class RunAuditorTest {
     @Test
     void startBeforeSubmission() throws IOException {
         List<String> d = new ArrayList<>(DECISIONS);
-        d.add(2, "{\"time\": 50, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n2\", \"type\": \"B\", \"gpus\": 1}");
+        d.add(
+                2,
+                "{\"time\": 50, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n2\", \"type\": \"B\", \"gpus\": 1}");
         AuditReport r = audit(d, METRICS);
         assertTrue(r.has(Kind.START_BEFORE_SUBMIT), r.format());
     }
 
     @Test
     void completionBeforeTheWorkIsDone() throws IOException {
-        AuditReport r = audit(replace(8, "{\"time\": 4000, \"job\": \"j1\", \"action\": \"COMPLETE\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 2}"), METRICS);
+        AuditReport r = audit(
+                replace(
+                        8,
+                        "{\"time\": 4000, \"job\": \"j1\", \"action\": \"COMPLETE\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 2}"),
+                METRICS);
         assertTrue(r.has(Kind.COMPLETION_TIME), r.format());
         assertTrue(r.violations().stream().anyMatch(v -> v.message().contains("early by 100.000")), r.format());
     }
@@ -143,16 +157,22 @@ class RunAuditorTest {
         Files.write(dir.resolve("decisions.jsonl"), DECISIONS);
         Files.writeString(dir.resolve("metrics.json"), METRICS);
         AuditReport r = RunAuditor.audit(dir);
-        assertTrue(r.violations().stream().anyMatch(v -> v.kind() == Kind.COMPLETION_TIME && "j3".equals(v.job())), r.format());
+        assertTrue(
+                r.violations().stream().anyMatch(v -> v.kind() == Kind.COMPLETION_TIME && "j3".equals(v.job())),
+                r.format());
     }
 
     @Test
     void jobRunningPastItsWork() throws IOException {
         // j2's work ends at 1800 on B but it is only preempted at 2000 and never completes.
         List<String> d = new ArrayList<>(DECISIONS);
-        d.set(2, "{\"time\": 2000, \"job\": \"j2\", \"action\": \"PREEMPT\", \"node\": \"n2\", \"type\": \"B\", \"gpus\": 1}");
+        d.set(
+                2,
+                "{\"time\": 2000, \"job\": \"j2\", \"action\": \"PREEMPT\", \"node\": \"n2\", \"type\": \"B\", \"gpus\": 1}");
         d.remove(5);
-        d.add(5, "{\"time\": 2000, \"job\": \"j1\", \"action\": \"START\", \"node\": \"n2\", \"type\": \"A\", \"gpus\": 1}");
+        d.add(
+                5,
+                "{\"time\": 2000, \"job\": \"j1\", \"action\": \"START\", \"node\": \"n2\", \"type\": \"A\", \"gpus\": 1}");
         d.sort((a, b) -> Double.compare(time(a), time(b)));
         AuditReport r = audit(d, METRICS);
         assertTrue(r.has(Kind.COMPLETION_TIME), r.format());
@@ -163,19 +183,26 @@ class RunAuditorTest {
     void jobNeverCompletes() throws IOException {
         AuditReport r = audit(DECISIONS.subList(0, 8), METRICS);
         assertTrue(r.has(Kind.INCOMPLETE), r.format());
-        assertTrue(r.violations().stream().anyMatch(v -> v.kind() == Kind.INCOMPLETE && "j1".equals(v.job()) && "n1".equals(v.node())));
+        assertTrue(r.violations().stream()
+                .anyMatch(v -> v.kind() == Kind.INCOMPLETE && "j1".equals(v.job()) && "n1".equals(v.node())));
     }
 
     @Test
     void fixedNodeTypeChanged() throws IOException {
-        AuditReport r = audit(replace(3, "{\"time\": 1800, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"B\", \"gpus\": 1}"), METRICS);
+        AuditReport r = audit(
+                replace(
+                        3,
+                        "{\"time\": 1800, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"B\", \"gpus\": 1}"),
+                METRICS);
         assertTrue(r.has(Kind.NODE_TYPE), r.format());
     }
 
     @Test
     void jobsOnARightsizableNodeDisagreeOnItsType() throws IOException {
         List<String> d = new ArrayList<>(DECISIONS);
-        d.add(2, "{\"time\": 900, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n2\", \"type\": \"A\", \"gpus\": 1}");
+        d.add(
+                2,
+                "{\"time\": 900, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n2\", \"type\": \"A\", \"gpus\": 1}");
         AuditReport r = audit(d, METRICS);
         assertTrue(r.has(Kind.NODE_TYPE), r.format());
     }
@@ -183,14 +210,19 @@ class RunAuditorTest {
     @Test
     void configurationTheJobCannotRunOn() throws IOException {
         List<String> d = new ArrayList<>(DECISIONS);
-        d.add(2, "{\"time\": 200, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 2}");
+        d.add(
+                2,
+                "{\"time\": 200, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 2}");
         AuditReport r = audit(d, METRICS);
         assertTrue(r.has(Kind.NO_CONFIGURATION), r.format());
     }
 
     @Test
     void reportedTotalsThatDisagreeWithTheDecisions() throws IOException {
-        AuditReport r = audit(DECISIONS, METRICS.replace("\"totalCost\": 2.525", "\"totalCost\": 2.4").replace("\"tardyJobs\": 1", "\"tardyJobs\": 0"));
+        AuditReport r = audit(
+                DECISIONS,
+                METRICS.replace("\"totalCost\": 2.525", "\"totalCost\": 2.4")
+                        .replace("\"tardyJobs\": 1", "\"tardyJobs\": 0"));
         assertTrue(r.has(Kind.METRICS), r.format());
         assertEquals(2, r.counts().get(Kind.METRICS));
         assertTrue(r.format().contains("totalCost = 2.400000 but the decisions give 2.525000"), r.format());
@@ -205,8 +237,10 @@ class RunAuditorTest {
     @Test
     void decisionsOutOfTimeOrderAndUnknownNames() throws IOException {
         List<String> d = new ArrayList<>(DECISIONS);
-        d.add("{\"time\": 10, \"job\": \"ghost\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 1}");
-        d.add("{\"time\": 5000, \"job\": \"j2\", \"action\": \"RESIZE\", \"node\": \"n9\", \"type\": \"A\", \"gpus\": 1}");
+        d.add(
+                "{\"time\": 10, \"job\": \"ghost\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 1}");
+        d.add(
+                "{\"time\": 5000, \"job\": \"j2\", \"action\": \"RESIZE\", \"node\": \"n9\", \"type\": \"A\", \"gpus\": 1}");
         AuditReport r = audit(d, METRICS);
         assertTrue(r.has(Kind.TIME_ORDER), r.format());
         assertTrue(r.has(Kind.UNKNOWN_JOB), r.format());
@@ -217,11 +251,19 @@ class RunAuditorTest {
     @Test
     void unknownNodesAndTypesAndMalformedDecisions() throws IOException {
         List<String> d = new ArrayList<>(DECISIONS);
-        d.add(2, "{\"time\": 200, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n7\", \"type\": \"A\", \"gpus\": 1}");
-        d.add(3, "{\"time\": 210, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"Z\", \"gpus\": 1}");
+        d.add(
+                2,
+                "{\"time\": 200, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n7\", \"type\": \"A\", \"gpus\": 1}");
+        d.add(
+                3,
+                "{\"time\": 210, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"Z\", \"gpus\": 1}");
         d.add(4, "{\"time\": 220, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n2\", \"gpus\": 1}");
-        d.add(5, "{\"time\": 230, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 0}");
-        d.add(6, "{\"time\": 240, \"job\": \"j3\", \"action\": \"LAUNCH\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 1}");
+        d.add(
+                5,
+                "{\"time\": 230, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 0}");
+        d.add(
+                6,
+                "{\"time\": 240, \"job\": \"j3\", \"action\": \"LAUNCH\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 1}");
         d.add(7, "{\"job\": \"j3\", \"action\": \"START\"}");
         AuditReport r = audit(d, METRICS);
         assertEquals(2, r.counts().get(Kind.UNKNOWN_NODE), r.format());
@@ -232,16 +274,30 @@ class RunAuditorTest {
 
     @Test
     void rightsizableNodeLimitedToItsAllowedTypes() throws IOException {
-        Files.writeString(dir.resolve("run.json"), RUN.replace("\"B\": {\"gpus\": 1, \"costPerHour\": [0, 0.8]}",
-                "\"B\": {\"gpus\": 1, \"costPerHour\": [0, 0.8]}, \"C\": {\"gpus\": 4, \"costPerHour\": [0, 1, 1, 1, 1]}"));
-        Files.writeString(dir.resolve("jobs.jsonl"), JOBS.replace("\"times\": {\"A\": {\"1\": 1000}}", "\"times\": {\"A\": {\"1\": 1000}, \"C\": {\"1\": 1000}}"));
+        Files.writeString(
+                dir.resolve("run.json"),
+                RUN.replace(
+                        "\"B\": {\"gpus\": 1, \"costPerHour\": [0, 0.8]}",
+                        "\"B\": {\"gpus\": 1, \"costPerHour\": [0, 0.8]}, \"C\": {\"gpus\": 4, \"costPerHour\": [0, 1, 1, 1, 1]}"));
+        Files.writeString(
+                dir.resolve("jobs.jsonl"),
+                JOBS.replace(
+                        "\"times\": {\"A\": {\"1\": 1000}}",
+                        "\"times\": {\"A\": {\"1\": 1000}, \"C\": {\"1\": 1000}}"));
         List<String> d = new ArrayList<>(DECISIONS);
-        d.add(2, "{\"time\": 200, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n2\", \"type\": \"C\", \"gpus\": 1}");
-        d.add(3, "{\"time\": 300, \"job\": \"j3\", \"action\": \"PREEMPT\", \"node\": \"n2\", \"type\": \"C\", \"gpus\": 1}");
+        d.add(
+                2,
+                "{\"time\": 200, \"job\": \"j3\", \"action\": \"START\", \"node\": \"n2\", \"type\": \"C\", \"gpus\": 1}");
+        d.add(
+                3,
+                "{\"time\": 300, \"job\": \"j3\", \"action\": \"PREEMPT\", \"node\": \"n2\", \"type\": \"C\", \"gpus\": 1}");
         Files.write(dir.resolve("decisions.jsonl"), d);
         Files.writeString(dir.resolve("metrics.json"), METRICS);
         AuditReport r = RunAuditor.audit(dir);
-        assertTrue(r.violations().stream().anyMatch(v -> v.kind() == Kind.NODE_TYPE && v.message().contains("may not take type C")), r.format());
+        assertTrue(
+                r.violations().stream()
+                        .anyMatch(v -> v.kind() == Kind.NODE_TYPE && v.message().contains("may not take type C")),
+                r.format());
     }
 
     @Test

@@ -58,7 +58,9 @@ public final class BenchInstances {
                 times.put(type.name(), perGpus);
             }
             double submit = random.nextDouble() * NOW;
-            double slack = random.nextInt(4) == 0 ? -0.2 + random.nextDouble() * 0.6 : 0.8 + random.nextDouble() * 3; // a quarter tight
+            double slack = random.nextInt(4) == 0
+                    ? -0.2 + random.nextDouble() * 0.6
+                    : 0.8 + random.nextDouble() * 3; // a quarter tight
             double due = Math.max(submit, NOW + slack * base);
             double weight = 1 + random.nextInt(10);
             Job job = new Job("job-" + j, submit, due, weight, times);

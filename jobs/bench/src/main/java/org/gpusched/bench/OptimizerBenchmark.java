@@ -41,7 +41,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 2, time = 3)
 @Measurement(iterations = 3, time = 5)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx4g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xmx4g"})
 public class OptimizerBenchmark {
     /** Fixed instance seed: every run benchmarks the same instances. */
     public static final long INSTANCE_SEED = 20_260_101L;

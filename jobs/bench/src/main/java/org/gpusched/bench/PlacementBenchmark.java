@@ -59,7 +59,8 @@ public class PlacementBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         Path dir = Path.of(traces);
-        if (!Files.isDirectory(dir)) throw new IllegalStateException("trace folder not found: " + dir.toAbsolutePath() + " (-p traces=...)");
+        if (!Files.isDirectory(dir))
+            throw new IllegalStateException("trace folder not found: " + dir.toAbsolutePath() + " (-p traces=...)");
         List<NodeSpec> nodes = AlibabaTraceCsv.readNodes(dir.resolve("openb_node_list_gpu_node.csv"));
         trace = AlibabaTraceCsv.readPods(dir.resolve("openb_pod_list_default.csv"));
         cluster = new ClusterState(nodes, TargetWorkload.fromTasks(trace));

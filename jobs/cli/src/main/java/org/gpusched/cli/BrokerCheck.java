@@ -26,14 +26,18 @@ final class BrokerCheck {
             int colon = address.lastIndexOf(':');
             if (colon <= 0) continue;
             try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))), CONNECT_TIMEOUT_MS);
+                s.connect(
+                        new InetSocketAddress(
+                                address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))),
+                        CONNECT_TIMEOUT_MS);
                 return true;
             } catch (IOException | IllegalArgumentException e) {
                 why = e.getMessage();
             }
         }
-        err.println("gpusched " + command + ": no Kafka broker at " + bootstrap + (why == null ? "" : " (" + why + ")")
-                + "; start a local one with bin/kafka-local start (127.0.0.1:9092), or give --bootstrap HOST:PORT of a running broker");
+        err.println(
+                "gpusched " + command + ": no Kafka broker at " + bootstrap + (why == null ? "" : " (" + why + ")")
+                        + "; start a local one with bin/kafka-local start (127.0.0.1:9092), or give --bootstrap HOST:PORT of a running broker");
         err.flush();
         return false;
     }

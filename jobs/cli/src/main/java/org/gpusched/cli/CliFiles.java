@@ -1,5 +1,7 @@
 package org.gpusched.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -7,8 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.gpusched.formats.LineReader;
 import org.gpusched.streaming.file.StagedDirectory;
 import picocli.CommandLine;
@@ -20,7 +20,8 @@ final class CliFiles {
 
     /** A missing input file, or a directory where a file belongs, is a usage error (exit 2) naming the option. */
     static void requireFile(CommandLine commandLine, Path p, String option) {
-        if (Files.isDirectory(p)) throw new ParameterException(commandLine, option + " " + p + ": is a directory, not a file");
+        if (Files.isDirectory(p))
+            throw new ParameterException(commandLine, option + " " + p + ": is a directory, not a file");
         if (!Files.isRegularFile(p)) throw new ParameterException(commandLine, option + " " + p + ": no such file");
     }
 
@@ -28,11 +29,20 @@ final class CliFiles {
      * Which kind of inputs a command was given: placement (true) or scheduling (false), exactly one of them, or a usage
      * error naming both kinds (e.g. "--trace and --cluster", "--pods and --nodes").
      */
-    static boolean placementInputs(CommandLine commandLine, boolean scheduling, String schedulingInputs, boolean placement, String placementInputs) {
+    static boolean placementInputs(
+            CommandLine commandLine,
+            boolean scheduling,
+            String schedulingInputs,
+            boolean placement,
+            String placementInputs) {
         if (placement == scheduling) {
-            throw new ParameterException(commandLine, placement
-                    ? "give either " + schedulingInputs + " (scheduling policies) or " + placementInputs + " (placement policies), not both"
-                    : "missing inputs: " + schedulingInputs + " (scheduling policies) or " + placementInputs + " (placement policies)");
+            throw new ParameterException(
+                    commandLine,
+                    placement
+                            ? "give either " + schedulingInputs + " (scheduling policies) or " + placementInputs
+                                    + " (placement policies), not both"
+                            : "missing inputs: " + schedulingInputs + " (scheduling policies) or " + placementInputs
+                                    + " (placement policies)");
         }
         return placement;
     }
@@ -40,7 +50,8 @@ final class CliFiles {
     /** A usage error for the first of these options the user gave: "OPTION applies to ..." + {@code why}. */
     static void rejectGiven(CommandLine commandLine, List<String> options, String why) {
         for (String o : options) {
-            if (commandLine.getParseResult().hasMatchedOption(o)) throw new ParameterException(commandLine, o + " " + why);
+            if (commandLine.getParseResult().hasMatchedOption(o))
+                throw new ParameterException(commandLine, o + " " + why);
         }
     }
 
@@ -60,7 +71,9 @@ final class CliFiles {
      */
     static StagedDirectory stage(CommandLine commandLine, String command, Path out, Path... inputs) throws IOException {
         try {
-            return StagedDirectory.open(out, "gpusched " + String.join(" ", commandLine.getParseResult().originalArgs()),
+            return StagedDirectory.open(
+                    out,
+                    "gpusched " + String.join(" ", commandLine.getParseResult().originalArgs()),
                     Arrays.asList(inputs));
         } catch (StagedDirectory.Refused e) {
             commandLine.getErr().println("gpusched " + command + ": " + e.getMessage());
@@ -86,9 +99,12 @@ final class CliFiles {
         String why = "";
         if (first != null) {
             JsonNode r = new ObjectMapper().readTree(first);
-            why = "; the first: " + r.path("source").asText() + ":" + r.path("position").asText().replaceFirst(".*:", "") + ": " + r.path("reason").asText();
+            why = "; the first: " + r.path("source").asText() + ":"
+                    + r.path("position").asText().replaceFirst(".*:", "") + ": "
+                    + r.path("reason").asText();
         }
-        return trace + ": no valid job (" + count + " lines rejected" + why + "); is it a trace (JSON Lines, one job a line)?";
+        return trace + ": no valid job (" + count + " lines rejected" + why
+                + "); is it a trace (JSON Lines, one job a line)?";
     }
 
     /** Removes the sinks' part files once the run directory has been assembled from them. */

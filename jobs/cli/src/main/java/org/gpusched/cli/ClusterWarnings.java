@@ -14,8 +14,10 @@ final class ClusterWarnings {
         Cluster c = spec.cluster();
         for (int t = 0; t < c.typeCount(); t++) {
             if (!c.typeAvailable(t)) {
-                err.println(command + ": warning: " + file + ": node type '" + c.type(t).name()
-                        + "' is used by no node (no job will ever run as it; a node's type or allowedTypes may be misspelled)");
+                err.println(
+                        command + ": warning: " + file + ": node type '"
+                                + c.type(t).name()
+                                + "' is used by no node (no job will ever run as it; a node's type or allowedTypes may be misspelled)");
             }
         }
         err.flush();

@@ -18,15 +18,25 @@ final class CommonRuleCost implements Consumer<GpuSchedulerScheduleCsv.Row> {
     /** Their CSV prints 6 significant digits: a finished job shows 100, a nearly finished one at most 99.9999. */
     static final double FINISHED_PERCENT = 100 - 1e-5;
 
-    record Totals(double nodeCost, double tardinessCost, long jobs, long tardyJobs, long unfinishedJobs, long steps, double nodeHours,
-                  Map<String, double[]> byVmType) {
-        double total() { return nodeCost + tardinessCost; }
+    record Totals(
+            double nodeCost,
+            double tardinessCost,
+            long jobs,
+            long tardyJobs,
+            long unfinishedJobs,
+            long steps,
+            double nodeHours,
+            Map<String, double[]> byVmType) {
+        double total() {
+            return nodeCost + tardinessCost;
+        }
     }
 
     private final Set<String> nodeSteps = new HashSet<>();
     private final Map<String, Boolean> finished = new LinkedHashMap<>();
     /** VM type -> {node hours, node cost}. */
     private final Map<String, double[]> byVmType = new java.util.TreeMap<>();
+
     private double nodeCost, tardinessCost, nodeSeconds;
     private long tardy, lastStep = -1, steps;
 
@@ -66,6 +76,7 @@ final class CommonRuleCost implements Consumer<GpuSchedulerScheduleCsv.Row> {
 
     Totals totals() {
         long unfinished = finished.values().stream().filter(f -> !f).count();
-        return new Totals(nodeCost, tardinessCost, finished.size(), tardy, unfinished, steps, nodeSeconds / 3600, byVmType);
+        return new Totals(
+                nodeCost, tardinessCost, finished.size(), tardy, unfinished, steps, nodeSeconds / 3600, byVmType);
     }
 }

@@ -1,6 +1,5 @@
 package org.gpusched.cli;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -43,75 +42,121 @@ import picocli.CommandLine.Spec;
  * replay noise, so two seeds are two different real event streams when --noise is set; within a seed every policy sees
  * exactly the same events in the same pass.
  */
-@Command(name = "compare", mixinStandardHelpOptions = true,
-        description = {"Runs several policies on the same trace in one pass: the events are",
-                "broadcast to one keyed pipeline per policy in a single Flink job (one job",
-                "per seed, since the seed also draws the noise). Writes:",
-                "  DIR/POLICY/ (one seed) or DIR/seed-S/POLICY/ (several seeds):",
-                "      run directories in the replay format",
-                "  DIR/comparison.csv: per run total, execution and tardiness cost, tardy",
-                "      jobs, mean JCT, makespan, optimizer p50/p99 ms, reduction vs the",
-                "      best of fifo/edf/priority with the same seed",
-                "  DIR/report.html: cost per policy, cumulative cost over time, Gantt",
-                "      chart of jobs on nodes (runs of at most 60 jobs)",
-                "  DIR/audit.txt: the independent audit (gpusched validate) of every run",
-                "Progress on stderr; the summary table and the audit results on stdout.",
-                "",
-                "With --pods and --nodes instead, compares placement policies (fgd, pwr,",
-                "pwr-fgd per --alpha, bestfit, dotprod, gpu-packing, gpu-clustering, random)",
-                "on an Alibaba pod list as place-replay does, every (policy, seed) in ONE",
-                "Flink job over the same pods. Writes DIR/POLICY/ (DIR/seed-S/POLICY/ for",
-                "several seeds) in the place-replay format, DIR/comparison.csv (placed,",
-                "failed, rejected, mean/peak EOPC, energy, saving vs fgd, GPU allocation,",
-                "fragmented GPUs) and DIR/report.html (EOPC per run; EOPC, allocation and",
-                "fragmentation over trace time)."})
+@Command(
+        name = "compare",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Runs several policies on the same trace in one pass: the events are",
+            "broadcast to one keyed pipeline per policy in a single Flink job (one job",
+            "per seed, since the seed also draws the noise). Writes:",
+            "  DIR/POLICY/ (one seed) or DIR/seed-S/POLICY/ (several seeds):",
+            "      run directories in the replay format",
+            "  DIR/comparison.csv: per run total, execution and tardiness cost, tardy",
+            "      jobs, mean JCT, makespan, optimizer p50/p99 ms, reduction vs the",
+            "      best of fifo/edf/priority with the same seed",
+            "  DIR/report.html: cost per policy, cumulative cost over time, Gantt",
+            "      chart of jobs on nodes (runs of at most 60 jobs)",
+            "  DIR/audit.txt: the independent audit (gpusched validate) of every run",
+            "Progress on stderr; the summary table and the audit results on stdout.",
+            "",
+            "With --pods and --nodes instead, compares placement policies (fgd, pwr,",
+            "pwr-fgd per --alpha, bestfit, dotprod, gpu-packing, gpu-clustering, random)",
+            "on an Alibaba pod list as place-replay does, every (policy, seed) in ONE",
+            "Flink job over the same pods. Writes DIR/POLICY/ (DIR/seed-S/POLICY/ for",
+            "several seeds) in the place-replay format, DIR/comparison.csv (placed,",
+            "failed, rejected, mean/peak EOPC, energy, saving vs fgd, GPU allocation,",
+            "fragmented GPUs) and DIR/report.html (EOPC per run; EOPC, allocation and",
+            "fragmentation over trace time)."
+        })
 public final class CompareCommand implements Callable<Integer> {
-    @Spec CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
     @Option(names = "--trace", paramLabel = "FILE", description = "Scheduling: trace (JSON Lines, one job a line).")
     Path trace;
 
-    @Option(names = "--cluster", paramLabel = "FILE", description = "Scheduling: cluster file (YAML: node types and nodes).")
+    @Option(
+            names = "--cluster",
+            paramLabel = "FILE",
+            description = "Scheduling: cluster file (YAML: node types and nodes).")
     Path cluster;
 
-    @Option(names = "--pods", paramLabel = "FILE", description = "Placement: Alibaba pod list CSV with times (as place-replay takes).")
+    @Option(
+            names = "--pods",
+            paramLabel = "FILE",
+            description = "Placement: Alibaba pod list CSV with times (as place-replay takes).")
     Path pods;
 
-    @Option(names = "--nodes", paramLabel = "FILE", description = "Placement: Alibaba node list CSV (sn,cpu_milli,memory_mib,gpu,model).")
+    @Option(
+            names = "--nodes",
+            paramLabel = "FILE",
+            description = "Placement: Alibaba node list CSV (sn,cpu_milli,memory_mib,gpu,model).")
     Path nodes;
 
-    @Option(names = "--policies", required = true, split = ",", splitSynopsisLabel = ",", paramLabel = "POLICY",
-            description = {"Policies to compare, comma separated: scheduling policies with --trace/--cluster (e.g. fifo,edf,priority,greedy,andreas-rg,rg-ls),",
-                    "placement policies with --pods/--nodes (fgd,pwr,pwr-fgd,bestfit,dotprod,gpu-packing,gpu-clustering,random)."})
+    @Option(
+            names = "--policies",
+            required = true,
+            split = ",",
+            splitSynopsisLabel = ",",
+            paramLabel = "POLICY",
+            description = {
+                "Policies to compare, comma separated: scheduling policies with --trace/--cluster (e.g. fifo,edf,priority,greedy,andreas-rg,rg-ls),",
+                "placement policies with --pods/--nodes (fgd,pwr,pwr-fgd,bestfit,dotprod,gpu-packing,gpu-clustering,random)."
+            })
     List<String> policies;
 
-    @Option(names = "--seeds", split = ",", splitSynopsisLabel = ",", paramLabel = "SEED", defaultValue = "1",
-            description = "Seeds, comma separated (default: ${DEFAULT-VALUE}). Scheduling: one Flink job each; placement: all runs in one job.")
+    @Option(
+            names = "--seeds",
+            split = ",",
+            splitSynopsisLabel = ",",
+            paramLabel = "SEED",
+            defaultValue = "1",
+            description =
+                    "Seeds, comma separated (default: ${DEFAULT-VALUE}). Scheduling: one Flink job each; placement: all runs in one job.")
     List<Long> seeds;
 
-    @Option(names = "--alpha", split = ",", splitSynopsisLabel = ",", paramLabel = "A",
+    @Option(
+            names = "--alpha",
+            split = ",",
+            splitSynopsisLabel = ",",
+            paramLabel = "A",
             description = "Placement: alpha of pwr-fgd, one run per value (default: 0.1).")
     List<Double> alphas;
 
-    @Mixin ReplaySchedulerOptions scheduler;
+    @Mixin
+    ReplaySchedulerOptions scheduler;
 
     @Option(names = "--title", paramLabel = "TEXT", description = "Report title (default: compare TRACE).")
     String title;
 
-    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory: written under a hidden sibling name and renamed into place when complete, replacing an earlier output there whole.")
+    @Option(
+            names = "--out",
+            required = true,
+            paramLabel = "DIR",
+            description =
+                    "Output directory: written under a hidden sibling name and renamed into place when complete, replacing an earlier output there whole.")
     Path out;
 
     /** Placement (--pods/--nodes) or scheduling (--trace/--cluster): exactly one pair of inputs, and only its options. */
     private boolean choosePlacement() {
-        boolean placement = CliFiles.placementInputs(spec.commandLine(), trace != null || cluster != null, "--trace and --cluster",
-                pods != null || nodes != null, "--pods and --nodes");
+        boolean placement = CliFiles.placementInputs(
+                spec.commandLine(),
+                trace != null || cluster != null,
+                "--trace and --cluster",
+                pods != null || nodes != null,
+                "--pods and --nodes");
         if (placement) {
-            if (pods == null || nodes == null) throw new ParameterException(spec.commandLine(), "placement policies need both --pods and --nodes");
+            if (pods == null || nodes == null)
+                throw new ParameterException(spec.commandLine(), "placement policies need both --pods and --nodes");
             CliFiles.requireFile(spec.commandLine(), pods, "--pods");
             CliFiles.requireFile(spec.commandLine(), nodes, "--nodes");
-            CliFiles.rejectGiven(spec.commandLine(), ReplaySchedulerOptions.NAMES, "applies to scheduling policies (--trace/--cluster), not to placement");
+            CliFiles.rejectGiven(
+                    spec.commandLine(),
+                    ReplaySchedulerOptions.NAMES,
+                    "applies to scheduling policies (--trace/--cluster), not to placement");
         } else if (alphas != null) {
-            throw new ParameterException(spec.commandLine(), "--alpha applies to placement policies (--pods/--nodes), not to scheduling");
+            throw new ParameterException(
+                    spec.commandLine(), "--alpha applies to placement policies (--pods/--nodes), not to scheduling");
         }
         return placement;
     }
@@ -121,20 +166,32 @@ public final class CompareCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter stdout = spec.commandLine().getOut();
         if (seeds.isEmpty()) throw new ParameterException(spec.commandLine(), "--seeds must name at least one seed");
-        if (seeds.stream().distinct().count() != seeds.size()) throw new ParameterException(spec.commandLine(), "--seeds lists a seed twice: " + seeds);
+        if (seeds.stream().distinct().count() != seeds.size())
+            throw new ParameterException(spec.commandLine(), "--seeds lists a seed twice: " + seeds);
         if (choosePlacement()) {
             StagedDirectory staged = CliFiles.stage(spec.commandLine(), "compare", out, pods, nodes);
             if (staged == null) return ExitCode.BAD_INPUT;
             try (staged) {
-                return PlacementCompare.run(spec.commandLine(), pods, nodes, policies, alphas == null ? List.of(0.1) : alphas, seeds, title, staged, out);
+                return PlacementCompare.run(
+                        spec.commandLine(),
+                        pods,
+                        nodes,
+                        policies,
+                        alphas == null ? List.of(0.1) : alphas,
+                        seeds,
+                        title,
+                        staged,
+                        out);
             }
         }
         CliFiles.requireFile(spec.commandLine(), trace, "--trace");
         CliFiles.requireFile(spec.commandLine(), cluster, "--cluster");
         List<String> placementPolicies = PlacementCompare.placementOnly(policies);
         if (!placementPolicies.isEmpty())
-            throw new ParameterException(spec.commandLine(), String.join(",", placementPolicies) + ": placement policies, which need --pods and --nodes "
-                    + "(an Alibaba pod and node list) instead of --trace and --cluster (one kind per comparison)");
+            throw new ParameterException(
+                    spec.commandLine(),
+                    String.join(",", placementPolicies) + ": placement policies, which need --pods and --nodes "
+                            + "(an Alibaba pod and node list) instead of --trace and --cluster (one kind per comparison)");
         ClusterSpec clusterSpec;
         try {
             clusterSpec = ClusterYaml.read(cluster);
@@ -147,7 +204,11 @@ public final class CompareCommand implements Callable<Integer> {
         Duration watermarks = ReplaySchedulerOptions.watermarksFor(err, "gpusched compare", trace, null);
         for (long seed : seeds) {
             try {
-                configs.add(scheduler.replayConfig(clusterSpec, seed).policies(policies).outOfOrderness(watermarks).build());
+                configs.add(scheduler
+                        .replayConfig(clusterSpec, seed)
+                        .policies(policies)
+                        .outOfOrderness(watermarks)
+                        .build());
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
@@ -165,7 +226,9 @@ public final class CompareCommand implements Callable<Integer> {
         }
     }
 
-    private int compare(PrintWriter err, PrintWriter stdout, List<SchedulerConfig> configs, long jobs, StagedDirectory staged) throws Exception {
+    private int compare(
+            PrintWriter err, PrintWriter stdout, List<SchedulerConfig> configs, long jobs, StagedDirectory staged)
+            throws Exception {
         Path dir = staged.dir();
         long expected = jobs * policies.size();
         long started = System.nanoTime();
@@ -174,20 +237,42 @@ public final class CompareCommand implements Callable<Integer> {
         for (int i = 0; i < configs.size(); i++) {
             SchedulerConfig cfg = configs.get(i);
             long seed = cfg.seed();
-            String runLabel = seeds.size() == 1 ? "" : String.format(Locale.ROOT, "seed %d (%d/%d), ", seed, i + 1, seeds.size());
-            err.printf(Locale.ROOT, "compare: %s%d trace lines, %d nodes, policies %s, K=%d, noise %.2f, H=%.0fs%n",
-                    runLabel, jobs, cfg.nodes().size(), String.join(",", policies), cfg.controllers(), cfg.noise(), cfg.periodSeconds());
+            String runLabel =
+                    seeds.size() == 1 ? "" : String.format(Locale.ROOT, "seed %d (%d/%d), ", seed, i + 1, seeds.size());
+            err.printf(
+                    Locale.ROOT,
+                    "compare: %s%d trace lines, %d nodes, policies %s, K=%d, noise %.2f, H=%.0fs%n",
+                    runLabel,
+                    jobs,
+                    cfg.nodes().size(),
+                    String.join(",", policies),
+                    cfg.controllers(),
+                    cfg.noise(),
+                    cfg.periodSeconds());
             err.flush();
             Path base = seeds.size() == 1 ? dir : dir.resolve("seed-" + seed);
             Path parts = base.resolve(".parts");
             long seedStarted = System.nanoTime();
             ProgressLine progress = ProgressLine.forStderr(err);
-            LocalRun.run(cfg, new FileJobSources(trace, null, null, null), parts, 1, "gpusched compare " + trace.getFileName() + " seed " + seed, p -> {
-                double s = (System.nanoTime() - seedStarted) / 1e9;
-                double done = p.finished() + (double) p.rejected() * policies.size();
-                progress.update(String.format(Locale.ROOT, "compare: %s%,d/%,d (job, policy) pairs finished, %,d rejected (%.0f%%), %.1f s", runLabel,
-                        p.finished(), expected, p.rejected(), expected == 0 ? 100.0 : Math.min(100.0, 100.0 * done / expected), s));
-            });
+            LocalRun.run(
+                    cfg,
+                    new FileJobSources(trace, null, null, null),
+                    parts,
+                    1,
+                    "gpusched compare " + trace.getFileName() + " seed " + seed,
+                    p -> {
+                        double s = (System.nanoTime() - seedStarted) / 1e9;
+                        double done = p.finished() + (double) p.rejected() * policies.size();
+                        progress.update(String.format(
+                                Locale.ROOT,
+                                "compare: %s%,d/%,d (job, policy) pairs finished, %,d rejected (%.0f%%), %.1f s",
+                                runLabel,
+                                p.finished(),
+                                expected,
+                                p.rejected(),
+                                expected == 0 ? 100.0 : Math.min(100.0, 100.0 * done / expected),
+                                s));
+                    });
             progress.finish();
             Map<String, Object> inputs = new LinkedHashMap<>();
             inputs.put("trace", trace.toString());
@@ -204,10 +289,12 @@ public final class CompareCommand implements Callable<Integer> {
             return ExitCode.BAD_INPUT;
         }
 
-        String command = "gpusched " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        String command = "gpusched "
+                + String.join(" ", spec.commandLine().getParseResult().originalArgs());
         List<Comparison.Row> rows;
         try {
-            rows = Reports.write(runDirs, dir, title != null ? title : "gpusched compare " + trace.getFileName(), command);
+            rows = Reports.write(
+                    runDirs, dir, title != null ? title : "gpusched compare " + trace.getFileName(), command);
         } catch (ReportInputException | java.io.UncheckedIOException e) {
             err.println("gpusched compare: report: " + e.getMessage());
             return ExitCode.BAD_INPUT;
@@ -223,11 +310,23 @@ public final class CompareCommand implements Callable<Integer> {
             try {
                 AuditReport report = RunAuditor.audit(run);
                 violations += report.violationCount();
-                audit.append("== ").append(name).append('\n').append(report.format()).append('\n');
-                auditLines.add(String.format(Locale.ROOT, "  %-28s %s", name, report.ok() ? "clean" : report.violationCount() + " violations " + report.counts()));
+                audit.append("== ")
+                        .append(name)
+                        .append('\n')
+                        .append(report.format())
+                        .append('\n');
+                auditLines.add(String.format(
+                        Locale.ROOT,
+                        "  %-28s %s",
+                        name,
+                        report.ok() ? "clean" : report.violationCount() + " violations " + report.counts()));
             } catch (AuditInputException e) {
                 violations++;
-                audit.append("== ").append(name).append("\nunreadable: ").append(e.getMessage()).append('\n');
+                audit.append("== ")
+                        .append(name)
+                        .append("\nunreadable: ")
+                        .append(e.getMessage())
+                        .append('\n');
                 auditLines.add(String.format(Locale.ROOT, "  %-28s unreadable: %s", name, e.getMessage()));
             }
         }
@@ -238,17 +337,31 @@ public final class CompareCommand implements Callable<Integer> {
         stdout.print(Comparison.table(rows));
         stdout.println("audit (gpusched validate) of every run directory:");
         for (String l : auditLines) stdout.println(l);
-        stdout.printf(Locale.ROOT, "%d runs (%d policies x %d seeds) in %.1f s; wrote %s, %s and %s%n", runDirs.size(), policies.size(), seeds.size(),
-                seconds, out.resolve(Reports.CSV), out.resolve(Reports.HTML), out.resolve("audit.txt"));
+        stdout.printf(
+                Locale.ROOT,
+                "%d runs (%d policies x %d seeds) in %.1f s; wrote %s, %s and %s%n",
+                runDirs.size(),
+                policies.size(),
+                seeds.size(),
+                seconds,
+                out.resolve(Reports.CSV),
+                out.resolve(Reports.HTML),
+                out.resolve("audit.txt"));
         stdout.flush();
-        long unfinished = summaries.stream().filter(s -> s.completedJobs() != s.acceptedJobs()).count();
+        long unfinished = summaries.stream()
+                .filter(s -> s.completedJobs() != s.acceptedJobs())
+                .count();
         if (unfinished > 0) {
             err.printf(Locale.ROOT, "compare: %d runs left accepted jobs unfinished%n", unfinished);
             err.flush();
             return ExitCode.FINDINGS;
         }
         if (violations > 0) {
-            err.printf(Locale.ROOT, "compare: the audit found %d violations (see %s)%n", violations, out.resolve("audit.txt"));
+            err.printf(
+                    Locale.ROOT,
+                    "compare: the audit found %d violations (see %s)%n",
+                    violations,
+                    out.resolve("audit.txt"));
             err.flush();
             return ExitCode.FINDINGS;
         }

@@ -18,28 +18,49 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code gpusched consume}: a topic of the product read back as JSON Lines. */
-@Command(name = "consume", mixinStandardHelpOptions = true,
-        description = {"Prints the records of one of the product's topics as JSON Lines on stdout, from the start of the topic",
-                "up to its end at the time of the call (then it stops): decisions, metrics.scheduling, metrics.jobs,",
-                "rejected (each rejected input record with source, position, text, reason and field), jobs.completed,",
-                "jobs.submitted, nodes.events, telemetry, pods, pod-placements. Reads read_committed: records of an",
-                "aborted transaction and transaction markers are never shown. Joins no consumer group. A record that",
-                "is not the topic's Avro type is printed as {\"partition\", \"offset\", \"undecodable\": reason}.",
-                "Field names and meanings: docs/streaming.md (Formats) and schemas/*.avsc."},
+@Command(
+        name = "consume",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Prints the records of one of the product's topics as JSON Lines on stdout, from the start of the topic",
+            "up to its end at the time of the call (then it stops): decisions, metrics.scheduling, metrics.jobs,",
+            "rejected (each rejected input record with source, position, text, reason and field), jobs.completed,",
+            "jobs.submitted, nodes.events, telemetry, pods, pod-placements. Reads read_committed: records of an",
+            "aborted transaction and transaction markers are never shown. Joins no consumer group. A record that",
+            "is not the topic's Avro type is printed as {\"partition\", \"offset\", \"undecodable\": reason}.",
+            "Field names and meanings: docs/streaming.md (Formats) and schemas/*.avsc."
+        },
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:the topic was read to its end", "1:Kafka could not be reached or the topic does not exist", "2:invalid options"})
+        exitCodeList = {
+            "0:the topic was read to its end",
+            "1:Kafka could not be reached or the topic does not exist",
+            "2:invalid options"
+        })
 public final class ConsumeCommand implements Callable<Integer> {
-    @Spec CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
-    @Option(names = "--bootstrap", required = true, paramLabel = "HOST:PORT", description = "Kafka bootstrap servers, comma-separated.")
+    @Option(
+            names = "--bootstrap",
+            required = true,
+            paramLabel = "HOST:PORT",
+            description = "Kafka bootstrap servers, comma-separated.")
     String bootstrap;
 
-    @Option(names = "--topic", required = true, paramLabel = "NAME",
-            description = "Topic: decisions, metrics.scheduling, metrics.jobs, rejected, jobs.completed, jobs.submitted, nodes.events, telemetry, "
-                    + "pods, pod-placements (the full name gpusched.decisions also works).")
+    @Option(
+            names = "--topic",
+            required = true,
+            paramLabel = "NAME",
+            description =
+                    "Topic: decisions, metrics.scheduling, metrics.jobs, rejected, jobs.completed, jobs.submitted, nodes.events, telemetry, "
+                            + "pods, pod-placements (the full name gpusched.decisions also works).")
     String topic;
 
-    @Option(names = "--topic-prefix", paramLabel = "P", defaultValue = "", description = "Prefix of all topic names, as given to run (default: none).")
+    @Option(
+            names = "--topic-prefix",
+            paramLabel = "P",
+            defaultValue = "",
+            description = "Prefix of all topic names, as given to run (default: none).")
     String topicPrefix;
 
     @Option(names = "--max", paramLabel = "N", description = "Print at most N records.")
@@ -48,14 +69,19 @@ public final class ConsumeCommand implements Callable<Integer> {
     @Option(names = "--with-offsets", description = "Wrap each record as {\"partition\", \"offset\", \"value\"}.")
     boolean withOffsets;
 
-    @Option(names = "--kafka-property", paramLabel = "KEY=VALUE", description = "Extra Kafka client property (security, timeouts), repeatable.")
+    @Option(
+            names = "--kafka-property",
+            paramLabel = "KEY=VALUE",
+            description = "Extra Kafka client property (security, timeouts), repeatable.")
     Map<String, String> kafkaProperties;
 
     /** The topic named by its full name, its name without "gpusched.", or the operator id (job-metrics). */
     static Topics topicNamed(String name) {
         String n = name.toLowerCase(Locale.ROOT);
         for (Topics t : Topics.values()) {
-            if (t.topic().equals(n) || t.topic().equals("gpusched." + n) || t.operatorId().equals(n)) return t;
+            if (t.topic().equals(n)
+                    || t.topic().equals("gpusched." + n)
+                    || t.operatorId().equals(n)) return t;
         }
         return null;
     }
@@ -68,7 +94,8 @@ public final class ConsumeCommand implements Callable<Integer> {
         if (t == null) {
             List<String> names = new ArrayList<>();
             for (Topics x : Topics.values()) names.add(x.topic().substring("gpusched.".length()));
-            throw new ParameterException(spec.commandLine(), "--topic: unknown topic '" + topic + "', expected one of " + names);
+            throw new ParameterException(
+                    spec.commandLine(), "--topic: unknown topic '" + topic + "', expected one of " + names);
         }
         if (max != null && max < 0) throw new ParameterException(spec.commandLine(), "--max must be >= 0, got " + max);
         KafkaSettings kafka;
@@ -82,9 +109,11 @@ public final class ConsumeCommand implements Callable<Integer> {
             reader.read(name, t.recordClass(), null, max == null ? Long.MAX_VALUE : max, r -> {
                 String value = r.value() == null ? null : AvroJson.toLine(r.value());
                 if (value == null) {
-                    out.println(AvroJson.MAPPER.writeValueAsString(Map.of("partition", r.partition(), "offset", r.offset(), "undecodable", r.undecodable())));
+                    out.println(AvroJson.MAPPER.writeValueAsString(
+                            Map.of("partition", r.partition(), "offset", r.offset(), "undecodable", r.undecodable())));
                 } else if (withOffsets) {
-                    out.println("{\"partition\":" + r.partition() + ",\"offset\":" + r.offset() + ",\"value\":" + value + "}");
+                    out.println("{\"partition\":" + r.partition() + ",\"offset\":" + r.offset() + ",\"value\":" + value
+                            + "}");
                 } else {
                     out.println(value);
                 }

@@ -13,25 +13,38 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code gpusched cost}: the common cost rule applied to product runs and GPUScheduler schedules alike. */
-@Command(name = "cost", mixinStandardHelpOptions = true,
-        description = {"Prices schedules under one rule, whoever produced them: a node costs its VM's",
-                "price per hour for every second it hosts a running job; a job costs its weight",
-                "per hour times the hours it finished late. Each SCHEDULE is a run directory",
-                "of gpusched or a schedule CSV of the GPUScheduler C++ code (METHOD_schedule*.csv",
-                "of its SMALL_SYSTEM build); both are read as steps of one job per row and",
-                "priced by the same code. Prints one line per schedule (--csv: CSV with a",
-                "header; --by-vm adds node hours and cost per VM type). Unfinished jobs are",
-                "counted, not priced. Bad input exits 2."})
+@Command(
+        name = "cost",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Prices schedules under one rule, whoever produced them: a node costs its VM's",
+            "price per hour for every second it hosts a running job; a job costs its weight",
+            "per hour times the hours it finished late. Each SCHEDULE is a run directory",
+            "of gpusched or a schedule CSV of the GPUScheduler C++ code (METHOD_schedule*.csv",
+            "of its SMALL_SYSTEM build); both are read as steps of one job per row and",
+            "priced by the same code. Prints one line per schedule (--csv: CSV with a",
+            "header; --by-vm adds node hours and cost per VM type). Unfinished jobs are",
+            "counted, not priced. Bad input exits 2."
+        })
 public final class CostCommand implements Callable<Integer> {
-    @Spec CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
-    @Parameters(arity = "1..*", paramLabel = "SCHEDULE", description = "Run directories or GPUScheduler schedule CSV files.")
+    @Parameters(
+            arity = "1..*",
+            paramLabel = "SCHEDULE",
+            description = "Run directories or GPUScheduler schedule CSV files.")
     List<Path> schedules;
 
-    @Option(names = "--csv", description = "Print CSV: schedule,total,nodeCost,tardinessCost,nodeHours,jobs,tardyJobs,unfinishedJobs,steps.")
+    @Option(
+            names = "--csv",
+            description =
+                    "Print CSV: schedule,total,nodeCost,tardinessCost,nodeHours,jobs,tardyJobs,unfinishedJobs,steps.")
     boolean csv;
 
-    @Option(names = "--by-vm", description = "Also print node hours and node cost per VM type (the VM mix of each schedule).")
+    @Option(
+            names = "--by-vm",
+            description = "Also print node hours and node cost per VM type (the VM mix of each schedule).")
     boolean byVm;
 
     @Override
@@ -39,15 +52,45 @@ public final class CostCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try {
             if (csv) out.println("schedule,total,nodeCost,tardinessCost,nodeHours,jobs,tardyJobs,unfinishedJobs,steps");
-            else out.printf(Locale.ROOT, "%-50s %12s %12s %12s %10s %6s %6s %10s%n", "schedule", "total", "nodes", "tardiness", "node h", "jobs", "tardy", "unfinished");
+            else
+                out.printf(
+                        Locale.ROOT,
+                        "%-50s %12s %12s %12s %10s %6s %6s %10s%n",
+                        "schedule",
+                        "total",
+                        "nodes",
+                        "tardiness",
+                        "node h",
+                        "jobs",
+                        "tardy",
+                        "unfinished");
             for (Path s : schedules) {
                 var t = CommonRuleCost.of(s);
                 if (csv) {
-                    out.printf(Locale.ROOT, "%s,%.6f,%.6f,%.6f,%.6f,%d,%d,%d,%d%n", s, t.total(), t.nodeCost(), t.tardinessCost(), t.nodeHours(),
-                            t.jobs(), t.tardyJobs(), t.unfinishedJobs(), t.steps());
+                    out.printf(
+                            Locale.ROOT,
+                            "%s,%.6f,%.6f,%.6f,%.6f,%d,%d,%d,%d%n",
+                            s,
+                            t.total(),
+                            t.nodeCost(),
+                            t.tardinessCost(),
+                            t.nodeHours(),
+                            t.jobs(),
+                            t.tardyJobs(),
+                            t.unfinishedJobs(),
+                            t.steps());
                 } else {
-                    out.printf(Locale.ROOT, "%-50s %12.4f %12.4f %12.4f %10.2f %6d %6d %10d%n", s, t.total(), t.nodeCost(), t.tardinessCost(), t.nodeHours(),
-                            t.jobs(), t.tardyJobs(), t.unfinishedJobs());
+                    out.printf(
+                            Locale.ROOT,
+                            "%-50s %12.4f %12.4f %12.4f %10.2f %6d %6d %10d%n",
+                            s,
+                            t.total(),
+                            t.nodeCost(),
+                            t.tardinessCost(),
+                            t.nodeHours(),
+                            t.jobs(),
+                            t.tardyJobs(),
+                            t.unfinishedJobs());
                 }
                 if (byVm) {
                     // CSV: one more row per VM type, schedule#VM with its node cost and node hours

@@ -21,9 +21,10 @@ public final class ExitCode {
 
     /** The "Exit codes:" section of every command's --help, so each --help agrees with this class. */
     static final String[] HELP = {
-            OK + ":done, nothing to report",
-            FINDINGS + ":done with findings (audit violations, accepted jobs left unfinished)",
-            BAD_INPUT + ":bad usage or input (the message names the option, or the file and line)",
-            INTERNAL + ":internal failure (GPUSCHED_DEBUG=1 prints the stack trace)",
-            UNAVAILABLE + ":Kafka unreachable (bin/kafka-local start runs a local broker)"};
+        OK + ":done, nothing to report",
+        FINDINGS + ":done with findings (audit violations, accepted jobs left unfinished)",
+        BAD_INPUT + ":bad usage or input (the message names the option, or the file and line)",
+        INTERNAL + ":internal failure (GPUSCHED_DEBUG=1 prints the stack trace)",
+        UNAVAILABLE + ":Kafka unreachable (bin/kafka-local start runs a local broker)"
+    };
 }

@@ -21,7 +21,8 @@ final class Failures {
     static int handle(Exception e, CommandLine command, CommandLine.ParseResult parseResult) {
         PrintWriter err = command.getErr();
         int code = exitCode(e);
-        err.println(command.getCommandSpec().qualifiedName() + ": " + message(e) + (code == ExitCode.INTERNAL ? DEBUG_HINT : ""));
+        err.println(command.getCommandSpec().qualifiedName() + ": " + message(e)
+                + (code == ExitCode.INTERNAL ? DEBUG_HINT : ""));
         if (System.getenv("GPUSCHED_DEBUG") != null) e.printStackTrace(err);
         err.flush();
         return code;
@@ -30,12 +31,17 @@ final class Failures {
     /** The exit code for a failure, from the first cause in its chain whose kind is known. */
     static int exitCode(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof FormatException || t instanceof TraceFormatException || t instanceof AuditInputException
-                    || t instanceof ReportInputException || t instanceof NoSuchFileException || t instanceof AccessDeniedException
+            if (t instanceof FormatException
+                    || t instanceof TraceFormatException
+                    || t instanceof AuditInputException
+                    || t instanceof ReportInputException
+                    || t instanceof NoSuchFileException
+                    || t instanceof AccessDeniedException
                     || t instanceof java.nio.charset.CharacterCodingException) {
                 return ExitCode.BAD_INPUT;
             }
-            if (t instanceof org.apache.kafka.common.errors.TimeoutException || t instanceof org.apache.kafka.common.errors.NetworkException) {
+            if (t instanceof org.apache.kafka.common.errors.TimeoutException
+                    || t instanceof org.apache.kafka.common.errors.NetworkException) {
                 return ExitCode.UNAVAILABLE;
             }
         }
@@ -45,9 +51,13 @@ final class Failures {
     /** The most useful message of a failure: the root cause's, which names the file, line or field. */
     static String message(Throwable e) {
         Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t && (t.getMessage() == null || t instanceof java.util.concurrent.ExecutionException
-                || t instanceof java.util.concurrent.CompletionException || t.getMessage().equals(t.getCause().toString())
-                || t.getClass().getName().startsWith("org.apache.flink"))) {
+        while (t.getCause() != null
+                && t.getCause() != t
+                && (t.getMessage() == null
+                        || t instanceof java.util.concurrent.ExecutionException
+                        || t instanceof java.util.concurrent.CompletionException
+                        || t.getMessage().equals(t.getCause().toString())
+                        || t.getClass().getName().startsWith("org.apache.flink"))) {
             t = t.getCause();
         }
         String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();

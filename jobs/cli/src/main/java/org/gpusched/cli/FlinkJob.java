@@ -16,6 +16,8 @@ public final class FlinkJob {
         List<String> run = new ArrayList<>(List.of(args));
         if (run.isEmpty() || !run.get(0).equals("run")) run.add(0, "run");
         int code = GpuSched.commandLine().execute(run.toArray(String[]::new));
-        if (code != 0) throw new IllegalStateException("gpusched run failed (exit code " + code + "; the reason is printed above)");
+        if (code != 0)
+            throw new IllegalStateException(
+                    "gpusched run failed (exit code " + code + "; the reason is printed above)");
     }
 }

@@ -1,5 +1,6 @@
 package org.gpusched.cli;
 
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -8,51 +9,78 @@ import org.gpusched.workloads.ApplicationCatalog;
 import org.gpusched.workloads.Scenario;
 import org.gpusched.workloads.Scenarios;
 import org.gpusched.workloads.WorkloadWriter;
-import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code gpusched generate}: a paper's workload protocol as a trace and a cluster file. */
-@Command(name = "generate", mixinStandardHelpOptions = true,
-        description = {"Writes DIR/trace.jsonl and DIR/cluster.yaml for a paper's experiment protocol:",
-                "  hierarchical  cloud GPU-as-a-service: Table II VM catalog, N rightsizable",
-                "                nodes, J = 10N jobs (AlexNet, ResNet, VGG, DeepSpeech),",
-                "                Poisson arrivals (mean 45,000 s x 5 / N), due U[min t, 2 max t],",
-                "                weight U[0.36, 1.08] $/h, rho 100, H 1 h, mu 1",
-                "  andreas       on-premise energy: half V100, half T4 nodes (--shape small:",
-                "                2xV100 | 1xT4, large: 4xV100 | 2xT4), 0.172 EUR/kWh x PUE 1.33,",
-                "                J = 10N jobs (EfficientNet, ConvNet, LSTM), mixed-rate arrivals",
-                "  armida        the 8 jobs of the ANDREAS paper's Table V on armida-05/06/07,",
-                "                one every 1200 s",
-                "Execution times: the application model of conf/applications.yaml (bundled;",
-                "--apps to override). --jobs scales any scenario (e.g. 1000000) by sampling;",
-                "the trace is streamed, memory stays flat. Same seed, same files.",
-                "Details: jobs/workloads/README.md."})
+@Command(
+        name = "generate",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Writes DIR/trace.jsonl and DIR/cluster.yaml for a paper's experiment protocol:",
+            "  hierarchical  cloud GPU-as-a-service: Table II VM catalog, N rightsizable",
+            "                nodes, J = 10N jobs (AlexNet, ResNet, VGG, DeepSpeech),",
+            "                Poisson arrivals (mean 45,000 s x 5 / N), due U[min t, 2 max t],",
+            "                weight U[0.36, 1.08] $/h, rho 100, H 1 h, mu 1",
+            "  andreas       on-premise energy: half V100, half T4 nodes (--shape small:",
+            "                2xV100 | 1xT4, large: 4xV100 | 2xT4), 0.172 EUR/kWh x PUE 1.33,",
+            "                J = 10N jobs (EfficientNet, ConvNet, LSTM), mixed-rate arrivals",
+            "  armida        the 8 jobs of the ANDREAS paper's Table V on armida-05/06/07,",
+            "                one every 1200 s",
+            "Execution times: the application model of conf/applications.yaml (bundled;",
+            "--apps to override). --jobs scales any scenario (e.g. 1000000) by sampling;",
+            "the trace is streamed, memory stays flat. Same seed, same files.",
+            "Details: jobs/workloads/README.md."
+        })
 public final class GenerateCommand implements Callable<Integer> {
-    @Spec CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
-    @Option(names = "--scenario", required = true, paramLabel = "NAME", description = "hierarchical, hierarchical-tight (due dates 8x tighter), andreas or armida.")
+    @Option(
+            names = "--scenario",
+            required = true,
+            paramLabel = "NAME",
+            description = "hierarchical, hierarchical-tight (due dates 8x tighter), andreas or armida.")
     String scenario;
 
-    @Option(names = "--nodes", paramLabel = "N", description = "Number of nodes (required except for armida, which has 3).")
+    @Option(
+            names = "--nodes",
+            paramLabel = "N",
+            description = "Number of nodes (required except for armida, which has 3).")
     Integer nodes;
 
-    @Option(names = "--jobs", paramLabel = "J", description = "Number of jobs (default: the protocol's, 10N or Table V's 8).")
+    @Option(
+            names = "--jobs",
+            paramLabel = "J",
+            description = "Number of jobs (default: the protocol's, 10N or Table V's 8).")
     Long jobs;
 
-    @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "Random seed (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--seed",
+            paramLabel = "S",
+            defaultValue = "1",
+            description = "Random seed (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--shape", paramLabel = "SHAPE", description = "andreas only: small (2xV100 | 1xT4, default) or large (4xV100 | 2xT4).")
+    @Option(
+            names = "--shape",
+            paramLabel = "SHAPE",
+            description = "andreas only: small (2xV100 | 1xT4, default) or large (4xV100 | 2xT4).")
     String shape;
 
-    @Option(names = "--mean-gap", paramLabel = "SECONDS",
-            description = "hierarchical/andreas: mean inter-arrival instead of the protocol's, to vary the load (default: the protocol's).")
+    @Option(
+            names = "--mean-gap",
+            paramLabel = "SECONDS",
+            description =
+                    "hierarchical/andreas: mean inter-arrival instead of the protocol's, to vary the load (default: the protocol's).")
     Double meanGap;
 
-    @Option(names = "--apps", paramLabel = "FILE", description = "Application model YAML (default: the bundled conf/applications.yaml).")
+    @Option(
+            names = "--apps",
+            paramLabel = "FILE",
+            description = "Application model YAML (default: the bundled conf/applications.yaml).")
     Path apps;
 
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory (created).")
@@ -71,7 +99,13 @@ public final class GenerateCommand implements Callable<Integer> {
             long[] nextReport = {count / 10};
             var summary = WorkloadWriter.write(sc.cluster(), sc.jobs(count, seed), outDir, n -> {
                 if (count >= 200_000 && n >= nextReport[0]) {
-                    err.printf(Locale.ROOT, "generate: %,d / %,d jobs (%.0f%%), %.1f s%n", n, count, 100.0 * n / count, (System.nanoTime() - start) / 1e9);
+                    err.printf(
+                            Locale.ROOT,
+                            "generate: %,d / %,d jobs (%.0f%%), %.1f s%n",
+                            n,
+                            count,
+                            100.0 * n / count,
+                            (System.nanoTime() - start) / 1e9);
                     nextReport[0] += count / 10;
                 }
             });
@@ -81,12 +115,22 @@ public final class GenerateCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "%-26s %d%n", "seed", seed);
             out.printf(Locale.ROOT, "%-26s %d%n", "nodes", summary.nodes());
             out.printf(Locale.ROOT, "%-26s %,d%n", "jobs", summary.jobs());
-            out.printf(Locale.ROOT, "%-26s %,.0f s (%.1f days)%n", "last submission", summary.lastSubmit(), summary.lastSubmit() / 86400);
+            out.printf(
+                    Locale.ROOT,
+                    "%-26s %,.0f s (%.1f days)%n",
+                    "last submission",
+                    summary.lastSubmit(),
+                    summary.lastSubmit() / 86400);
             out.printf(Locale.ROOT, "%-26s %,.0f s%n", "mean fastest time", summary.meanFastestSeconds());
             out.printf(Locale.ROOT, "%-26s %,.0f s%n", "mean due - submit", summary.meanSlack());
             out.printf(Locale.ROOT, "%-26s %.3f%n", "mean weight per hour", summary.meanWeight());
             summary.perApplication().forEach((app, n) -> out.printf(Locale.ROOT, "  %-24s %,d%n", app, n));
-            out.printf(Locale.ROOT, "wrote %s and %s in %.1f s%n", outDir.resolve(WorkloadWriter.TRACE), outDir.resolve(WorkloadWriter.CLUSTER), secs);
+            out.printf(
+                    Locale.ROOT,
+                    "wrote %s and %s in %.1f s%n",
+                    outDir.resolve(WorkloadWriter.TRACE),
+                    outDir.resolve(WorkloadWriter.CLUSTER),
+                    secs);
             return ExitCode.OK;
         } catch (FormatException | IllegalArgumentException | java.io.UncheckedIOException e) {
             err.println("gpusched generate: " + e.getMessage());

@@ -6,15 +6,35 @@ import picocli.CommandLine.Command;
 /**
  * The gpusched launcher: {@code main} only wires the subcommands, each its own class, listed in help order.
  */
-@Command(name = "gpusched", mixinStandardHelpOptions = true, version = "gpusched 0.1.0",
-        description = {"Streaming scheduler for deep-learning training jobs on GPU clusters (Apache Flink, Kafka).",
-                "Start with: gpusched replay --trace examples/armida-trace.jsonl --cluster examples/armida-cluster.yaml --policy andreas-rg --out runs/armida"},
-        subcommands = {ReplayCommand.class, CompareCommand.class, RunCommand.class, ProduceCommand.class, ConsumeCommand.class,
-                GenerateCommand.class, ConvertCommand.class, ExportCommand.class, ValidateCommand.class, ReportCommand.class, CostCommand.class,
-                PlaceReplayCommand.class, InflateCommand.class, PowerflowCommand.class, CommandLine.HelpCommand.class})
+@Command(
+        name = "gpusched",
+        mixinStandardHelpOptions = true,
+        version = "gpusched 0.1.0",
+        description = {
+            "Streaming scheduler for deep-learning training jobs on GPU clusters (Apache Flink, Kafka).",
+            "Start with: gpusched replay --trace examples/armida-trace.jsonl --cluster examples/armida-cluster.yaml --policy andreas-rg --out runs/armida"
+        },
+        subcommands = {
+            ReplayCommand.class,
+            CompareCommand.class,
+            RunCommand.class,
+            ProduceCommand.class,
+            ConsumeCommand.class,
+            GenerateCommand.class,
+            ConvertCommand.class,
+            ExportCommand.class,
+            ValidateCommand.class,
+            ReportCommand.class,
+            CostCommand.class,
+            PlaceReplayCommand.class,
+            InflateCommand.class,
+            PowerflowCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class GpuSched implements Runnable {
 
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     @Override
     public void run() {
@@ -43,8 +63,10 @@ public final class GpuSched implements Runnable {
         UsageErrors.summariesInCommandList(cl);
         for (CommandLine sub : cl.getSubcommands().values()) {
             if (sub.getCommand() instanceof CommandLine.HelpCommand) continue;
-            sub.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(CommandLine.Model.UsageMessageSpec
-                    .keyValuesMap(ExitCode.HELP));
+            sub.getCommandSpec()
+                    .usageMessage()
+                    .exitCodeListHeading("%nExit codes:%n")
+                    .exitCodeList(CommandLine.Model.UsageMessageSpec.keyValuesMap(ExitCode.HELP));
         }
         cl.setParameterExceptionHandler(UsageErrors::handle);
         cl.setExecutionExceptionHandler(Failures::handle);

@@ -28,25 +28,104 @@ import org.gpusched.formats.FormatException;
  * {@code Tardinessweight} is per second late. Read and written with Jackson CSV.
  */
 final class GpuSchedulerScheduleCsv {
-    static final List<String> COLUMNS = List.of("n_iterate", "sim_time", "Application", "Images", "Epochs", "Batchsize", "Jobs",
-            "UniqueJobsID", "SubmissionTime", "Deadline", "Tardinessweight", "MinExecTime", "MaxExecTime", "ExecutionTime",
-            "CompletionPercent", "StartTime", "FinishTime", "Nodes", "VMType", "GpuType", "GpuNumber", "cost", "Tardiness",
-            "VMcost", "TardinessCost", "TotalCost");
+    static final List<String> COLUMNS = List.of(
+            "n_iterate",
+            "sim_time",
+            "Application",
+            "Images",
+            "Epochs",
+            "Batchsize",
+            "Jobs",
+            "UniqueJobsID",
+            "SubmissionTime",
+            "Deadline",
+            "Tardinessweight",
+            "MinExecTime",
+            "MaxExecTime",
+            "ExecutionTime",
+            "CompletionPercent",
+            "StartTime",
+            "FinishTime",
+            "Nodes",
+            "VMType",
+            "GpuType",
+            "GpuNumber",
+            "cost",
+            "Tardiness",
+            "VMcost",
+            "TardinessCost",
+            "TotalCost");
     /** The columns the cost rule reads; the others may be absent. */
-    static final List<String> REQUIRED = List.of("n_iterate", "UniqueJobsID", "Deadline", "Tardinessweight", "ExecutionTime",
-            "CompletionPercent", "FinishTime", "Nodes", "cost");
+    static final List<String> REQUIRED = List.of(
+            "n_iterate",
+            "UniqueJobsID",
+            "Deadline",
+            "Tardinessweight",
+            "ExecutionTime",
+            "CompletionPercent",
+            "FinishTime",
+            "Nodes",
+            "cost");
 
     /** One row; text columns empty when unknown, numbers as their code prints them. */
-    record Row(long iteration, double simTime, String application, String images, String epochs, String batchSize, String profiledJob,
-               String job, double submit, double deadline, double weightPerSecond, double minExecTime, double maxExecTime,
-               double executionTime, double completionPercent, double startTime, double finishTime, String node, String vmType,
-               String gpuType, int gpus, double pricePerHour, double tardiness, double vmCost, double tardinessCost) {
-        boolean placed() { return !node.isEmpty(); }
+    record Row(
+            long iteration,
+            double simTime,
+            String application,
+            String images,
+            String epochs,
+            String batchSize,
+            String profiledJob,
+            String job,
+            double submit,
+            double deadline,
+            double weightPerSecond,
+            double minExecTime,
+            double maxExecTime,
+            double executionTime,
+            double completionPercent,
+            double startTime,
+            double finishTime,
+            String node,
+            String vmType,
+            String gpuType,
+            int gpus,
+            double pricePerHour,
+            double tardiness,
+            double vmCost,
+            double tardinessCost) {
+        boolean placed() {
+            return !node.isEmpty();
+        }
 
         List<Object> values() {
-            return List.of(iteration, simTime, application, images, epochs, batchSize, profiledJob, job, submit, deadline, weightPerSecond,
-                    minExecTime, maxExecTime, executionTime, completionPercent, startTime, finishTime, node, vmType, gpuType, gpus,
-                    pricePerHour, tardiness, vmCost, tardinessCost, vmCost + tardinessCost);
+            return List.of(
+                    iteration,
+                    simTime,
+                    application,
+                    images,
+                    epochs,
+                    batchSize,
+                    profiledJob,
+                    job,
+                    submit,
+                    deadline,
+                    weightPerSecond,
+                    minExecTime,
+                    maxExecTime,
+                    executionTime,
+                    completionPercent,
+                    startTime,
+                    finishTime,
+                    node,
+                    vmType,
+                    gpuType,
+                    gpus,
+                    pricePerHour,
+                    tardiness,
+                    vmCost,
+                    tardinessCost,
+                    vmCost + tardinessCost);
         }
     }
 
@@ -57,8 +136,10 @@ final class GpuSchedulerScheduleCsv {
         CsvMapper mapper = new CsvMapper();
         CsvSchema schema = CsvSchema.emptySchema().withHeader().withStrictHeaders(false);
         try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8);
-             MappingIterator<Map<String, String>> it = mapper.readerForMapOf(String.class).with(schema)
-                     .with(CsvParser.Feature.FAIL_ON_MISSING_COLUMNS).readValues(in)) {
+                MappingIterator<Map<String, String>> it = mapper.readerForMapOf(String.class)
+                        .with(schema)
+                        .with(CsvParser.Feature.FAIL_ON_MISSING_COLUMNS)
+                        .readValues(in)) {
             boolean headerChecked = false;
             while (true) {
                 Map<String, String> r;
@@ -66,11 +147,21 @@ final class GpuSchedulerScheduleCsv {
                     if (!it.hasNextValue()) break;
                     r = it.nextValue();
                 } catch (IOException | RuntimeJsonMappingException e) {
-                    throw new FormatException(file + ":" + it.getParser().currentTokenLocation().getLineNr() + ": bad CSV row (" + firstLine(e.getMessage()) + ")", null, e);
+                    throw new FormatException(
+                            file + ":" + it.getParser().currentTokenLocation().getLineNr() + ": bad CSV row ("
+                                    + firstLine(e.getMessage()) + ")",
+                            null,
+                            e);
                 }
-                String where = file + ":" + it.getParser().currentTokenLocation().getLineNr();
+                String where =
+                        file + ":" + it.getParser().currentTokenLocation().getLineNr();
                 if (!headerChecked) {
-                    for (String c : REQUIRED) if (!r.containsKey(c)) throw new FormatException(file + ":1: missing column '" + c + "' (a GPUScheduler schedule CSV has " + COLUMNS + ")", c);
+                    for (String c : REQUIRED)
+                        if (!r.containsKey(c))
+                            throw new FormatException(
+                                    file + ":1: missing column '" + c + "' (a GPUScheduler schedule CSV has " + COLUMNS
+                                            + ")",
+                                    c);
                     headerChecked = true;
                 }
                 sink.accept(row(r, where));
@@ -87,18 +178,46 @@ final class GpuSchedulerScheduleCsv {
         if (job.isEmpty()) throw new FormatException(where + ": UniqueJobsID is empty", "UniqueJobsID");
         String node = text(r, "Nodes");
         double seconds = number(r, "ExecutionTime", where, 0);
-        if (seconds < 0) throw new FormatException(where + ": ExecutionTime must be >= 0, got " + r.get("ExecutionTime"), "ExecutionTime");
+        if (seconds < 0)
+            throw new FormatException(
+                    where + ": ExecutionTime must be >= 0, got " + r.get("ExecutionTime"), "ExecutionTime");
         double price = number(r, "cost", where, 0);
         if (price < 0) throw new FormatException(where + ": cost must be >= 0, got " + r.get("cost"), "cost");
         double weight = number(r, "Tardinessweight", where, Double.NaN);
-        if (!(weight >= 0)) throw new FormatException(where + ": Tardinessweight must be a number >= 0, got '" + r.get("Tardinessweight") + "'", "Tardinessweight");
+        if (!(weight >= 0))
+            throw new FormatException(
+                    where + ": Tardinessweight must be a number >= 0, got '" + r.get("Tardinessweight") + "'",
+                    "Tardinessweight");
         double iteration = number(r, "n_iterate", where, Double.NaN);
-        if (!(iteration >= 0) || iteration != Math.rint(iteration)) throw new FormatException(where + ": n_iterate must be a whole number >= 0, got '" + r.get("n_iterate") + "'", "n_iterate");
-        return new Row((long) iteration, number(r, "sim_time", where, 0), text(r, "Application"), text(r, "Images"), text(r, "Epochs"),
-                text(r, "Batchsize"), text(r, "Jobs"), job, number(r, "SubmissionTime", where, 0), number(r, "Deadline", where, Double.NaN), weight,
-                number(r, "MinExecTime", where, 0), number(r, "MaxExecTime", where, 0), seconds, number(r, "CompletionPercent", where, Double.NaN),
-                number(r, "StartTime", where, 0), number(r, "FinishTime", where, Double.NaN), node, text(r, "VMType"), text(r, "GpuType"),
-                (int) number(r, "GpuNumber", where, 0), price, number(r, "Tardiness", where, 0), number(r, "VMcost", where, 0), number(r, "TardinessCost", where, 0));
+        if (!(iteration >= 0) || iteration != Math.rint(iteration))
+            throw new FormatException(
+                    where + ": n_iterate must be a whole number >= 0, got '" + r.get("n_iterate") + "'", "n_iterate");
+        return new Row(
+                (long) iteration,
+                number(r, "sim_time", where, 0),
+                text(r, "Application"),
+                text(r, "Images"),
+                text(r, "Epochs"),
+                text(r, "Batchsize"),
+                text(r, "Jobs"),
+                job,
+                number(r, "SubmissionTime", where, 0),
+                number(r, "Deadline", where, Double.NaN),
+                weight,
+                number(r, "MinExecTime", where, 0),
+                number(r, "MaxExecTime", where, 0),
+                seconds,
+                number(r, "CompletionPercent", where, Double.NaN),
+                number(r, "StartTime", where, 0),
+                number(r, "FinishTime", where, Double.NaN),
+                node,
+                text(r, "VMType"),
+                text(r, "GpuType"),
+                (int) number(r, "GpuNumber", where, 0),
+                price,
+                number(r, "Tardiness", where, 0),
+                number(r, "VMcost", where, 0),
+                number(r, "TardinessCost", where, 0));
     }
 
     private static String text(Map<String, String> r, String column) {

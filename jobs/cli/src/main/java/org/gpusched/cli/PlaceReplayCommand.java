@@ -3,8 +3,8 @@ package org.gpusched.cli;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.gpusched.placement.experiment.PolicySpec;
 import org.gpusched.placement.policy.PlacementPolicies;
@@ -18,40 +18,68 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code gpusched place-replay}: time-driven replay of an Alibaba pod list with a PWR/FGD-family placement policy. */
-@Command(name = "place-replay", mixinStandardHelpOptions = true,
-        description = {"Time-driven placement replay of an Alibaba GPU pod list (openb_pod_list_*.csv) as a bounded Flink stream: "
-                + "each task arrives at creation_time (event time), is placed by --policy on the node list, and leaves at "
-                + "deletion_time (an event-time timer frees it). Tasks never scheduled in the trace (empty scheduled_time) are "
-                + "skipped and counted; tasks cut off by the trace's end (empty deletion_time) leave at the end; CPU-only tasks "
-                + "are placed like the others; a task that fits nowhere fails and is not retried. A bad row (malformed CSV, "
-                + "missing or invalid value, impossible demand) is rejected with its line and reason and the replay goes on.",
-                "Writes to --out: decisions.jsonl (time, task, action PLACE|FAIL|RELEASE, node, gpus, gpuMilli), metrics.csv "
-                + "(EOPC watts CPU/GPU, allocated GPU fraction, fragmented GPUs after every event), rejected.jsonl (one object "
-                + "per bad row: source, line, text, reason, field) and metrics.json (placed, failed, rejected, mean/peak EOPC, "
-                + "energy kWh integrated over trace time, mean GPU allocation and fragmentation). Progress on stderr, summary "
-                + "table on stdout. Several policies side by side: gpusched compare --pods --nodes."})
+@Command(
+        name = "place-replay",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Time-driven placement replay of an Alibaba GPU pod list (openb_pod_list_*.csv) as a bounded Flink stream: "
+                    + "each task arrives at creation_time (event time), is placed by --policy on the node list, and leaves at "
+                    + "deletion_time (an event-time timer frees it). Tasks never scheduled in the trace (empty scheduled_time) are "
+                    + "skipped and counted; tasks cut off by the trace's end (empty deletion_time) leave at the end; CPU-only tasks "
+                    + "are placed like the others; a task that fits nowhere fails and is not retried. A bad row (malformed CSV, "
+                    + "missing or invalid value, impossible demand) is rejected with its line and reason and the replay goes on.",
+            "Writes to --out: decisions.jsonl (time, task, action PLACE|FAIL|RELEASE, node, gpus, gpuMilli), metrics.csv "
+                    + "(EOPC watts CPU/GPU, allocated GPU fraction, fragmented GPUs after every event), rejected.jsonl (one object "
+                    + "per bad row: source, line, text, reason, field) and metrics.json (placed, failed, rejected, mean/peak EOPC, "
+                    + "energy kWh integrated over trace time, mean GPU allocation and fragmentation). Progress on stderr, summary "
+                    + "table on stdout. Several policies side by side: gpusched compare --pods --nodes."
+        })
 public final class PlaceReplayCommand implements Callable<Integer> {
-    @Spec CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
-    @Option(names = "--pods", required = true, paramLabel = "FILE",
-            description = "Pod list CSV with times (name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,...,creation_time,deletion_time,scheduled_time).")
+    @Option(
+            names = "--pods",
+            required = true,
+            paramLabel = "FILE",
+            description =
+                    "Pod list CSV with times (name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,...,creation_time,deletion_time,scheduled_time).")
     Path pods;
 
-    @Option(names = "--nodes", required = true, paramLabel = "FILE",
+    @Option(
+            names = "--nodes",
+            required = true,
+            paramLabel = "FILE",
             description = "Node list CSV (openb_node_list_gpu_node.csv: sn,cpu_milli,memory_mib,gpu,model).")
     Path nodes;
 
-    @Option(names = "--policy", required = true, paramLabel = "NAME",
+    @Option(
+            names = "--policy",
+            required = true,
+            paramLabel = "NAME",
             description = "Placement policy: fgd, pwr, pwr-fgd, bestfit, dotprod, gpu-packing, gpu-clustering, random.")
     String policy;
 
-    @Option(names = "--alpha", paramLabel = "A", defaultValue = "0.1", description = "Alpha of pwr-fgd (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--alpha",
+            paramLabel = "A",
+            defaultValue = "0.1",
+            description = "Alpha of pwr-fgd (default: ${DEFAULT-VALUE}).")
     double alpha;
 
-    @Option(names = "--seed", paramLabel = "N", defaultValue = "42", description = "Seed of the policy's tie-breaking random state (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--seed",
+            paramLabel = "N",
+            defaultValue = "42",
+            description = "Seed of the policy's tie-breaking random state (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory: written under a hidden sibling name and renamed into place when complete, replacing an earlier output there whole.")
+    @Option(
+            names = "--out",
+            required = true,
+            paramLabel = "DIR",
+            description =
+                    "Output directory: written under a hidden sibling name and renamed into place when complete, replacing an earlier output there whole.")
     Path out;
 
     @Override
@@ -63,18 +91,28 @@ public final class PlaceReplayCommand implements Callable<Integer> {
      * One placement replay, for {@code place-replay} and for {@code replay --pods --nodes}: reads the inputs, runs the
      * bounded stream, prints the table. Returns the exit code.
      */
-    static int replay(CommandLine commandLine, String commandName, Path pods, Path nodes, String policy, double alpha, long seed, Path out)
+    static int replay(
+            CommandLine commandLine,
+            String commandName,
+            Path pods,
+            Path nodes,
+            String policy,
+            double alpha,
+            long seed,
+            Path out)
             throws Exception {
         PrintWriter err = commandLine.getErr();
         PolicySpec policySpec;
         try {
-            policySpec = PlacementReplayRunner.policies(List.of(policy), List.of(alpha)).get(0);
+            policySpec = PlacementReplayRunner.policies(List.of(policy), List.of(alpha))
+                    .get(0);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(commandLine, e.getMessage().replace("placement policy", "--policy"));
         }
         PlacementReplayRunner.Inputs inputs = PlacementReplayRunner.Inputs.read(err, commandName, nodes, pods);
         if (inputs == null) return ExitCode.BAD_INPUT;
-        err.printf(Locale.ROOT, "%s: %s, policy %s seed %d%n", commandName, inputs.describe(), policySpec.label(), seed);
+        err.printf(
+                Locale.ROOT, "%s: %s, policy %s seed %d%n", commandName, inputs.describe(), policySpec.label(), seed);
         err.flush();
         StagedDirectory staged = CliFiles.stage(commandLine, commandName, out, pods, nodes);
         if (staged == null) return ExitCode.BAD_INPUT;
@@ -83,19 +121,40 @@ public final class PlaceReplayCommand implements Callable<Integer> {
         }
     }
 
-    private static int replay(CommandLine commandLine, String commandName, PlacementReplayRunner.Inputs inputs, Path pods, Path nodes,
-                              PolicySpec policySpec, double alpha, long seed, Path out, StagedDirectory staged) throws Exception {
+    private static int replay(
+            CommandLine commandLine,
+            String commandName,
+            PlacementReplayRunner.Inputs inputs,
+            Path pods,
+            Path nodes,
+            PolicySpec policySpec,
+            double alpha,
+            long seed,
+            Path out,
+            StagedDirectory staged)
+            throws Exception {
         PrintWriter err = commandLine.getErr();
         long start = System.nanoTime();
         ReplayRun run = new ReplayRun(policySpec, seed);
         String command = "gpusched place-replay --pods " + pods + " --nodes " + nodes + " --policy " + policySpec.name()
-                + (PlacementPolicies.takesAlpha(policySpec.name()) ? " --alpha " + alpha : "") + " --seed " + seed + " --out " + out;
-        List<PlacementReplayRunner.Result> results = PlacementReplayRunner.run(err, command, inputs, pods, Map.of(run, staged.dir()),
+                + (PlacementPolicies.takesAlpha(policySpec.name()) ? " --alpha " + alpha : "") + " --seed " + seed
+                + " --out " + out;
+        List<PlacementReplayRunner.Result> results = PlacementReplayRunner.run(
+                err,
+                command,
+                inputs,
+                pods,
+                Map.of(run, staged.dir()),
                 staged.dir().resolve(".parts"));
         staged.commit();
-        PlacementReplayRunner.table(commandLine.getOut(), results, inputs.trace().rejected());
-        err.printf(Locale.ROOT, "%s: %.1f s; wrote %s/{decisions.jsonl,metrics.csv,metrics.json,rejected.jsonl}%n",
-                commandName, (System.nanoTime() - start) / 1e9, out);
+        PlacementReplayRunner.table(
+                commandLine.getOut(), results, inputs.trace().rejected());
+        err.printf(
+                Locale.ROOT,
+                "%s: %.1f s; wrote %s/{decisions.jsonl,metrics.csv,metrics.json,rejected.jsonl}%n",
+                commandName,
+                (System.nanoTime() - start) / 1e9,
+                out);
         err.flush();
         return ExitCode.OK;
     }

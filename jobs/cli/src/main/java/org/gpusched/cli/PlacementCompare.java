@@ -46,13 +46,25 @@ final class PlacementCompare {
         return bad;
     }
 
-    static int run(CommandLine commandLine, Path pods, Path nodes, List<String> policies, List<Double> alphas, List<Long> seeds,
-                   String title, StagedDirectory staged, Path out) throws Exception {
+    static int run(
+            CommandLine commandLine,
+            Path pods,
+            Path nodes,
+            List<String> policies,
+            List<Double> alphas,
+            List<Long> seeds,
+            String title,
+            StagedDirectory staged,
+            Path out)
+            throws Exception {
         PrintWriter err = commandLine.getErr();
         List<String> scheduling = schedulingOnly(policies);
         if (!scheduling.isEmpty())
-            throw new ParameterException(commandLine, String.join(",", scheduling) + ": scheduling policies, which need --trace and --cluster; "
-                    + "with --pods and --nodes compare takes placement policies " + PlacementPolicies.NAMES + " (one kind per comparison)");
+            throw new ParameterException(
+                    commandLine,
+                    String.join(",", scheduling) + ": scheduling policies, which need --trace and --cluster; "
+                            + "with --pods and --nodes compare takes placement policies " + PlacementPolicies.NAMES
+                            + " (one kind per comparison)");
         List<PolicySpec> specs;
         try {
             specs = PlacementReplayRunner.policies(policies, alphas);
@@ -69,16 +81,25 @@ final class PlacementCompare {
                 dirs.put(r, base.resolve(r.dirName()));
             }
         }
-        err.printf(Locale.ROOT, "compare: %s, %d runs (%s x %d seeds) in one Flink job%n", inputs.describe(), dirs.size(),
-                String.join(",", specs.stream().map(PolicySpec::label).toList()), seeds.size());
+        err.printf(
+                Locale.ROOT,
+                "compare: %s, %d runs (%s x %d seeds) in one Flink job%n",
+                inputs.describe(),
+                dirs.size(),
+                String.join(",", specs.stream().map(PolicySpec::label).toList()),
+                seeds.size());
         err.flush();
         long started = System.nanoTime();
-        String command = "gpusched " + String.join(" ", commandLine.getParseResult().originalArgs());
-        List<PlacementReplayRunner.Result> results = PlacementReplayRunner.run(err, command, inputs, pods, dirs,
-                staged.dir().resolve(".parts"));
+        String command =
+                "gpusched " + String.join(" ", commandLine.getParseResult().originalArgs());
+        List<PlacementReplayRunner.Result> results = PlacementReplayRunner.run(
+                err, command, inputs, pods, dirs, staged.dir().resolve(".parts"));
         try {
-            PlacementComparison.write(results.stream().map(PlacementReplayRunner.Result::dir).toList(), staged.dir(),
-                    title != null ? title : "gpusched compare " + pods.getFileName(), command);
+            PlacementComparison.write(
+                    results.stream().map(PlacementReplayRunner.Result::dir).toList(),
+                    staged.dir(),
+                    title != null ? title : "gpusched compare " + pods.getFileName(),
+                    command);
         } catch (ReportInputException | java.io.UncheckedIOException e) {
             err.println("gpusched compare: report: " + e.getMessage());
             return ExitCode.BAD_INPUT;
@@ -86,8 +107,15 @@ final class PlacementCompare {
         staged.commit();
         PrintWriter stdout = commandLine.getOut();
         PlacementReplayRunner.table(stdout, results, inputs.trace().rejected());
-        stdout.printf(Locale.ROOT, "%d runs (%d policies x %d seeds) in %.1f s; wrote %s and %s%n", results.size(), specs.size(), seeds.size(),
-                (System.nanoTime() - started) / 1e9, out.resolve(Reports.CSV), out.resolve(Reports.HTML));
+        stdout.printf(
+                Locale.ROOT,
+                "%d runs (%d policies x %d seeds) in %.1f s; wrote %s and %s%n",
+                results.size(),
+                specs.size(),
+                seeds.size(),
+                (System.nanoTime() - started) / 1e9,
+                out.resolve(Reports.CSV),
+                out.resolve(Reports.HTML));
         stdout.flush();
         return ExitCode.OK;
     }

@@ -42,8 +42,15 @@ final class PlacementReplayRunner {
 
         /** "N nodes, M pods to replay (...), trace time a..b s" for the first progress line. */
         String describe() {
-            return String.format(Locale.ROOT, "%d nodes, %d pods to replay (%d never scheduled, skipped; %d bad rows, rejected), trace time %d..%d s",
-                    nodes.size(), trace.replayable(), trace.unscheduled(), trace.rejected(), trace.startTime(), trace.endTime());
+            return String.format(
+                    Locale.ROOT,
+                    "%d nodes, %d pods to replay (%d never scheduled, skipped; %d bad rows, rejected), trace time %d..%d s",
+                    nodes.size(),
+                    trace.replayable(),
+                    trace.unscheduled(),
+                    trace.rejected(),
+                    trace.startTime(),
+                    trace.endTime());
         }
     }
 
@@ -56,7 +63,8 @@ final class PlacementReplayRunner {
         for (String raw : names) {
             String name = raw.trim().toLowerCase(Locale.ROOT);
             if (!PlacementPolicies.NAMES.contains(name))
-                throw new IllegalArgumentException("unknown placement policy '" + raw + "', expected one of " + PlacementPolicies.NAMES);
+                throw new IllegalArgumentException(
+                        "unknown placement policy '" + raw + "', expected one of " + PlacementPolicies.NAMES);
             if (!PlacementPolicies.takesAlpha(name)) {
                 specs.add(new PolicySpec(name, Double.NaN));
                 continue;
@@ -66,7 +74,8 @@ final class PlacementReplayRunner {
                 specs.add(new PolicySpec(name, a));
             }
         }
-        if (specs.stream().distinct().count() != specs.size()) throw new IllegalArgumentException("a policy is named twice: " + names);
+        if (specs.stream().distinct().count() != specs.size())
+            throw new IllegalArgumentException("a policy is named twice: " + names);
         return specs;
     }
 
@@ -74,7 +83,9 @@ final class PlacementReplayRunner {
      * Runs every run of {@code dirs} (in its order) over the same pods in one job, the rejected rows' part files in
      * {@code work}. Returns the results in the order of {@code dirs}.
      */
-    static List<Result> run(PrintWriter err, String command, Inputs inputs, Path pods, Map<ReplayRun, Path> dirs, Path work) throws Exception {
+    static List<Result> run(
+            PrintWriter err, String command, Inputs inputs, Path pods, Map<ReplayRun, Path> dirs, Path work)
+            throws Exception {
         List<NodeSpec> nodes = inputs.nodes();
         ReplayTrace trace = inputs.trace();
         List<ReplayRun> runs = new ArrayList<>(dirs.keySet());
@@ -85,19 +96,29 @@ final class PlacementReplayRunner {
         long started = System.nanoTime();
         long[] decided = {0};
         try {
-            List<ObjectNode> rejected = PlacementReplay.run(new PlacementReplay.Config(nodes, pods, trace, runs), work, e -> {
-                ReplayOutput output = outputs.get(e.run);
-                output.accept(e);
-                if (e.action.equals("RELEASE")) return;
-                long n = ++decided[0];
-                if (n % every == 0 || n == total) {
-                    ReplaySummary s = output.summary();
-                    err.printf(Locale.ROOT, "[%6d/%d] %s t=%d s  running %d  failed %d  EOPC %.0f W  GPU alloc %.3f  %.1f s%n",
-                            n, total, runs.size() == 1 ? "" : e.run, e.time, e.running, s.failed(), e.eopcWatts(), e.allocatedGpuFraction,
-                            (System.nanoTime() - started) / 1e9);
-                    err.flush();
-                }
-            });
+            List<ObjectNode> rejected =
+                    PlacementReplay.run(new PlacementReplay.Config(nodes, pods, trace, runs), work, e -> {
+                        ReplayOutput output = outputs.get(e.run);
+                        output.accept(e);
+                        if (e.action.equals("RELEASE")) return;
+                        long n = ++decided[0];
+                        if (n % every == 0 || n == total) {
+                            ReplaySummary s = output.summary();
+                            err.printf(
+                                    Locale.ROOT,
+                                    "[%6d/%d] %s t=%d s  running %d  failed %d  EOPC %.0f W  GPU alloc %.3f  %.1f s%n",
+                                    n,
+                                    total,
+                                    runs.size() == 1 ? "" : e.run,
+                                    e.time,
+                                    e.running,
+                                    s.failed(),
+                                    e.eopcWatts(),
+                                    e.allocatedGpuFraction,
+                                    (System.nanoTime() - started) / 1e9);
+                            err.flush();
+                        }
+                    });
             List<Result> results = new ArrayList<>();
             for (ReplayRun r : runs) {
                 ReplayOutput output = outputs.get(r.key());
@@ -111,8 +132,8 @@ final class PlacementReplayRunner {
                 output.finish(m, trace.unscheduled(), rejected);
                 ReplaySummary s = output.summary();
                 if (s.placed() + s.failed() != trace.replayable())
-                    throw new IllegalStateException(r.key() + ": the stream ended with " + (s.placed() + s.failed()) + " of "
-                            + trace.replayable() + " pods decided");
+                    throw new IllegalStateException(r.key() + ": the stream ended with " + (s.placed() + s.failed())
+                            + " of " + trace.replayable() + " pods decided");
                 results.add(new Result(r, dirs.get(r), s));
             }
             return results;
@@ -131,13 +152,36 @@ final class PlacementReplayRunner {
 
     /** The summary table: one row per run. */
     static void table(PrintWriter out, List<Result> results, int rejected) {
-        out.printf(Locale.ROOT, "%-18s %6s %8s %7s %7s %9s %11s %11s %11s %9s %9s%n", "policy", "seed", "replayed", "placed", "failed",
-                "released", "meanEOPC_W", "peakEOPC_W", "energy_kWh", "gpuAlloc", "fragGPUs");
+        out.printf(
+                Locale.ROOT,
+                "%-18s %6s %8s %7s %7s %9s %11s %11s %11s %9s %9s%n",
+                "policy",
+                "seed",
+                "replayed",
+                "placed",
+                "failed",
+                "released",
+                "meanEOPC_W",
+                "peakEOPC_W",
+                "energy_kWh",
+                "gpuAlloc",
+                "fragGPUs");
         for (Result r : results) {
             ReplaySummary s = r.summary();
-            out.printf(Locale.ROOT, "%-18s %6d %8d %7d %7d %9d %11.0f %11.0f %11.3f %9.4f %9.2f%n", r.run().policy().label(), r.run().seed(),
-                    s.placed() + s.failed(), s.placed(), s.failed(), s.released(), s.meanWatts(), s.peakWatts(), s.energyKWh(),
-                    s.meanAllocatedGpuFraction(), s.meanFragmentedGpus());
+            out.printf(
+                    Locale.ROOT,
+                    "%-18s %6d %8d %7d %7d %9d %11.0f %11.0f %11.3f %9.4f %9.2f%n",
+                    r.run().policy().label(),
+                    r.run().seed(),
+                    s.placed() + s.failed(),
+                    s.placed(),
+                    s.failed(),
+                    s.released(),
+                    s.meanWatts(),
+                    s.peakWatts(),
+                    s.energyKWh(),
+                    s.meanAllocatedGpuFraction(),
+                    s.meanFragmentedGpus());
         }
         out.printf(Locale.ROOT, "rejected rows: %d%s%n", rejected, rejected == 0 ? "" : " (see rejected.jsonl)");
         out.flush();

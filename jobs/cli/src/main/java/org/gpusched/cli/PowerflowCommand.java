@@ -19,47 +19,83 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code gpusched powerflow}: PowerFlow and its baselines over one trace, mean JCT against energy. */
-@Command(name = "powerflow", mixinStandardHelpOptions = true,
-        description = {"Simulates PowerFlow (energy-budgeted elastic GPU and clock allocation) and its",
-                "baselines over one job trace, event by event, with models fitted online from",
-                "simulated telemetry (the ground truth: Zeus V100 measurements and the scaling",
-                "model of conf/powerflow.yaml). powerflow runs once per --eta; tiresias, gandiva",
-                "and afs once per --limits power limit; tiresias+zeus and gandiva+zeus once.",
-                "Input: --trace (JSON Lines: id, submit, workload, batch, gpus, iterations) or",
-                "--pods (an Alibaba 2023 pod list; --jobs jobs sampled over 24 h, written to",
-                "DIR/trace.jsonl). Writes DIR/summary.txt, results.csv, results.json,",
-                "equal-energy.csv, jobs-RUN.csv and power-RUN.csv. Details: docs/powerflow.md."})
+@Command(
+        name = "powerflow",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Simulates PowerFlow (energy-budgeted elastic GPU and clock allocation) and its",
+            "baselines over one job trace, event by event, with models fitted online from",
+            "simulated telemetry (the ground truth: Zeus V100 measurements and the scaling",
+            "model of conf/powerflow.yaml). powerflow runs once per --eta; tiresias, gandiva",
+            "and afs once per --limits power limit; tiresias+zeus and gandiva+zeus once.",
+            "Input: --trace (JSON Lines: id, submit, workload, batch, gpus, iterations) or",
+            "--pods (an Alibaba 2023 pod list; --jobs jobs sampled over 24 h, written to",
+            "DIR/trace.jsonl). Writes DIR/summary.txt, results.csv, results.json,",
+            "equal-energy.csv, jobs-RUN.csv and power-RUN.csv. Details: docs/powerflow.md."
+        })
 public final class PowerflowCommand implements Callable<Integer> {
-    @Spec CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
     @Option(names = "--trace", paramLabel = "FILE", description = "A PowerFlow trace (JSON Lines).")
     Path trace;
 
-    @Option(names = "--pods", paramLabel = "CSV", description = "Sample the trace from this Alibaba 2023 pod list instead (openb_pod_list_default.csv).")
+    @Option(
+            names = "--pods",
+            paramLabel = "CSV",
+            description = "Sample the trace from this Alibaba 2023 pod list instead (openb_pod_list_default.csv).")
     Path pods;
 
-    @Option(names = "--jobs", paramLabel = "N", defaultValue = "200", description = "With --pods: jobs sampled in the 24-hour window (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--jobs",
+            paramLabel = "N",
+            defaultValue = "200",
+            description = "With --pods: jobs sampled in the 24-hour window (default: ${DEFAULT-VALUE}).")
     int jobs;
 
-    @Option(names = "--gpus", paramLabel = "G", defaultValue = "64", description = "Cluster GPUs, a multiple of the node size (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--gpus",
+            paramLabel = "G",
+            defaultValue = "64",
+            description = "Cluster GPUs, a multiple of the node size (default: ${DEFAULT-VALUE}).")
     int gpus;
 
-    @Option(names = "--policies", paramLabel = "LIST", split = ",", defaultValue = "powerflow,tiresias,gandiva,afs,tiresias+zeus,gandiva+zeus",
+    @Option(
+            names = "--policies",
+            paramLabel = "LIST",
+            split = ",",
+            defaultValue = "powerflow,tiresias,gandiva,afs,tiresias+zeus,gandiva+zeus",
             description = "Policies (default: ${DEFAULT-VALUE}).")
     List<String> policies;
 
-    @Option(names = "--eta", paramLabel = "LIST", split = ",", defaultValue = "0.2,0.3,0.4,0.5,0.6,0.8,1.0",
+    @Option(
+            names = "--eta",
+            paramLabel = "LIST",
+            split = ",",
+            defaultValue = "0.2,0.3,0.4,0.5,0.6,0.8,1.0",
             description = "PowerFlow's power budgets, fractions of G x P_max (default: ${DEFAULT-VALUE}).")
     List<Double> etas;
 
-    @Option(names = "--limits", paramLabel = "LIST", split = ",", defaultValue = "150,200,250",
-            description = "Cluster-wide power limits (W) for the non-energy-aware baselines (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--limits",
+            paramLabel = "LIST",
+            split = ",",
+            defaultValue = "150,200,250",
+            description =
+                    "Cluster-wide power limits (W) for the non-energy-aware baselines (default: ${DEFAULT-VALUE}).")
     List<Double> limits;
 
-    @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "Seed of telemetry noise and sampling (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--seed",
+            paramLabel = "S",
+            defaultValue = "1",
+            description = "Seed of telemetry noise and sampling (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Ground-truth configuration (default: the bundled conf/powerflow.yaml).")
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description = "Ground-truth configuration (default: the bundled conf/powerflow.yaml).")
     Path config;
 
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Run directory (created).")
@@ -69,11 +105,14 @@ public final class PowerflowCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter o = spec.commandLine().getOut(), err = spec.commandLine().getErr();
         try {
-            if ((trace == null) == (pods == null)) throw new IllegalArgumentException("give exactly one of --trace and --pods");
+            if ((trace == null) == (pods == null))
+                throw new IllegalArgumentException("give exactly one of --trace and --pods");
             PowerflowConfig cfg = config == null ? PowerflowConfig.defaults() : PowerflowConfig.read(config);
             GroundTruth truth = new GroundTruth(cfg, ZeusMeasurements.v100());
             for (double l : limits)
-                if (!cfg.gpu().powerLimits().contains(l)) throw new IllegalArgumentException("--limits: " + l + " W is not a supported limit " + cfg.gpu().powerLimits());
+                if (!cfg.gpu().powerLimits().contains(l))
+                    throw new IllegalArgumentException("--limits: " + l + " W is not a supported limit "
+                            + cfg.gpu().powerLimits());
             List<PolicySet.Run> runs = PolicySet.expand(policies, etas, limits);
             List<TraceJob> jobList;
             if (pods != null) {

@@ -1,8 +1,6 @@
 package org.gpusched.cli;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,77 +24,121 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code gpusched replay}: the scheduler job on a local Flink mini cluster over files, writing a run directory. */
-@Command(name = "replay", mixinStandardHelpOptions = true,
-        description = {"Replays a trace through the scheduler on an embedded Flink mini cluster (no Kafka): the trace is read as a "
-                + "bounded stream, completions are simulated at each job's real end (predicted time x actualFactor), and the run "
-                + "directory --out receives run.json, jobs.jsonl, decisions.jsonl, metrics.json and rejected.jsonl. "
-                + "Malformed trace lines are rejected with file:line and the reason; the run goes on. "
-                + "Progress on stderr, a summary table on stdout.",
-                "With --pods and --nodes instead of --trace and --cluster, it replays an Alibaba GPU pod list with a PWR/FGD "
-                + "placement policy (fgd, pwr, pwr-fgd --alpha, bestfit, dotprod, gpu-packing, gpu-clustering, random): tasks "
-                + "arrive at creation_time and leave at deletion_time, as gpusched place-replay (see its --help for the outputs)."})
+@Command(
+        name = "replay",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Replays a trace through the scheduler on an embedded Flink mini cluster (no Kafka): the trace is read as a "
+                    + "bounded stream, completions are simulated at each job's real end (predicted time x actualFactor), and the run "
+                    + "directory --out receives run.json, jobs.jsonl, decisions.jsonl, metrics.json and rejected.jsonl. "
+                    + "Malformed trace lines are rejected with file:line and the reason; the run goes on. "
+                    + "Progress on stderr, a summary table on stdout.",
+            "With --pods and --nodes instead of --trace and --cluster, it replays an Alibaba GPU pod list with a PWR/FGD "
+                    + "placement policy (fgd, pwr, pwr-fgd --alpha, bestfit, dotprod, gpu-packing, gpu-clustering, random): tasks "
+                    + "arrive at creation_time and leave at deletion_time, as gpusched place-replay (see its --help for the outputs)."
+        })
 public final class ReplayCommand implements Callable<Integer> {
-    @Spec CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
     @Option(names = "--trace", paramLabel = "FILE", description = "Trace (JSON Lines, one job a line); with --cluster.")
     Path trace;
 
-    @Option(names = "--cluster", paramLabel = "FILE", description = "Cluster file (YAML: node types and nodes); with --trace.")
+    @Option(
+            names = "--cluster",
+            paramLabel = "FILE",
+            description = "Cluster file (YAML: node types and nodes); with --trace.")
     Path cluster;
 
-    @Option(names = "--pods", paramLabel = "FILE", description = "Alibaba pod list CSV with times, for a placement policy; with --nodes.")
+    @Option(
+            names = "--pods",
+            paramLabel = "FILE",
+            description = "Alibaba pod list CSV with times, for a placement policy; with --nodes.")
     Path pods;
 
-    @Option(names = "--nodes", paramLabel = "FILE", description = "Alibaba node list CSV, for a placement policy; with --pods.")
+    @Option(
+            names = "--nodes",
+            paramLabel = "FILE",
+            description = "Alibaba node list CSV, for a placement policy; with --pods.")
     Path nodes;
 
     @Option(names = "--alpha", paramLabel = "A", description = "Alpha of pwr-fgd (default: 0.1).")
     Double alpha;
 
-    @Option(names = "--policy", required = true, paramLabel = "NAME",
-            description = "Scheduling policy (andreas-rg, greedy, rg-ls, milp, fifo, edf, priority) or, with --pods, placement policy (fgd, pwr, pwr-fgd, ...).")
+    @Option(
+            names = "--policy",
+            required = true,
+            paramLabel = "NAME",
+            description =
+                    "Scheduling policy (andreas-rg, greedy, rg-ls, milp, fifo, edf, priority) or, with --pods, placement policy (fgd, pwr, pwr-fgd, ...).")
     String policy;
 
-    @Option(names = "--seed", paramLabel = "N", defaultValue = "1", description = "Seed of the policy's random state and of the noise (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--seed",
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "Seed of the policy's random state and of the noise (default: ${DEFAULT-VALUE}).")
     long seed;
 
+    @Mixin
+    ReplaySchedulerOptions scheduler;
 
-
-
-
-    @Mixin ReplaySchedulerOptions scheduler;
-
-    @Option(names = "--node-events", paramLabel = "FILE", description = "Optional node events (JSON Lines: time, node, kind ADDED|REMOVED|FAILED|TYPE_CHANGED, type).")
+    @Option(
+            names = "--node-events",
+            paramLabel = "FILE",
+            description =
+                    "Optional node events (JSON Lines: time, node, kind ADDED|REMOVED|FAILED|TYPE_CHANGED, type).")
     Path nodeEvents;
 
-    @Option(names = "--parallelism", paramLabel = "N", defaultValue = "1", description = "Flink parallelism of the local run (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--parallelism",
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "Flink parallelism of the local run (default: ${DEFAULT-VALUE}).")
     int parallelism;
 
-    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Run directory to write: written under a hidden sibling name and renamed into place when complete, replacing an earlier run there whole.")
+    @Option(
+            names = "--out",
+            required = true,
+            paramLabel = "DIR",
+            description =
+                    "Run directory to write: written under a hidden sibling name and renamed into place when complete, replacing an earlier run there whole.")
     Path out;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter stdout = spec.commandLine().getOut();
-        if (CliFiles.placementInputs(spec.commandLine(), trace != null || cluster != null, "--trace and --cluster",
-                pods != null || nodes != null, "--pods and --nodes")) {
-            if (pods == null || nodes == null) throw new ParameterException(spec.commandLine(), "placement replay needs both --pods and --nodes");
+        if (CliFiles.placementInputs(
+                spec.commandLine(),
+                trace != null || cluster != null,
+                "--trace and --cluster",
+                pods != null || nodes != null,
+                "--pods and --nodes")) {
+            if (pods == null || nodes == null)
+                throw new ParameterException(spec.commandLine(), "placement replay needs both --pods and --nodes");
             CliFiles.requireFile(spec.commandLine(), pods, "--pods");
             CliFiles.requireFile(spec.commandLine(), nodes, "--nodes");
             String why = "applies to scheduling policies (--trace), not to placement (--pods)";
             CliFiles.rejectGiven(spec.commandLine(), ReplaySchedulerOptions.NAMES, why);
             CliFiles.rejectGiven(spec.commandLine(), List.of("--node-events", "--parallelism"), why);
-            return PlaceReplayCommand.replay(spec.commandLine(), "replay", pods, nodes, policy, alpha == null ? 0.1 : alpha, seed, out);
+            return PlaceReplayCommand.replay(
+                    spec.commandLine(), "replay", pods, nodes, policy, alpha == null ? 0.1 : alpha, seed, out);
         }
-        if (alpha != null) throw new ParameterException(spec.commandLine(), "--alpha applies to placement policies (--pods), not to scheduling");
-        if (trace == null || cluster == null) throw new ParameterException(spec.commandLine(), "a scheduling replay needs both --trace and --cluster");
+        if (alpha != null)
+            throw new ParameterException(
+                    spec.commandLine(), "--alpha applies to placement policies (--pods), not to scheduling");
+        if (trace == null || cluster == null)
+            throw new ParameterException(spec.commandLine(), "a scheduling replay needs both --trace and --cluster");
         CliFiles.requireFile(spec.commandLine(), trace, "--trace");
         CliFiles.requireFile(spec.commandLine(), cluster, "--cluster");
         if (nodeEvents != null) CliFiles.requireFile(spec.commandLine(), nodeEvents, "--node-events");
         if (parallelism < 1 || parallelism > maxLocalParallelism()) {
-            throw new ParameterException(spec.commandLine(), "--parallelism must be between 1 and " + maxLocalParallelism()
-                    + " (4 per core of this machine, at least 8: the mini cluster runs every subtask here), got " + parallelism);
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--parallelism must be between 1 and " + maxLocalParallelism()
+                            + " (4 per core of this machine, at least 8: the mini cluster runs every subtask here), got "
+                            + parallelism);
         }
         ClusterSpec clusterSpec;
         try {
@@ -108,8 +150,11 @@ public final class ReplayCommand implements Callable<Integer> {
         }
         SchedulerConfig cfg;
         try {
-            cfg = scheduler.replayConfig(clusterSpec, seed).policy(policy)
-                    .outOfOrderness(ReplaySchedulerOptions.watermarksFor(err, "gpusched replay", trace, nodeEvents)).build();
+            cfg = scheduler
+                    .replayConfig(clusterSpec, seed)
+                    .policy(policy)
+                    .outOfOrderness(ReplaySchedulerOptions.watermarksFor(err, "gpusched replay", trace, nodeEvents))
+                    .build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -125,17 +170,33 @@ public final class ReplayCommand implements Callable<Integer> {
         }
     }
 
-    private int replay(PrintWriter err, PrintWriter stdout, SchedulerConfig cfg, long jobs, StagedDirectory staged) throws Exception {
+    private int replay(PrintWriter err, PrintWriter stdout, SchedulerConfig cfg, long jobs, StagedDirectory staged)
+            throws Exception {
         Path parts = staged.dir().resolve(".parts");
         long started = System.nanoTime();
-        err.printf(Locale.ROOT, "replay: %d trace lines, %d nodes, policy %s, seed %d, K=%d, noise %.2f, H=%.0fs%n",
-                jobs, cfg.nodes().size(), policy, seed, cfg.controllers(), cfg.noise(), cfg.periodSeconds());
+        err.printf(
+                Locale.ROOT,
+                "replay: %d trace lines, %d nodes, policy %s, seed %d, K=%d, noise %.2f, H=%.0fs%n",
+                jobs,
+                cfg.nodes().size(),
+                policy,
+                seed,
+                cfg.controllers(),
+                cfg.noise(),
+                cfg.periodSeconds());
         err.flush();
         ProgressLine progress = ProgressLine.forStderr(err);
-        var result = LocalRun.run(cfg, new FileJobSources(trace, nodeEvents, null, null), parts, parallelism, "gpusched replay " + trace.getFileName(),
+        var result = LocalRun.run(
+                cfg,
+                new FileJobSources(trace, nodeEvents, null, null),
+                parts,
+                parallelism,
+                "gpusched replay " + trace.getFileName(),
                 p -> progress.update(progressLine("replay", p, jobs, (System.nanoTime() - started) / 1e9)));
         progress.finish();
-        err.printf(Locale.ROOT, "replay: job runtime %.2f s (the Flink job alone, without start-up and the run directory)%n",
+        err.printf(
+                Locale.ROOT,
+                "replay: job runtime %.2f s (the Flink job alone, without start-up and the run directory)%n",
                 result.getNetRuntime() / 1000.0);
         err.flush();
         Map<String, Object> inputs = new LinkedHashMap<>();
@@ -151,11 +212,21 @@ public final class ReplayCommand implements Callable<Integer> {
         staged.commit();
         double seconds = (System.nanoTime() - started) / 1e9;
         printSummary(stdout, List.of(s));
-        stdout.printf(Locale.ROOT, "%d jobs accepted, %d completed, %d rejected lines (see %s), %d decisions in %.1f s; run directory %s%n",
-                s.acceptedJobs(), s.completedJobs(), s.rejected(), out.resolve("rejected.jsonl"), s.decisions(), seconds, out);
+        stdout.printf(
+                Locale.ROOT,
+                "%d jobs accepted, %d completed, %d rejected lines (see %s), %d decisions in %.1f s; run directory %s%n",
+                s.acceptedJobs(),
+                s.completedJobs(),
+                s.rejected(),
+                out.resolve("rejected.jsonl"),
+                s.decisions(),
+                seconds,
+                out);
         stdout.flush();
         if (s.completedJobs() != s.acceptedJobs()) {
-            err.printf(Locale.ROOT, "replay: %d accepted jobs never completed (no node of their controller could run them, or the policy left them waiting)%n",
+            err.printf(
+                    Locale.ROOT,
+                    "replay: %d accepted jobs never completed (no node of their controller could run them, or the policy left them waiting)%n",
                     s.acceptedJobs() - s.completedJobs());
             err.flush();
             return ExitCode.FINDINGS;
@@ -169,23 +240,54 @@ public final class ReplayCommand implements Callable<Integer> {
      */
     static String progressLine(String command, LocalRun.Progress p, long lines, double seconds) {
         double percent = lines == 0 ? 100.0 : Math.min(100.0, 100.0 * (p.finished() + p.rejected()) / lines);
-        return String.format(Locale.ROOT, "%s: %,d/%,d jobs finished, %,d rejected (%.0f%%), %.1f s", command, p.finished(), lines, p.rejected(), percent, seconds);
+        return String.format(
+                Locale.ROOT,
+                "%s: %,d/%,d jobs finished, %,d rejected (%.0f%%), %.1f s",
+                command,
+                p.finished(),
+                lines,
+                p.rejected(),
+                percent,
+                seconds);
     }
 
     /** More subtasks than this only add overhead on one machine, and far more exhaust the mini cluster's memory. */
-    static int maxLocalParallelism() { return Math.max(8, 4 * Runtime.getRuntime().availableProcessors()); }
+    static int maxLocalParallelism() {
+        return Math.max(8, 4 * Runtime.getRuntime().availableProcessors());
+    }
 
     /** The summary table: one row per policy. */
     static void printSummary(PrintWriter out, List<RunDirectoryWriter.Summary> rows) {
-        String header = String.format(Locale.ROOT, "%-12s %12s %12s %12s %6s %10s %13s %13s %10s %10s",
-                "policy", "total cost", "execution", "tardiness", "tardy", "completed", "mean JCT (s)", "makespan (s)", "opt p50 ms", "opt p99 ms");
+        String header = String.format(
+                Locale.ROOT,
+                "%-12s %12s %12s %12s %6s %10s %13s %13s %10s %10s",
+                "policy",
+                "total cost",
+                "execution",
+                "tardiness",
+                "tardy",
+                "completed",
+                "mean JCT (s)",
+                "makespan (s)",
+                "opt p50 ms",
+                "opt p99 ms");
         out.println(header);
         out.println("-".repeat(header.length()));
         List<RunDirectoryWriter.Summary> sorted = new ArrayList<>(rows);
         for (RunDirectoryWriter.Summary s : sorted) {
-            out.println(String.format(Locale.ROOT, "%-12s %12.4f %12.4f %12.4f %6d %10d %13.1f %13.1f %10.3f %10.3f",
-                    s.policy(), s.totalCost(), s.executionCost(), s.tardinessCost(), s.tardyJobs(), s.completedJobs(),
-                    s.meanJctSeconds(), s.makespanSeconds(), s.optimizerMedianMs(), s.optimizerP99Ms()));
+            out.println(String.format(
+                    Locale.ROOT,
+                    "%-12s %12.4f %12.4f %12.4f %6d %10d %13.1f %13.1f %10.3f %10.3f",
+                    s.policy(),
+                    s.totalCost(),
+                    s.executionCost(),
+                    s.tardinessCost(),
+                    s.tardyJobs(),
+                    s.completedJobs(),
+                    s.meanJctSeconds(),
+                    s.makespanSeconds(),
+                    s.optimizerMedianMs(),
+                    s.optimizerP99Ms()));
         }
     }
 }

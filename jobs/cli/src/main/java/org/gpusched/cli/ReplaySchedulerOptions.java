@@ -13,37 +13,76 @@ import picocli.CommandLine.Option;
 /** The scheduler options every file-replay command takes (replay, compare), and the replay config they make. */
 final class ReplaySchedulerOptions {
     /** The options of this mixin, which mean nothing to a placement run. */
-    static final List<String> NAMES = List.of("--iterations", "--controllers", "--dispatch", "--noise", "--period", "--stability", "--move-overhead");
+    static final List<String> NAMES = List.of(
+            "--iterations", "--controllers", "--dispatch", "--noise", "--period", "--stability", "--move-overhead");
 
-    @Option(names = "--iterations", paramLabel = "N", defaultValue = "1000", description = "MaxIt of the randomized policies (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--iterations",
+            paramLabel = "N",
+            defaultValue = "1000",
+            description = "MaxIt of the randomized policies (default: ${DEFAULT-VALUE}).")
     int iterations;
 
-    @Option(names = "--controllers", paramLabel = "K", defaultValue = "1", description = "Local controllers; jobs are dispatched round robin, node i belongs to controller i mod K (default: ${DEFAULT-VALUE} = centralized).")
+    @Option(
+            names = "--controllers",
+            paramLabel = "K",
+            defaultValue = "1",
+            description =
+                    "Local controllers; jobs are dispatched round robin, node i belongs to controller i mod K (default: ${DEFAULT-VALUE} = centralized).")
     int controllers;
 
-    @Option(names = "--dispatch", paramLabel = "RULE", defaultValue = "round-robin",
-            description = "How jobs are dealt to the K controllers: round-robin (the hierarchical paper) or gpu-weighted (round robin in proportion to each controller's GPUs) (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--dispatch",
+            paramLabel = "RULE",
+            defaultValue = "round-robin",
+            description =
+                    "How jobs are dealt to the K controllers: round-robin (the hierarchical paper) or gpu-weighted (round robin in proportion to each controller's GPUs) (default: ${DEFAULT-VALUE}).")
     String dispatch;
 
-    @Option(names = "--noise", paramLabel = "F", defaultValue = "0", description = "Prediction noise: real duration = predicted x U[1-F, 1+F], drawn per job from the seed (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--noise",
+            paramLabel = "F",
+            defaultValue = "0",
+            description =
+                    "Prediction noise: real duration = predicted x U[1-F, 1+F], drawn per job from the seed (default: ${DEFAULT-VALUE}).")
     double noise;
 
-    @Option(names = "--period", paramLabel = "SECONDS", description = "H, the periodic rescheduling interval (default: the cluster file's objective.horizonSeconds, else 3600).")
+    @Option(
+            names = "--period",
+            paramLabel = "SECONDS",
+            description =
+                    "H, the periodic rescheduling interval (default: the cluster file's objective.horizonSeconds, else 3600).")
     Double period;
 
-    @Option(names = "--stability", paramLabel = "MODE", defaultValue = "stable",
-            description = "stable: an optimizer moves a running job only when the move pays for its overhead, on nodes matched to the running ones; paper: plans as the optimizer gives them, moves free as in the papers (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--stability",
+            paramLabel = "MODE",
+            defaultValue = "stable",
+            description =
+                    "stable: an optimizer moves a running job only when the move pays for its overhead, on nodes matched to the running ones; paper: plans as the optimizer gives them, moves free as in the papers (default: ${DEFAULT-VALUE}).")
     String stability;
 
-    @Option(names = "--move-overhead", paramLabel = "SECONDS", defaultValue = "300",
-            description = "What one move of a running job costs it (checkpoint and restart), for --stability stable (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--move-overhead",
+            paramLabel = "SECONDS",
+            defaultValue = "300",
+            description =
+                    "What one move of a running job costs it (checkpoint and restart), for --stability stable (default: ${DEFAULT-VALUE}).")
     double moveOverhead;
 
     /** A replay-mode config over a bounded input (watermark only at its end); policies and seed are the caller's. */
     SchedulerConfig.Builder replayConfig(ClusterSpec cluster, long seed) {
-        SchedulerConfig.Builder b = SchedulerConfig.builder().cluster(cluster).seed(seed).maxIterations(iterations)
-                .controllers(controllers).dispatch(dispatchRule(dispatch)).noise(noise).mode(SchedulerConfig.Mode.REPLAY)
-                .stability(stabilityMode(stability)).moveOverheadSeconds(moveOverhead).outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK);
+        SchedulerConfig.Builder b = SchedulerConfig.builder()
+                .cluster(cluster)
+                .seed(seed)
+                .maxIterations(iterations)
+                .controllers(controllers)
+                .dispatch(dispatchRule(dispatch))
+                .noise(noise)
+                .mode(SchedulerConfig.Mode.REPLAY)
+                .stability(stabilityMode(stability))
+                .moveOverheadSeconds(moveOverhead)
+                .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK);
         if (period != null) b.periodSeconds(period);
         return b;
     }
@@ -62,7 +101,9 @@ final class ReplaySchedulerOptions {
         return switch (value) {
             case "round-robin" -> SchedulerConfig.Dispatch.ROUND_ROBIN;
             case "gpu-weighted" -> SchedulerConfig.Dispatch.GPU_WEIGHTED;
-            default -> throw new IllegalArgumentException("--dispatch must be round-robin or gpu-weighted, got '" + value + "'");
+            default ->
+                throw new IllegalArgumentException(
+                        "--dispatch must be round-robin or gpu-weighted, got '" + value + "'");
         };
     }
 
@@ -77,7 +118,8 @@ final class ReplaySchedulerOptions {
         long nodeLine = nodeEvents == null ? 0 : TimeOrder.firstLineOutOfOrder(nodeEvents, "time");
         if (traceLine == 0 && nodeLine == 0) return Duration.ZERO;
         String where = traceLine != 0 ? trace + ":" + traceLine + " (submit)" : nodeEvents + ":" + nodeLine + " (time)";
-        err.println(command + ": " + where + " is earlier than a line before it: the whole input is buffered before the first"
+        err.println(command + ": " + where
+                + " is earlier than a line before it: the whole input is buffered before the first"
                 + " event is handled (sort the file by time to stream it)");
         return SchedulerConfig.END_OF_INPUT_WATERMARK;
     }

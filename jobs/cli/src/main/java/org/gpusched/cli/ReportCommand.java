@@ -1,34 +1,39 @@
 package org.gpusched.cli;
 
+import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.ArrayList;
 import org.gpusched.audit.AuditInputException;
 import org.gpusched.audit.RunDirectories;
 import org.gpusched.reports.Comparison;
 import org.gpusched.reports.PlacementComparison;
 import org.gpusched.reports.ReportInputException;
 import org.gpusched.reports.Reports;
-import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code gpusched report RUN_DIR...}: comparison.csv and report.html from run directories. */
-@Command(name = "report", mixinStandardHelpOptions = true,
-        description = {"Compares finished runs: run directories of replay, run --out or place-replay, or compare",
-                "directories (every run in them); scheduling and placement runs are not mixed. Writes",
-                "DIR/comparison.csv (per run: total, execution and tardiness cost, tardy jobs,",
-                "mean JCT, makespan, optimizer p50/p99, reduction vs the best of",
-                "fifo/edf/priority with the same seed) and DIR/report.html, a self-contained",
-                "page: cost per policy, cumulative cost over time, and a Gantt chart of jobs",
-                "on nodes for runs of at most 60 jobs (placement runs: EOPC, allocation and",
-                "fragmentation, as compare --pods). Prints the table."})
+@Command(
+        name = "report",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Compares finished runs: run directories of replay, run --out or place-replay, or compare",
+            "directories (every run in them); scheduling and placement runs are not mixed. Writes",
+            "DIR/comparison.csv (per run: total, execution and tardiness cost, tardy jobs,",
+            "mean JCT, makespan, optimizer p50/p99, reduction vs the best of",
+            "fifo/edf/priority with the same seed) and DIR/report.html, a self-contained",
+            "page: cost per policy, cumulative cost over time, and a Gantt chart of jobs",
+            "on nodes for runs of at most 60 jobs (placement runs: EOPC, allocation and",
+            "fragmentation, as compare --pods). Prints the table."
+        })
 public final class ReportCommand implements Callable<Integer> {
-    @Spec CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
     @Parameters(arity = "1..*", paramLabel = "RUN_DIR", description = "Run directories or compare directories.")
     List<Path> runs;
@@ -36,7 +41,11 @@ public final class ReportCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory (created).")
     Path outDir;
 
-    @Option(names = "--title", paramLabel = "TEXT", defaultValue = "gpusched policy comparison", description = "Page title (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--title",
+            paramLabel = "TEXT",
+            defaultValue = "gpusched policy comparison",
+            description = "Page title (default: ${DEFAULT-VALUE}).")
     String title;
 
     @Override
@@ -44,20 +53,31 @@ public final class ReportCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try {
-            String command = "gpusched report " + String.join(" ", runs.stream().map(Path::toString).toList()) + " --out " + outDir;
+            String command = "gpusched report "
+                    + String.join(" ", runs.stream().map(Path::toString).toList()) + " --out " + outDir;
             List<RunDirectories.Run> found = new ArrayList<>();
             for (Path dir : runs) found.addAll(RunDirectories.find(dir));
             List<Path> dirs = found.stream().map(RunDirectories.Run::dir).toList();
-            long placement = found.stream().filter(RunDirectories.Run::placement).count();
+            long placement =
+                    found.stream().filter(RunDirectories.Run::placement).count();
             if (placement > 0 && placement < found.size()) {
                 err.println("gpusched report: scheduling runs and placement replays cannot be compared in one report: "
-                        + found.stream().filter(RunDirectories.Run::placement).findFirst().orElseThrow().dir() + " is a placement replay, "
-                        + found.stream().filter(r -> !r.placement()).findFirst().orElseThrow().dir() + " a scheduling run");
+                        + found.stream()
+                                .filter(RunDirectories.Run::placement)
+                                .findFirst()
+                                .orElseThrow()
+                                .dir() + " is a placement replay, "
+                        + found.stream()
+                                .filter(r -> !r.placement())
+                                .findFirst()
+                                .orElseThrow()
+                                .dir() + " a scheduling run");
                 return ExitCode.BAD_INPUT;
             }
             if (placement > 0) {
                 PlacementComparison.write(dirs, outDir, title, command);
-                out.println("wrote " + outDir.resolve(Reports.CSV) + " and " + outDir.resolve(Reports.HTML) + " (" + dirs.size() + " placement runs)");
+                out.println("wrote " + outDir.resolve(Reports.CSV) + " and " + outDir.resolve(Reports.HTML) + " ("
+                        + dirs.size() + " placement runs)");
                 return ExitCode.OK;
             }
             var rows = Reports.write(dirs, outDir, title, command);

@@ -28,22 +28,29 @@ final class RetainedState {
      */
     static Path resolve(String restore, Path checkpointDir) throws IOException {
         if (restore.equals("latest")) {
-            if (checkpointDir == null) throw new IllegalArgumentException("--restore latest needs --checkpoint-dir (where the checkpoints are kept)");
-            return newest(checkpointDir).orElseThrow(() -> new IllegalArgumentException(
-                    "--restore latest: no completed checkpoint or savepoint in " + checkpointDir));
+            if (checkpointDir == null)
+                throw new IllegalArgumentException(
+                        "--restore latest needs --checkpoint-dir (where the checkpoints are kept)");
+            return newest(checkpointDir)
+                    .orElseThrow(() -> new IllegalArgumentException(
+                            "--restore latest: no completed checkpoint or savepoint in " + checkpointDir));
         }
         Path path = Path.of(restore).toAbsolutePath().normalize();
         if (!Files.exists(path)) throw new IllegalArgumentException("--restore: " + path + " does not exist");
         if (Files.isRegularFile(path) && path.getFileName().toString().equals(METADATA)) return path.getParent();
         if (Files.isRegularFile(path.resolve(METADATA))) return path;
-        return newest(path).orElseThrow(() -> new IllegalArgumentException(
-                "--restore: " + path + " holds no completed checkpoint or savepoint (no " + METADATA + " file in it or below it)"));
+        return newest(path)
+                .orElseThrow(() -> new IllegalArgumentException("--restore: " + path
+                        + " holds no completed checkpoint or savepoint (no " + METADATA + " file in it or below it)"));
     }
 
     /** The newest completed snapshot (checkpoint or savepoint) at most three levels below dir. */
     static Optional<Path> newest(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) return Optional.empty();
-        try (Stream<Path> files = Files.find(dir, 3, (p, a) -> a.isRegularFile() && p.getFileName().toString().equals(METADATA))) {
+        try (Stream<Path> files = Files.find(
+                dir,
+                3,
+                (p, a) -> a.isRegularFile() && p.getFileName().toString().equals(METADATA))) {
             return files.max(Comparator.comparing(RetainedState::modified)).map(Path::getParent);
         }
     }

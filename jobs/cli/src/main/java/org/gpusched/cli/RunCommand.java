@@ -1,5 +1,7 @@
 package org.gpusched.cli;
 
+import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,13 +11,12 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
-import java.io.PrintWriter;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.StateRecoveryOptions;
-import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.gpusched.formats.ClusterSpec;
 import org.gpusched.formats.ClusterYaml;
@@ -24,15 +25,14 @@ import org.gpusched.placement.experiment.PolicySpec;
 import org.gpusched.streaming.EmbeddedFlink;
 import org.gpusched.streaming.SchedulerConfig;
 import org.gpusched.streaming.Topics;
+import org.gpusched.streaming.file.FileJobSinks;
+import org.gpusched.streaming.file.RunDirectoryWriter;
+import org.gpusched.streaming.file.StagedDirectory;
 import org.gpusched.streaming.kafka.KafkaPipeline;
 import org.gpusched.streaming.kafka.KafkaPlacement;
 import org.gpusched.streaming.kafka.KafkaSettings;
 import org.gpusched.streaming.kafka.TopicOffsets;
 import org.gpusched.streaming.kafka.TopicReader;
-import org.gpusched.streaming.file.FileJobSinks;
-import org.gpusched.streaming.file.RunDirectoryWriter;
-import org.gpusched.streaming.file.StagedDirectory;
-import java.nio.file.Files;
 import org.gpusched.streaming.placement.ReplayRun;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -44,116 +44,213 @@ import picocli.CommandLine.Spec;
  * {@code gpusched run}: the scheduler job on Kafka topics (the same data flow as {@code replay}), or with --nodes the
  * placement policies (fgd, pwr, pwr-fgd, ...) on the pods topic (the same placement operator as {@code place-replay}).
  */
-@Command(name = "run", mixinStandardHelpOptions = true,
-        description = {"Runs the scheduler on Kafka topics: reads submissions and node events (live mode also completions and "
-                + "telemetry), writes decisions, scheduling and job metrics, simulated completions (replay mode) and rejected records. "
-                + "Locally it runs on an embedded Flink mini cluster; under `flink run` it is submitted to that cluster. With --bounded "
-                + "it reads the input topics up to their current end and stops (a replay of what `gpusched produce` published, with the "
-                + "same decisions as `gpusched replay` of the same trace and seed); otherwise it runs until stopped (Ctrl-C). With --checkpoint-interval and "
-                + "--checkpoint-dir its state (waiting and running jobs, nodes, input offsets) is kept across a stop or a crash, and "
-                + "--restore latest resumes it where the last checkpoint left it; under `flink run` use -s PATH or --restore. "
-                + "Progress on stderr; a summary of the records written on stdout when it ends.",
-                "With --nodes and --workload instead of --cluster it runs placement policies (fgd, pwr, pwr-fgd with --alpha, bestfit, "
-                + "dotprod, gpu-packing, gpu-clustering, random; a comma list runs side by side): reads the pods topic (PodEvent, "
-                + "published by `gpusched produce --pods`), rejects bad records to the rejected topic, places each pod at its creation "
-                + "time and frees it at its deletion time with the same operator as place-replay, and writes PLACE/FAIL/RELEASE "
-                + "decisions to the pod-placements topic. With --bounded the decisions equal place-replay's for the same pod list and seed."})
+@Command(
+        name = "run",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Runs the scheduler on Kafka topics: reads submissions and node events (live mode also completions and "
+                    + "telemetry), writes decisions, scheduling and job metrics, simulated completions (replay mode) and rejected records. "
+                    + "Locally it runs on an embedded Flink mini cluster; under `flink run` it is submitted to that cluster. With --bounded "
+                    + "it reads the input topics up to their current end and stops (a replay of what `gpusched produce` published, with the "
+                    + "same decisions as `gpusched replay` of the same trace and seed); otherwise it runs until stopped (Ctrl-C). With --checkpoint-interval and "
+                    + "--checkpoint-dir its state (waiting and running jobs, nodes, input offsets) is kept across a stop or a crash, and "
+                    + "--restore latest resumes it where the last checkpoint left it; under `flink run` use -s PATH or --restore. "
+                    + "Progress on stderr; a summary of the records written on stdout when it ends.",
+            "With --nodes and --workload instead of --cluster it runs placement policies (fgd, pwr, pwr-fgd with --alpha, bestfit, "
+                    + "dotprod, gpu-packing, gpu-clustering, random; a comma list runs side by side): reads the pods topic (PodEvent, "
+                    + "published by `gpusched produce --pods`), rejects bad records to the rejected topic, places each pod at its creation "
+                    + "time and frees it at its deletion time with the same operator as place-replay, and writes PLACE/FAIL/RELEASE "
+                    + "decisions to the pod-placements topic. With --bounded the decisions equal place-replay's for the same pod list and seed."
+        })
 public final class RunCommand implements Callable<Integer> {
-    @Spec CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
-    @Option(names = "--bootstrap", required = true, paramLabel = "HOST:PORT", description = "Kafka bootstrap servers, comma-separated.")
+    @Option(
+            names = "--bootstrap",
+            required = true,
+            paramLabel = "HOST:PORT",
+            description = "Kafka bootstrap servers, comma-separated.")
     String bootstrap;
 
-    @Option(names = "--cluster", paramLabel = "FILE", description = "Scheduling: cluster file (YAML: node types and nodes).")
+    @Option(
+            names = "--cluster",
+            paramLabel = "FILE",
+            description = "Scheduling: cluster file (YAML: node types and nodes).")
     Path cluster;
 
-    @Option(names = "--nodes", paramLabel = "FILE", description = "Placement: Alibaba node list CSV (sn,cpu_milli,memory_mib,gpu,model); "
-            + "runs the placement policies on the pods topic instead of the scheduler.")
+    @Option(
+            names = "--nodes",
+            paramLabel = "FILE",
+            description = "Placement: Alibaba node list CSV (sn,cpu_milli,memory_mib,gpu,model); "
+                    + "runs the placement policies on the pods topic instead of the scheduler.")
     Path nodes;
 
-    @Option(names = "--workload", paramLabel = "FILE", description = "Placement: the pod list CSV whose tasks are fgd's and pwr-fgd's target "
-            + "workload (usually the file published with produce --pods); its last time is reported for pods cut off by the trace's end.")
+    @Option(
+            names = "--workload",
+            paramLabel = "FILE",
+            description =
+                    "Placement: the pod list CSV whose tasks are fgd's and pwr-fgd's target "
+                            + "workload (usually the file published with produce --pods); its last time is reported for pods cut off by the trace's end.")
     Path workload;
 
-    @Option(names = "--alpha", split = ",", paramLabel = "A", description = "Placement: alpha of pwr-fgd, or a comma list (default: 0.1).")
+    @Option(
+            names = "--alpha",
+            split = ",",
+            paramLabel = "A",
+            description = "Placement: alpha of pwr-fgd, or a comma list (default: 0.1).")
     List<Double> alphas;
 
-    @Option(names = "--policy", split = ",", paramLabel = "NAME", defaultValue = "andreas-rg",
-            description = "Policy, or a comma list run side by side on the same events (default: ${DEFAULT-VALUE}; with --nodes required: "
-                    + "fgd, pwr, pwr-fgd, bestfit, dotprod, gpu-packing, gpu-clustering, random).")
+    @Option(
+            names = "--policy",
+            split = ",",
+            paramLabel = "NAME",
+            defaultValue = "andreas-rg",
+            description =
+                    "Policy, or a comma list run side by side on the same events (default: ${DEFAULT-VALUE}; with --nodes required: "
+                            + "fgd, pwr, pwr-fgd, bestfit, dotprod, gpu-packing, gpu-clustering, random).")
     List<String> policies;
 
-    @Option(names = "--seed", paramLabel = "N", defaultValue = "1", description = "Seed of the policies' random state and the noise (default: ${DEFAULT-VALUE}; "
-            + "place-replay's default is 42).")
+    @Option(
+            names = "--seed",
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "Seed of the policies' random state and the noise (default: ${DEFAULT-VALUE}; "
+                    + "place-replay's default is 42).")
     long seed;
 
-    @Option(names = "--iterations", paramLabel = "N", defaultValue = "1000", description = "MaxIt of the randomized policies (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--iterations",
+            paramLabel = "N",
+            defaultValue = "1000",
+            description = "MaxIt of the randomized policies (default: ${DEFAULT-VALUE}).")
     int iterations;
 
-    @Option(names = "--controllers", paramLabel = "K", defaultValue = "1", description = "Local controllers, jobs dispatched round robin (default: ${DEFAULT-VALUE} = centralized).")
+    @Option(
+            names = "--controllers",
+            paramLabel = "K",
+            defaultValue = "1",
+            description = "Local controllers, jobs dispatched round robin (default: ${DEFAULT-VALUE} = centralized).")
     int controllers;
 
-    @Option(names = "--dispatch", paramLabel = "RULE", defaultValue = "round-robin",
-            description = "How jobs are dealt to the K controllers: round-robin (the hierarchical paper) or gpu-weighted (in proportion to each controller's GPUs) (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--dispatch",
+            paramLabel = "RULE",
+            defaultValue = "round-robin",
+            description =
+                    "How jobs are dealt to the K controllers: round-robin (the hierarchical paper) or gpu-weighted (in proportion to each controller's GPUs) (default: ${DEFAULT-VALUE}).")
     String dispatch;
 
-    @Option(names = "--noise", paramLabel = "F", defaultValue = "0", description = "Replay noise: real duration = predicted x U[1-F, 1+F] (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--noise",
+            paramLabel = "F",
+            defaultValue = "0",
+            description = "Replay noise: real duration = predicted x U[1-F, 1+F] (default: ${DEFAULT-VALUE}).")
     double noise;
 
-    @Option(names = "--period", paramLabel = "SECONDS", description = "Periodic rescheduling interval H (default: the cluster file's objective.horizonSeconds).")
+    @Option(
+            names = "--period",
+            paramLabel = "SECONDS",
+            description = "Periodic rescheduling interval H (default: the cluster file's objective.horizonSeconds).")
     Double periodSeconds;
 
-    @Option(names = "--mode", paramLabel = "MODE", defaultValue = "replay",
-            description = "replay: completions simulated from the predicted times; live: completions and telemetry read from their topics (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--mode",
+            paramLabel = "MODE",
+            defaultValue = "replay",
+            description =
+                    "replay: completions simulated from the predicted times; live: completions and telemetry read from their topics (default: ${DEFAULT-VALUE}).")
     String mode;
 
-    @Option(names = "--bounded", description = "Read the input topics from the start up to their end at start-up, then finish.")
+    @Option(
+            names = "--bounded",
+            description = "Read the input topics from the start up to their end at start-up, then finish.")
     boolean bounded;
 
-    @Option(names = "--topic-prefix", paramLabel = "P", defaultValue = "", description = "Prefix of all topic names (default: none).")
+    @Option(
+            names = "--topic-prefix",
+            paramLabel = "P",
+            defaultValue = "",
+            description = "Prefix of all topic names (default: none).")
     String topicPrefix;
 
-    @Option(names = "--group-id", paramLabel = "ID", defaultValue = KafkaSettings.DEFAULT_GROUP_ID, description = "Kafka consumer group (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--group-id",
+            paramLabel = "ID",
+            defaultValue = KafkaSettings.DEFAULT_GROUP_ID,
+            description = "Kafka consumer group (default: ${DEFAULT-VALUE}).")
     String groupId;
 
-    @Option(names = "--checkpoint-interval", paramLabel = "SECONDS", defaultValue = "0",
-            description = "Checkpoint every N seconds; 0 = off (default). With checkpoints the sinks write exactly once (Kafka transactions).")
+    @Option(
+            names = "--checkpoint-interval",
+            paramLabel = "SECONDS",
+            defaultValue = "0",
+            description =
+                    "Checkpoint every N seconds; 0 = off (default). With checkpoints the sinks write exactly once (Kafka transactions).")
     double checkpointSeconds;
 
-    @Option(names = "--checkpoint-dir", paramLabel = "DIR",
-            description = "Durable directory of the checkpoints, kept when the run stops or is killed (DIR/JOB-ID/chk-N), and of "
-                    + "savepoints (DIR/savepoints); needs --checkpoint-interval. Default: checkpoints in memory, lost with the run.")
+    @Option(
+            names = "--checkpoint-dir",
+            paramLabel = "DIR",
+            description =
+                    "Durable directory of the checkpoints, kept when the run stops or is killed (DIR/JOB-ID/chk-N), and of "
+                            + "savepoints (DIR/savepoints); needs --checkpoint-interval. Default: checkpoints in memory, lost with the run.")
     Path checkpointDir;
 
-    @Option(names = "--restore", paramLabel = "PATH",
-            description = "Resume from a checkpoint or savepoint: its directory, a directory of them (the newest), or 'latest' "
-                    + "(the newest under --checkpoint-dir). The job's state (waiting and running jobs, nodes, random state) and the input "
-                    + "offsets are those of the snapshot; the options must describe the same job (same --cluster, --policy, --controllers).")
+    @Option(
+            names = "--restore",
+            paramLabel = "PATH",
+            description =
+                    "Resume from a checkpoint or savepoint: its directory, a directory of them (the newest), or 'latest' "
+                            + "(the newest under --checkpoint-dir). The job's state (waiting and running jobs, nodes, random state) and the input "
+                            + "offsets are those of the snapshot; the options must describe the same job (same --cluster, --policy, --controllers).")
     String restore;
 
-    @Option(names = "--out-of-orderness", paramLabel = "SECONDS",
-            description = "How late an input record may arrive in event time (default: 0; with --bounded the watermark waits for the end of the input, "
-                    + "as the file replay does). Placement: in trace seconds of creation time.")
+    @Option(
+            names = "--out-of-orderness",
+            paramLabel = "SECONDS",
+            description =
+                    "How late an input record may arrive in event time (default: 0; with --bounded the watermark waits for the end of the input, "
+                            + "as the file replay does). Placement: in trace seconds of creation time.")
     Double outOfOrdernessSeconds;
 
-    @Option(names = "--idle-timeout", paramLabel = "SECONDS", defaultValue = "5",
-            description = "Unbounded runs: an input without records this long stops holding event time back (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--idle-timeout",
+            paramLabel = "SECONDS",
+            defaultValue = "5",
+            description =
+                    "Unbounded runs: an input without records this long stops holding event time back (default: ${DEFAULT-VALUE}).")
     double idleTimeoutSeconds;
 
-    @Option(names = "--watermark-interval", paramLabel = "SECONDS", defaultValue = "0.02",
-            description = "How often event time advances: about the longest an event waits in the job's buffers before it is handled (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--watermark-interval",
+            paramLabel = "SECONDS",
+            defaultValue = "0.02",
+            description =
+                    "How often event time advances: about the longest an event waits in the job's buffers before it is handled (default: ${DEFAULT-VALUE}).")
     double watermarkIntervalSeconds;
 
-    @Option(names = "--parallelism", paramLabel = "N", defaultValue = "1", description = "Parallelism of the local run (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--parallelism",
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "Parallelism of the local run (default: ${DEFAULT-VALUE}).")
     int parallelism;
 
-    @Option(names = "--kafka-property", paramLabel = "KEY=VALUE", description = "Extra Kafka client property (security, timeouts, producer batching: the sinks default to batch.size=262144 and linger.ms=10), repeatable.")
+    @Option(
+            names = "--kafka-property",
+            paramLabel = "KEY=VALUE",
+            description =
+                    "Extra Kafka client property (security, timeouts, producer batching: the sinks default to batch.size=262144 and linger.ms=10), repeatable.")
     Map<String, String> kafkaProperties;
 
-    @Option(names = "--out", paramLabel = "DIR",
-            description = "Scheduling with --bounded: also write the run directory replay writes (run.json, jobs.jsonl, decisions.jsonl, metrics.json, "
-                    + "rejected.jsonl; DIR/POLICY/ for each of several policies) and print replay's summary table, for gpusched validate and report. "
-                    + "Written under a hidden sibling name and renamed into place when complete.")
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
+            description =
+                    "Scheduling with --bounded: also write the run directory replay writes (run.json, jobs.jsonl, decisions.jsonl, metrics.json, "
+                            + "rejected.jsonl; DIR/POLICY/ for each of several policies) and print replay's summary table, for gpusched validate and report. "
+                            + "Written under a hidden sibling name and renamed into place when complete.")
     Path out;
 
     /** The scheduler's configuration once built, for the run directory of --out. */
@@ -163,24 +260,39 @@ public final class RunCommand implements Callable<Integer> {
 
     /** Placement (--nodes/--workload) or scheduling (--cluster): exactly one kind of inputs, and only its options. */
     private boolean choosePlacement() {
-        boolean placement = CliFiles.placementInputs(spec.commandLine(), cluster != null, "--cluster",
-                nodes != null || workload != null, "--nodes and --workload");
+        boolean placement = CliFiles.placementInputs(
+                spec.commandLine(),
+                cluster != null,
+                "--cluster",
+                nodes != null || workload != null,
+                "--nodes and --workload");
         if (placement) {
-            if (nodes == null || workload == null) throw new ParameterException(spec.commandLine(), "placement policies need both --nodes and --workload");
+            if (nodes == null || workload == null)
+                throw new ParameterException(spec.commandLine(), "placement policies need both --nodes and --workload");
             CliFiles.requireFile(spec.commandLine(), nodes, "--nodes");
             CliFiles.requireFile(spec.commandLine(), workload, "--workload");
-            CliFiles.rejectGiven(spec.commandLine(), List.of("--iterations", "--controllers", "--dispatch", "--noise", "--period", "--mode"),
+            CliFiles.rejectGiven(
+                    spec.commandLine(),
+                    List.of("--iterations", "--controllers", "--dispatch", "--noise", "--period", "--mode"),
                     "applies to scheduling policies (--cluster), not to placement (--nodes)");
             if (!spec.commandLine().getParseResult().hasMatchedOption("--policy"))
-                throw new ParameterException(spec.commandLine(), "--policy is required with --nodes: fgd, pwr, pwr-fgd, bestfit, dotprod, gpu-packing, gpu-clustering, random");
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--policy is required with --nodes: fgd, pwr, pwr-fgd, bestfit, dotprod, gpu-packing, gpu-clustering, random");
         } else if (alphas != null) {
-            throw new ParameterException(spec.commandLine(), "--alpha applies to placement policies (--nodes), not to scheduling");
+            throw new ParameterException(
+                    spec.commandLine(), "--alpha applies to placement policies (--nodes), not to scheduling");
         }
         return placement;
     }
 
     /** What the job of either kind reads and writes, and how it is defined on an environment. */
-    private record Job(List<String> inputs, List<String> outputs, Consumer<StreamExecutionEnvironment> define, String describe, String name) {}
+    private record Job(
+            List<String> inputs,
+            List<String> outputs,
+            Consumer<StreamExecutionEnvironment> define,
+            String describe,
+            String name) {}
 
     @Override
     public Integer call() throws Exception {
@@ -188,19 +300,32 @@ public final class RunCommand implements Callable<Integer> {
         Job job;
         try {
             if (parallelism < 1) throw new IllegalArgumentException("--parallelism must be >= 1, got " + parallelism);
-            if (!(checkpointSeconds >= 0)) throw new IllegalArgumentException("--checkpoint-interval must be >= 0, got " + checkpointSeconds);
-            if (!(watermarkIntervalSeconds >= 0.001)) throw new IllegalArgumentException("--watermark-interval must be >= 0.001 s, got " + watermarkIntervalSeconds);
-            if (!(idleTimeoutSeconds > 0)) throw new IllegalArgumentException("--idle-timeout must be > 0, got " + idleTimeoutSeconds);
-            if (outOfOrdernessSeconds != null && !(outOfOrdernessSeconds >= 0)) throw new IllegalArgumentException("--out-of-orderness must be >= 0, got " + outOfOrdernessSeconds);
-            if (checkpointDir != null && checkpointSeconds == 0) throw new IllegalArgumentException("--checkpoint-dir needs --checkpoint-interval (checkpoints are off)");
-            kafka = KafkaSettings.of(bootstrap).withTopicPrefix(topicPrefix).withGroupId(groupId).withBounded(bounded)
-                    .withExactlyOnce(checkpointSeconds > 0).withClientProperties(kafkaProperties);
+            if (!(checkpointSeconds >= 0))
+                throw new IllegalArgumentException("--checkpoint-interval must be >= 0, got " + checkpointSeconds);
+            if (!(watermarkIntervalSeconds >= 0.001))
+                throw new IllegalArgumentException(
+                        "--watermark-interval must be >= 0.001 s, got " + watermarkIntervalSeconds);
+            if (!(idleTimeoutSeconds > 0))
+                throw new IllegalArgumentException("--idle-timeout must be > 0, got " + idleTimeoutSeconds);
+            if (outOfOrdernessSeconds != null && !(outOfOrdernessSeconds >= 0))
+                throw new IllegalArgumentException("--out-of-orderness must be >= 0, got " + outOfOrdernessSeconds);
+            if (checkpointDir != null && checkpointSeconds == 0)
+                throw new IllegalArgumentException(
+                        "--checkpoint-dir needs --checkpoint-interval (checkpoints are off)");
+            kafka = KafkaSettings.of(bootstrap)
+                    .withTopicPrefix(topicPrefix)
+                    .withGroupId(groupId)
+                    .withBounded(bounded)
+                    .withExactlyOnce(checkpointSeconds > 0)
+                    .withClientProperties(kafkaProperties);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         boolean placement = choosePlacement();
         if (out != null && (placement || !bounded))
-            throw new ParameterException(spec.commandLine(), "--out needs --bounded and the scheduler (--cluster): a run directory is written when the input ends");
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--out needs --bounded and the scheduler (--cluster): a run directory is written when the input ends");
         job = placement ? placementJob(kafka) : schedulerJob(kafka);
         if (job == null) return ExitCode.BAD_INPUT;
         if (!BrokerCheck.reachable("run", bootstrap, spec.commandLine().getErr())) return ExitCode.UNAVAILABLE;
@@ -211,7 +336,8 @@ public final class RunCommand implements Callable<Integer> {
     private Job placementJob(KafkaSettings kafka) {
         List<ReplayRun> runs = new ArrayList<>();
         try {
-            for (PolicySpec p : PlacementReplayRunner.policies(policies, alphas == null ? List.of(0.1) : alphas)) runs.add(new ReplayRun(p, seed));
+            for (PolicySpec p : PlacementReplayRunner.policies(policies, alphas == null ? List.of(0.1) : alphas))
+                runs.add(new ReplayRun(p, seed));
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage().replace("placement policy", "--policy"));
         }
@@ -219,21 +345,33 @@ public final class RunCommand implements Callable<Integer> {
         PlacementReplayRunner.Inputs inputs = PlacementReplayRunner.Inputs.read(err, "run", nodes, workload);
         if (inputs == null) return null;
         long lateness = outOfOrdernessSeconds == null ? 0 : Math.round(outOfOrdernessSeconds);
-        KafkaPlacement.Config cfg = new KafkaPlacement.Config(inputs.nodes(), inputs.trace(), runs, bounded, lateness,
-                Math.min(runs.size(), parallelism));
-        String names = String.join(",", runs.stream().map(r -> r.policy().label()).toList());
-        return new Job(List.of(Topics.PODS.topic(topicPrefix)), List.of(Topics.POD_PLACEMENTS.topic(topicPrefix), Topics.REJECTED.topic(topicPrefix)),
+        KafkaPlacement.Config cfg = new KafkaPlacement.Config(
+                inputs.nodes(), inputs.trace(), runs, bounded, lateness, Math.min(runs.size(), parallelism));
+        String names =
+                String.join(",", runs.stream().map(r -> r.policy().label()).toList());
+        return new Job(
+                List.of(Topics.PODS.topic(topicPrefix)),
+                List.of(Topics.POD_PLACEMENTS.topic(topicPrefix), Topics.REJECTED.topic(topicPrefix)),
                 env -> {
-                    if (checkpointSeconds > 0) env.enableCheckpointing(Math.max(1, Math.round(checkpointSeconds * 1000)));
+                    if (checkpointSeconds > 0)
+                        env.enableCheckpointing(Math.max(1, Math.round(checkpointSeconds * 1000)));
                     env.getConfig().setAutoWatermarkInterval(watermarkInterval().toMillis());
                     KafkaPlacement.define(env, kafka, cfg);
                 },
-                String.format(Locale.ROOT, "placement, policies [%s], seed %d, %d nodes, target workload of %d tasks from %s",
-                        names, seed, inputs.nodes().size(), inputs.trace().workloadTasks().size(), workload),
+                String.format(
+                        Locale.ROOT,
+                        "placement, policies [%s], seed %d, %d nodes, target workload of %d tasks from %s",
+                        names,
+                        seed,
+                        inputs.nodes().size(),
+                        inputs.trace().workloadTasks().size(),
+                        workload),
                 "gpusched run placement " + names);
     }
 
-    private Duration watermarkInterval() { return Duration.ofMillis(Math.round(watermarkIntervalSeconds * 1000)); }
+    private Duration watermarkInterval() {
+        return Duration.ofMillis(Math.round(watermarkIntervalSeconds * 1000));
+    }
 
     /** The scheduler; null (exit 1) when the cluster file cannot be used (message printed). */
     private Job schedulerJob(KafkaSettings kafka) {
@@ -251,12 +389,21 @@ public final class RunCommand implements Callable<Integer> {
                 System.err.println("gpusched run: " + e.getMessage());
                 return null;
             }
-            Duration outOfOrderness = outOfOrdernessSeconds != null ? Duration.ofMillis(Math.round(outOfOrdernessSeconds * 1000))
+            Duration outOfOrderness = outOfOrdernessSeconds != null
+                    ? Duration.ofMillis(Math.round(outOfOrdernessSeconds * 1000))
                     : bounded ? SchedulerConfig.END_OF_INPUT_WATERMARK : Duration.ZERO;
-            SchedulerConfig.Builder b = SchedulerConfig.builder().cluster(clusterSpec).policies(policies).seed(seed)
-                    .maxIterations(iterations).controllers(controllers).dispatch(ReplaySchedulerOptions.dispatchRule(dispatch)).noise(noise).mode(runMode)
+            SchedulerConfig.Builder b = SchedulerConfig.builder()
+                    .cluster(clusterSpec)
+                    .policies(policies)
+                    .seed(seed)
+                    .maxIterations(iterations)
+                    .controllers(controllers)
+                    .dispatch(ReplaySchedulerOptions.dispatchRule(dispatch))
+                    .noise(noise)
+                    .mode(runMode)
                     .checkpointInterval(Duration.ofMillis(Math.round(checkpointSeconds * 1000)))
-                    .outOfOrderness(outOfOrderness).idleTimeout(Duration.ofMillis(Math.round(idleTimeoutSeconds * 1000)))
+                    .outOfOrderness(outOfOrderness)
+                    .idleTimeout(Duration.ofMillis(Math.round(idleTimeoutSeconds * 1000)))
                     .watermarkInterval(watermarkInterval());
             if (periodSeconds != null) b.periodSeconds(periodSeconds);
             cfg = b.build();
@@ -268,15 +415,25 @@ public final class RunCommand implements Callable<Integer> {
         List<String> outputs = new ArrayList<>();
         for (Topics t : Topics.all()) {
             if (!t.isScheduler()) continue;
-            boolean read = t == Topics.SUBMISSIONS || t == Topics.NODE_EVENTS
+            boolean read = t == Topics.SUBMISSIONS
+                    || t == Topics.NODE_EVENTS
                     || cfg.mode() == SchedulerConfig.Mode.LIVE && (t == Topics.COMPLETIONS || t == Topics.TELEMETRY);
             if (read) inputs.add(t.topic(topicPrefix));
             else if (t.isOutput()) outputs.add(t.topic(topicPrefix));
         }
         schedulerConfig = cfg;
-        return new Job(inputs, outputs, env -> KafkaPipeline.define(env, kafka, cfg, runParts == null ? null : new FileJobSinks(runParts)),
-                String.format(Locale.ROOT, "%s mode, policies %s, seed %d, %d controller(s), %d nodes",
-                        cfg.mode().name().toLowerCase(Locale.ROOT), cfg.policies(), cfg.seed(), cfg.controllers(), cfg.nodes().size()),
+        return new Job(
+                inputs,
+                outputs,
+                env -> KafkaPipeline.define(env, kafka, cfg, runParts == null ? null : new FileJobSinks(runParts)),
+                String.format(
+                        Locale.ROOT,
+                        "%s mode, policies %s, seed %d, %d controller(s), %d nodes",
+                        cfg.mode().name().toLowerCase(Locale.ROOT),
+                        cfg.policies(),
+                        cfg.seed(),
+                        cfg.controllers(),
+                        cfg.nodes().size()),
                 "gpusched run " + String.join(",", cfg.policies()));
     }
 
@@ -290,12 +447,16 @@ public final class RunCommand implements Callable<Integer> {
             List<String> missing = offsets.missing(all);
             if (!missing.isEmpty()) {
                 System.err.println("gpusched run: topics missing on " + bootstrap + ": " + missing
-                        + " (create them with bin/kafka-local topics, or java -cp gpusched.jar org.gpusched.streaming.kafka.TopicAdmin --bootstrap " + bootstrap + ")");
+                        + " (create them with bin/kafka-local topics, or java -cp gpusched.jar org.gpusched.streaming.kafka.TopicAdmin --bootstrap "
+                        + bootstrap + ")");
                 return ExitCode.UNAVAILABLE;
             }
             inputEnd = offsets.endOffsets(inputs);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException | org.apache.kafka.common.KafkaException e) {
-            System.err.println("gpusched run: cannot reach Kafka at " + bootstrap + " (" + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()) + ")");
+        } catch (java.util.concurrent.ExecutionException
+                | java.util.concurrent.TimeoutException
+                | org.apache.kafka.common.KafkaException e) {
+            System.err.println("gpusched run: cannot reach Kafka at " + bootstrap + " ("
+                    + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()) + ")");
             return ExitCode.UNAVAILABLE;
         }
 
@@ -304,7 +465,8 @@ public final class RunCommand implements Callable<Integer> {
             for (String t : outputs) outputFrom.put(t, reader.endOffsets(t));
         }
         Map<String, Long> outputStart = new LinkedHashMap<>();
-        outputFrom.forEach((t, ends) -> outputStart.put(t, ends.values().stream().mapToLong(Long::longValue).sum()));
+        outputFrom.forEach((t, ends) -> outputStart.put(
+                t, ends.values().stream().mapToLong(Long::longValue).sum()));
         StagedDirectory staged = null;
         if (out != null) {
             staged = CliFiles.stage(spec.commandLine(), "run", out, cluster);
@@ -318,8 +480,14 @@ public final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private Integer run(KafkaSettings kafka, Job job, Map<String, Long> inputEnd, Map<String, Map<Integer, Long>> outputFrom,
-                        Map<String, Long> outputStart, StagedDirectory staged) throws Exception {
+    private Integer run(
+            KafkaSettings kafka,
+            Job job,
+            Map<String, Long> inputEnd,
+            Map<String, Map<Integer, Long>> outputFrom,
+            Map<String, Long> outputStart,
+            StagedDirectory staged)
+            throws Exception {
         List<String> outputs = job.outputs();
         Configuration flink = new Configuration();
         flink.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
@@ -328,7 +496,12 @@ public final class RunCommand implements Callable<Integer> {
         StreamExecutionEnvironment env = EmbeddedFlink.environment(flink);
         job.define().accept(env);
 
-        System.err.printf(Locale.ROOT, "run: %s; %s from %s%s%n", job.describe(), bounded ? "bounded: " + inputEnd + " records" : "unbounded", bootstrap,
+        System.err.printf(
+                Locale.ROOT,
+                "run: %s; %s from %s%s%n",
+                job.describe(),
+                bounded ? "bounded: " + inputEnd + " records" : "unbounded",
+                bootstrap,
                 restored == null ? "" : ", restored from " + restored);
         ProgressReporter progress = new ProgressReporter(kafka, outputs, outputStart);
         progress.start();
@@ -345,10 +518,15 @@ public final class RunCommand implements Callable<Integer> {
             return ExitCode.OK;
         }
         List<RunDirectoryWriter.Summary> summaries = staged == null ? List.of() : writeRunDirectories(staged);
-        // Committed records only (read back read_committed): end offsets also count transaction markers and aborted records.
+        // Committed records only (read back read_committed): end offsets also count transaction markers and aborted
+        // records.
         Map<String, Long> written = new LinkedHashMap<>();
         try (TopicReader reader = new TopicReader(kafka)) {
-            for (String t : outputs) written.put(t, reader.count(Topics.byTopic(t.substring(topicPrefix.length())), topicPrefix, outputFrom.get(t)));
+            for (String t : outputs)
+                written.put(
+                        t,
+                        reader.count(
+                                Topics.byTopic(t.substring(topicPrefix.length())), topicPrefix, outputFrom.get(t)));
         }
         PrintWriter stdout = spec.commandLine().getOut();
         long read = inputEnd.values().stream().mapToLong(Long::longValue).sum();
@@ -359,16 +537,31 @@ public final class RunCommand implements Callable<Integer> {
         stdout.printf(Locale.ROOT, "%-" + width + "s %12s%n", "topic", "records");
         inputEnd.forEach((t, n) -> stdout.printf(Locale.ROOT, row, t, n, "read"));
         written.forEach((t, n) -> stdout.printf(Locale.ROOT, row, t, n, "written"));
-        stdout.printf(Locale.ROOT, "%-" + width + "s %12.2f s  (%,.0f input records/s)%n", "wall time", seconds, read / seconds);
-        stdout.printf(Locale.ROOT, "%-" + width + "s %12.2f s  (the Flink job alone, without start-up)%n", "job runtime",
+        stdout.printf(
+                Locale.ROOT,
+                "%-" + width + "s %12.2f s  (%,.0f input records/s)%n",
+                "wall time",
+                seconds,
+                read / seconds);
+        stdout.printf(
+                Locale.ROOT,
+                "%-" + width + "s %12.2f s  (the Flink job alone, without start-up)%n",
+                "job runtime",
                 result.getNetRuntime() / 1000.0);
         stdout.flush();
         if (staged == null) return ExitCode.OK;
         stdout.println();
         ReplayCommand.printSummary(stdout, summaries);
-        stdout.printf(Locale.ROOT, "run directory %s (gpusched validate %s; gpusched report %s --out REPORT_DIR)%n", out, out, out);
+        stdout.printf(
+                Locale.ROOT,
+                "run directory %s (gpusched validate %s; gpusched report %s --out REPORT_DIR)%n",
+                out,
+                out,
+                out);
         stdout.flush();
-        return summaries.stream().anyMatch(s -> s.completedJobs() != s.acceptedJobs()) ? ExitCode.FINDINGS : ExitCode.OK;
+        return summaries.stream().anyMatch(s -> s.completedJobs() != s.acceptedJobs())
+                ? ExitCode.FINDINGS
+                : ExitCode.OK;
     }
 
     /** --out: the run directory of each policy from the part files the job wrote beside the topics, renamed into place. */
@@ -396,13 +589,21 @@ public final class RunCommand implements Callable<Integer> {
             Path dir = checkpointDir.toAbsolutePath().normalize();
             java.nio.file.Files.createDirectories(dir);
             flink.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.toUri().toString());
-            flink.set(CheckpointingOptions.SAVEPOINT_DIRECTORY, dir.resolve(RetainedState.SAVEPOINTS).toUri().toString());
-            flink.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+            flink.set(
+                    CheckpointingOptions.SAVEPOINT_DIRECTORY,
+                    dir.resolve(RetainedState.SAVEPOINTS).toUri().toString());
+            flink.set(
+                    CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                    ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         }
         if (restore == null) return null;
         Path snapshot;
         try {
-            snapshot = RetainedState.resolve(restore, checkpointDir == null ? null : checkpointDir.toAbsolutePath().normalize());
+            snapshot = RetainedState.resolve(
+                    restore,
+                    checkpointDir == null
+                            ? null
+                            : checkpointDir.toAbsolutePath().normalize());
         } catch (IllegalArgumentException e) {
             System.err.println("gpusched run: " + e.getMessage());
             return null;
@@ -431,7 +632,8 @@ public final class RunCommand implements Callable<Integer> {
             try (TopicOffsets offsets = new TopicOffsets(kafka.clientConfig())) {
                 while (!isInterrupted()) {
                     Thread.sleep(5000);
-                    StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %6.0f s", (System.nanoTime() - t0) / 1e9));
+                    StringBuilder line =
+                            new StringBuilder(String.format(Locale.ROOT, "  %6.0f s", (System.nanoTime() - t0) / 1e9));
                     offsets.endOffsets(outputs).forEach((t, end) -> {
                         long n = end - start.getOrDefault(t, 0L);
                         line.append(String.format(Locale.ROOT, "  %s %,d", t.substring(t.lastIndexOf('.') + 1), n));

@@ -42,7 +42,14 @@ final class RunScheduleSteps {
         int gpus;
         double done, firstStart = Double.NaN, completedAt = Double.NaN;
 
-        JobRun(String id, double submit, double due, double weightPerHour, double factor, Map<String, Map<Integer, Double>> times, JsonNode line) {
+        JobRun(
+                String id,
+                double submit,
+                double due,
+                double weightPerHour,
+                double factor,
+                Map<String, Map<Integer, Double>> times,
+                JsonNode line) {
             this.id = id;
             this.submit = submit;
             this.due = due;
@@ -69,7 +76,8 @@ final class RunScheduleSteps {
 
     /** Streams the rows of every step of the run in {@code runDir} to {@code sink}, step by step. */
     static void rows(Path runDir, Consumer<GpuSchedulerScheduleCsv.Row> sink) {
-        if (!Files.isDirectory(runDir)) throw new FormatException(runDir + ": not a run directory (no such directory)", null);
+        if (!Files.isDirectory(runDir))
+            throw new FormatException(runDir + ": not a run directory (no such directory)", null);
         Map<String, VmType> types = readTypes(runDir.resolve("run.json"));
         Map<String, JobRun> jobs = readJobs(runDir.resolve("jobs.jsonl"));
         List<Decision> decisions = readDecisions(runDir.resolve("decisions.jsonl"), jobs, types);
@@ -87,7 +95,8 @@ final class RunScheduleSteps {
         for (int k = 0; k < boundaries.length; k++) {
             double now = boundaries[k];
             while (nextJob < bySubmit.size() && bySubmit.get(nextJob).submit <= now) queue.add(bySubmit.get(nextJob++));
-            while (nextDecision < decisions.size() && decisions.get(nextDecision).time() <= now) {
+            while (nextDecision < decisions.size()
+                    && decisions.get(nextDecision).time() <= now) {
                 Decision d = decisions.get(nextDecision++);
                 JobRun j = jobs.get(d.job());
                 switch (d.action()) {
@@ -102,7 +111,7 @@ final class RunScheduleSteps {
                         unplace(j);
                         queue.remove(j);
                     }
-                    default -> { }
+                    default -> {}
                 }
             }
             if (k + 1 == boundaries.length || queue.isEmpty()) continue;
@@ -114,7 +123,14 @@ final class RunScheduleSteps {
         }
     }
 
-    private static GpuSchedulerScheduleCsv.Row row(JobRun j, long step, double now, double end, double dt, Map<String, Integer> busy, Map<String, VmType> types) {
+    private static GpuSchedulerScheduleCsv.Row row(
+            JobRun j,
+            long step,
+            double now,
+            double end,
+            double dt,
+            Map<String, Integer> busy,
+            Map<String, VmType> types) {
         double min = Double.POSITIVE_INFINITY, max = 0;
         for (var byType : j.times.entrySet()) {
             for (var e : byType.getValue().entrySet()) {
@@ -139,9 +155,32 @@ final class RunScheduleSteps {
         double percent = finishes ? 100 : Math.min(100, 100 * j.done);
         double tardiness = finishes ? Math.max(0, end - j.due) : 0;
         double weightPerSecond = j.weightPerHour / 3600;
-        return new GpuSchedulerScheduleCsv.Row(step, end, j.application, j.images, j.epochs, j.batchSize, j.profiledJob, j.id, j.submit, j.due,
-                weightPerSecond, min, max, seconds, percent, Double.isNaN(j.firstStart) ? now : j.firstStart, finishes ? end : 0,
-                j.node, j.type, gpuModel, j.gpus, price, tardiness, vmCost, tardiness * weightPerSecond);
+        return new GpuSchedulerScheduleCsv.Row(
+                step,
+                end,
+                j.application,
+                j.images,
+                j.epochs,
+                j.batchSize,
+                j.profiledJob,
+                j.id,
+                j.submit,
+                j.due,
+                weightPerSecond,
+                min,
+                max,
+                seconds,
+                percent,
+                Double.isNaN(j.firstStart) ? now : j.firstStart,
+                finishes ? end : 0,
+                j.node,
+                j.type,
+                gpuModel,
+                j.gpus,
+                price,
+                tardiness,
+                vmCost,
+                tardiness * weightPerSecond);
     }
 
     private static void unplace(JobRun j) {
@@ -158,12 +197,14 @@ final class RunScheduleSteps {
     private static Map<String, VmType> readTypes(Path file) {
         JsonNode run = tree(file);
         JsonNode nodeTypes = run.get("nodeTypes");
-        if (nodeTypes == null || !nodeTypes.isObject()) throw new FormatException(file + ": field 'nodeTypes' is missing", "nodeTypes");
+        if (nodeTypes == null || !nodeTypes.isObject())
+            throw new FormatException(file + ": field 'nodeTypes' is missing", "nodeTypes");
         Map<String, VmType> types = new HashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = nodeTypes.fields(); it.hasNext(); ) {
             var e = it.next();
             JsonNode cost = e.getValue().get("costPerHour");
-            if (cost == null || !cost.isArray() || cost.isEmpty()) throw new FormatException(file + ": nodeTypes." + e.getKey() + ".costPerHour is missing", "nodeTypes");
+            if (cost == null || !cost.isArray() || cost.isEmpty())
+                throw new FormatException(file + ": nodeTypes." + e.getKey() + ".costPerHour is missing", "nodeTypes");
             double[] rates = new double[cost.size()];
             for (int g = 0; g < rates.length; g++) rates[g] = cost.get(g).asDouble();
             types.put(e.getKey(), new VmType(e.getValue().path("gpuModel").asText(e.getKey()), rates));
@@ -177,7 +218,8 @@ final class RunScheduleSteps {
             String id = line.path("id").asText("");
             if (id.isEmpty()) throw new FormatException(where + ": field 'id' is missing", "id");
             JsonNode times = line.get("times");
-            if (times == null || !times.isObject()) throw new FormatException(where + ": job " + id + ": field 'times' is missing", "times");
+            if (times == null || !times.isObject())
+                throw new FormatException(where + ": job " + id + ": field 'times' is missing", "times");
             Map<String, Map<Integer, Double>> parsed = new HashMap<>();
             for (Iterator<Map.Entry<String, JsonNode>> it = times.fields(); it.hasNext(); ) {
                 var byType = it.next();
@@ -187,13 +229,26 @@ final class RunScheduleSteps {
                     try {
                         byGpus.put(Integer.parseInt(e.getKey()), e.getValue().asDouble());
                     } catch (NumberFormatException ex) {
-                        throw new FormatException(where + ": job " + id + ": times." + byType.getKey() + " has GPU count '" + e.getKey() + "'", "times");
+                        throw new FormatException(
+                                where + ": job " + id + ": times." + byType.getKey() + " has GPU count '" + e.getKey()
+                                        + "'",
+                                "times");
                     }
                 }
                 parsed.put(byType.getKey(), byGpus);
             }
             double factor = line.hasNonNull("actualFactor") ? number(line, "actualFactor", where) : 1;
-            if (jobs.put(id, new JobRun(id, number(line, "submit", where), number(line, "due", where), number(line, "weight", where), factor, parsed, line)) != null) {
+            if (jobs.put(
+                            id,
+                            new JobRun(
+                                    id,
+                                    number(line, "submit", where),
+                                    number(line, "due", where),
+                                    number(line, "weight", where),
+                                    factor,
+                                    parsed,
+                                    line))
+                    != null) {
                 throw new FormatException(where + ": job " + id + " appears twice", "id");
             }
         });
@@ -204,7 +259,11 @@ final class RunScheduleSteps {
         List<Decision> out = new ArrayList<>();
         lines(file, (d, where) -> {
             double time = number(d, "time", where);
-            if (!out.isEmpty() && time < out.get(out.size() - 1).time()) throw new FormatException(where + ": time goes back from " + out.get(out.size() - 1).time(), "time");
+            if (!out.isEmpty() && time < out.get(out.size() - 1).time())
+                throw new FormatException(
+                        where + ": time goes back from "
+                                + out.get(out.size() - 1).time(),
+                        "time");
             String job = d.path("job").asText("");
             JobRun j = jobs.get(job);
             if (j == null) throw new FormatException(where + ": job '" + job + "' is not in jobs.jsonl", "job");
@@ -213,7 +272,11 @@ final class RunScheduleSteps {
             int gpus = d.path("gpus").asInt(0);
             if (Set.of("START", "RESIZE", "MIGRATE").contains(action)) {
                 if (node.isEmpty() || !types.containsKey(type) || Double.isNaN(j.seconds(type, gpus))) {
-                    throw new FormatException(where + ": " + action + " of job " + job + " needs a node and a (type, gpus) of its times, got node '" + node + "', type '" + type + "', gpus " + gpus, "type");
+                    throw new FormatException(
+                            where + ": " + action + " of job " + job
+                                    + " needs a node and a (type, gpus) of its times, got node '" + node + "', type '"
+                                    + type + "', gpus " + gpus,
+                            "type");
                 }
             } else if (!Set.of("PREEMPT", "COMPLETE").contains(action)) {
                 throw new FormatException(where + ": unknown action '" + action + "'", "action");
@@ -254,13 +317,17 @@ final class RunScheduleSteps {
         } catch (NoSuchFileException e) {
             throw new FormatException(file + ": missing", null);
         } catch (IOException e) {
-            throw new FormatException(file + ": not valid JSON (" + e.getMessage().lines().findFirst().orElse("") + ")", null);
+            throw new FormatException(
+                    file + ": not valid JSON ("
+                            + e.getMessage().lines().findFirst().orElse("") + ")",
+                    null);
         }
     }
 
     private static double number(JsonNode j, String field, String where) {
         JsonNode v = j.get(field);
-        if (v == null || !v.isNumber()) throw new FormatException(where + ": field '" + field + "' is missing or not a number", field);
+        if (v == null || !v.isNumber())
+            throw new FormatException(where + ": field '" + field + "' is missing or not a number", field);
         return v.asDouble();
     }
 }

@@ -44,7 +44,8 @@ final class UsageErrors {
             // an unknown option explains a "missing required option" that follows from it (--polcy for --policy)
             message = "unknown option '" + unknown.get(0) + "'";
             suggestion = nearest(unknown.get(0), command.optionsMap().keySet()).orElse(null);
-        } else if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty()) {
+        } else if (ex instanceof CommandLine.UnmatchedArgumentException u
+                && !u.getSuggestions().isEmpty()) {
             suggestion = u.getSuggestions().get(0);
         } else {
             Matcher m = UNKNOWN_POLICY.matcher(message);
@@ -54,7 +55,8 @@ final class UsageErrors {
                 suggestion = nearest(m.group(1), names).orElse(null);
             }
         }
-        return name + ": " + message + (suggestion == null ? "" : "; did you mean " + suggestion + "?") + " (see " + name + " --help)";
+        return name + ": " + message + (suggestion == null ? "" : "; did you mean " + suggestion + "?") + " (see "
+                + name + " --help)";
     }
 
     /** Arguments that look like options ("--x" or "--x=v") but are not options of {@code command}. */
@@ -104,7 +106,11 @@ final class UsageErrors {
             for (var e : help.subcommands().entrySet()) {
                 CommandSpec spec = e.getValue().commandSpec();
                 String[] header = spec.usageMessage().header();
-                rows.put(e.getKey(), header.length > 0 ? String.join(" ", header) : firstSentence(spec.usageMessage().description()));
+                rows.put(
+                        e.getKey(),
+                        header.length > 0
+                                ? String.join(" ", header)
+                                : firstSentence(spec.usageMessage().description()));
             }
             return help.createTextTable(rows).toString();
         });
@@ -112,7 +118,10 @@ final class UsageErrors {
 
     /** The first sentence of a description given as lines (joined with spaces), without picocli's %n markers. */
     static String firstSentence(String[] description) {
-        String text = String.join(" ", description).replace("%n", " ").replaceAll("\\s+", " ").strip();
+        String text = String.join(" ", description)
+                .replace("%n", " ")
+                .replaceAll("\\s+", " ")
+                .strip();
         Matcher m = Pattern.compile("[.:](\\s|$)").matcher(text);
         int end = text.length();
         while (m.find()) {

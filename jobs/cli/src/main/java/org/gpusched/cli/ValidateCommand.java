@@ -1,45 +1,60 @@
 package org.gpusched.cli;
 
+import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.gpusched.audit.AuditInputException;
 import org.gpusched.audit.AuditReport;
 import org.gpusched.audit.RunAuditor;
 import org.gpusched.audit.RunDirectories;
-import java.util.List;
-import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code gpusched validate DIR}: the independent audit of a run directory. */
-@Command(name = "validate", mixinStandardHelpOptions = true,
-        description = {"Audits a run directory (run.json, jobs.jsonl, decisions.jsonl, metrics.json)",
-                "from its files alone: GPU capacity never exceeded on any node, one placement",
-                "per job at a time, no start before submission, each COMPLETE exactly when",
-                "the work integrated over the job's placements (times x actualFactor) is",
-                "done, every job completes, node types consistent, and metrics.json equal to",
-                "the costs recomputed from the decisions (node: costPerHour[type][busy GPUs]",
-                "while >= 1 job runs; job: weight x hours late). Prints the metrics side by",
-                "side and every violation (time, job, node). Exit 0 = clean, 1 = violations,",
-                "2 = unreadable or incomplete run directory (docs/cli.md). Details: jobs/audit/README.md.",
-                "DIR is a run directory of replay or run --out, or a compare directory, whose",
-                "runs are audited one by one. Placement replays (place-replay, compare --pods)",
-                "have no schedule to audit and are refused."})
+@Command(
+        name = "validate",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Audits a run directory (run.json, jobs.jsonl, decisions.jsonl, metrics.json)",
+            "from its files alone: GPU capacity never exceeded on any node, one placement",
+            "per job at a time, no start before submission, each COMPLETE exactly when",
+            "the work integrated over the job's placements (times x actualFactor) is",
+            "done, every job completes, node types consistent, and metrics.json equal to",
+            "the costs recomputed from the decisions (node: costPerHour[type][busy GPUs]",
+            "while >= 1 job runs; job: weight x hours late). Prints the metrics side by",
+            "side and every violation (time, job, node). Exit 0 = clean, 1 = violations,",
+            "2 = unreadable or incomplete run directory (docs/cli.md). Details: jobs/audit/README.md.",
+            "DIR is a run directory of replay or run --out, or a compare directory, whose",
+            "runs are audited one by one. Placement replays (place-replay, compare --pods)",
+            "have no schedule to audit and are refused."
+        })
 public final class ValidateCommand implements Callable<Integer> {
-    @Spec CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "Run directory (replay, run --out) or compare directory.")
+    @Parameters(
+            index = "0",
+            paramLabel = "DIR",
+            description = "Run directory (replay, run --out) or compare directory.")
     Path dir;
 
-    @Option(names = "--time-tolerance", paramLabel = "S", defaultValue = "0.01",
+    @Option(
+            names = "--time-tolerance",
+            paramLabel = "S",
+            defaultValue = "0.01",
             description = "Seconds a COMPLETE may differ from the moment the work is done (default: ${DEFAULT-VALUE}).")
     double timeTolerance;
 
-    @Option(names = "--cost-tolerance", paramLabel = "R", defaultValue = "1e-6",
-            description = "Relative difference allowed between reported and recomputed totals (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--cost-tolerance",
+            paramLabel = "R",
+            defaultValue = "1e-6",
+            description =
+                    "Relative difference allowed between reported and recomputed totals (default: ${DEFAULT-VALUE}).")
     double costTolerance;
 
     @Override
@@ -57,9 +72,13 @@ public final class ValidateCommand implements Callable<Integer> {
             err.println("gpusched validate: " + e.getMessage());
             return ExitCode.BAD_INPUT;
         }
-        List<Path> placement = runs.stream().filter(RunDirectories.Run::placement).map(RunDirectories.Run::dir).toList();
+        List<Path> placement = runs.stream()
+                .filter(RunDirectories.Run::placement)
+                .map(RunDirectories.Run::dir)
+                .toList();
         if (!placement.isEmpty()) {
-            err.println("gpusched validate: " + placement.get(0) + ": a placement replay (place-replay, compare --pods); validate audits "
+            err.println("gpusched validate: " + placement.get(0)
+                    + ": a placement replay (place-replay, compare --pods); validate audits "
                     + "scheduling runs (replay, compare --trace, run --out)");
             return ExitCode.BAD_INPUT;
         }

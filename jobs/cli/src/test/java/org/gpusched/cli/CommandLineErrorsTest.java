@@ -21,9 +21,12 @@ class CommandLineErrorsTest {
     private static final String TRACE = "../../examples/armida-trace.jsonl";
     private static final String CLUSTER = "../../examples/armida-cluster.yaml";
 
-    @TempDir Path tmp;
+    @TempDir
+    Path tmp;
 
-    private WorkloadCommandsTest.Run gpusched(String... args) { return WorkloadCommandsTest.gpusched(args); }
+    private WorkloadCommandsTest.Run gpusched(String... args) {
+        return WorkloadCommandsTest.gpusched(args);
+    }
 
     private static void assertOneLine(WorkloadCommandsTest.Run r, String... expected) {
         assertEquals(ExitCode.BAD_INPUT, r.exit(), r.err());
@@ -34,37 +37,109 @@ class CommandLineErrorsTest {
 
     @Test
     void aMisspelledOptionSuggestsTheNearestOneInsteadOfSayingARequiredOneIsMissing() {
-        var r = gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--polcy", "fifo", "--out", tmp.resolve("x").toString());
-        assertOneLine(r, "gpusched replay: unknown option '--polcy'; did you mean --policy?", "(see gpusched replay --help)");
+        var r = gpusched(
+                "replay",
+                "--trace",
+                TRACE,
+                "--cluster",
+                CLUSTER,
+                "--polcy",
+                "fifo",
+                "--out",
+                tmp.resolve("x").toString());
+        assertOneLine(
+                r, "gpusched replay: unknown option '--polcy'; did you mean --policy?", "(see gpusched replay --help)");
         var eq = gpusched("validate", "--time-tolerence=1", tmp.toString());
-        assertOneLine(eq, "unknown option '--time-tolerence'; did you mean --time-tolerance?", "(see gpusched validate --help)");
+        assertOneLine(
+                eq,
+                "unknown option '--time-tolerence'; did you mean --time-tolerance?",
+                "(see gpusched validate --help)");
         var sub = gpusched("replya");
         assertOneLine(sub, "did you mean replay?", "(see gpusched --help)");
     }
 
     @Test
     void aMisspelledPolicySuggestsTheNearestPolicy() {
-        var r = gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "andreas-gr", "--out", tmp.resolve("x").toString());
+        var r = gpusched(
+                "replay",
+                "--trace",
+                TRACE,
+                "--cluster",
+                CLUSTER,
+                "--policy",
+                "andreas-gr",
+                "--out",
+                tmp.resolve("x").toString());
         assertOneLine(r, "unknown policy 'andreas-gr'", "did you mean andreas-rg?", "(see gpusched replay --help)");
-        var far = gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "zzzzzzzzzz", "--out", tmp.resolve("x").toString());
+        var far = gpusched(
+                "replay",
+                "--trace",
+                TRACE,
+                "--cluster",
+                CLUSTER,
+                "--policy",
+                "zzzzzzzzzz",
+                "--out",
+                tmp.resolve("x").toString());
         assertOneLine(far, "unknown policy 'zzzzzzzzzz'");
         assertFalse(far.err().contains("did you mean"), "no suggestion when nothing is close: " + far.err());
-        var placement = gpusched("place-replay", "--pods", "p.csv", "--nodes", "n.csv", "--policy", "pwr-fdg", "--out", tmp.resolve("x").toString());
+        var placement = gpusched(
+                "place-replay",
+                "--pods",
+                "p.csv",
+                "--nodes",
+                "n.csv",
+                "--policy",
+                "pwr-fdg",
+                "--out",
+                tmp.resolve("x").toString());
         assertTrue(placement.err().contains("did you mean pwr-fgd?"), placement.err());
     }
 
     @Test
     void aHugeParallelismIsAUsageErrorNotAStackTrace() {
-        var r = gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "fifo", "--parallelism", "99999", "--out", tmp.resolve("x").toString());
+        var r = gpusched(
+                "replay",
+                "--trace",
+                TRACE,
+                "--cluster",
+                CLUSTER,
+                "--policy",
+                "fifo",
+                "--parallelism",
+                "99999",
+                "--out",
+                tmp.resolve("x").toString());
         assertOneLine(r, "--parallelism must be between 1 and " + ReplayCommand.maxLocalParallelism(), "got 99999");
-        assertOneLine(gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "fifo", "--parallelism", "lots", "--out", tmp.toString()),
+        assertOneLine(
+                gpusched(
+                        "replay",
+                        "--trace",
+                        TRACE,
+                        "--cluster",
+                        CLUSTER,
+                        "--policy",
+                        "fifo",
+                        "--parallelism",
+                        "lots",
+                        "--out",
+                        tmp.toString()),
                 "--parallelism");
     }
 
     @Test
     void aDirectoryWhereAFileBelongsIsSaidSo() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("trace-dir"));
-        var r = gpusched("replay", "--trace", dir.toString(), "--cluster", CLUSTER, "--policy", "fifo", "--out", tmp.resolve("x").toString());
+        var r = gpusched(
+                "replay",
+                "--trace",
+                dir.toString(),
+                "--cluster",
+                CLUSTER,
+                "--policy",
+                "fifo",
+                "--out",
+                tmp.resolve("x").toString());
         assertOneLine(r, "--trace " + dir + ": is a directory, not a file");
         var produce = gpusched("produce", "--trace", dir.toString(), "--bootstrap", "127.0.0.1:1");
         assertOneLine(produce, "--trace " + dir + ": is a directory, not a file");
@@ -78,14 +153,22 @@ class CommandLineErrorsTest {
         CommandLine cl = GpuSched.commandLine();
         for (var e : cl.getSubcommands().entrySet()) {
             if (e.getKey().equals("help")) continue;
-            String summary = UsageErrors.firstSentence(e.getValue().getCommandSpec().usageMessage().description());
+            String summary = UsageErrors.firstSentence(
+                    e.getValue().getCommandSpec().usageMessage().description());
             assertTrue(summary.endsWith("."), e.getKey() + ": " + summary);
             // picocli may break a line inside a word at a dot ("cluster. yaml"): compare without spaces
-            assertTrue(help.replace(" ", "").contains(e.getKey() + summary.replace(" ", "")), e.getKey() + " summary in: " + r.out());
+            assertTrue(
+                    help.replace(" ", "").contains(e.getKey() + summary.replace(" ", "")),
+                    e.getKey() + " summary in: " + r.out());
         }
-        assertEquals("Replays a trace through the scheduler on an embedded Flink mini cluster (no Kafka).",
-                UsageErrors.firstSentence(new String[] {"Replays a trace through the scheduler on an embedded Flink mini cluster (no Kafka): the trace is read as a bounded stream."}));
-        assertEquals("Compares runs, e.g. two policies.", UsageErrors.firstSentence(new String[] {"Compares runs, e.g. two", "policies. More."}));
+        assertEquals(
+                "Replays a trace through the scheduler on an embedded Flink mini cluster (no Kafka).",
+                UsageErrors.firstSentence(new String[] {
+                    "Replays a trace through the scheduler on an embedded Flink mini cluster (no Kafka): the trace is read as a bounded stream."
+                }));
+        assertEquals(
+                "Compares runs, e.g. two policies.",
+                UsageErrors.firstSentence(new String[] {"Compares runs, e.g. two", "policies. More."}));
     }
 
     @Test
@@ -96,7 +179,9 @@ class CommandLineErrorsTest {
             assertEquals(ExitCode.OK, r.exit(), cmd);
             for (String code : ExitCode.HELP) {
                 String[] kv = code.split(":", 2);
-                assertTrue(r.out().replaceAll("\\s+", " ").contains(kv[0] + " " + kv[1].replaceAll("\\s+", " ")), cmd + " --help lacks '" + code + "':\n" + r.out());
+                assertTrue(
+                        r.out().replaceAll("\\s+", " ").contains(kv[0] + " " + kv[1].replaceAll("\\s+", " ")),
+                        cmd + " --help lacks '" + code + "':\n" + r.out());
             }
         }
     }
@@ -115,7 +200,10 @@ class CommandLineErrorsTest {
         for (var r : List.of(produce, run)) {
             assertEquals(ExitCode.UNAVAILABLE, r.exit(), r.err());
             assertEquals(1, r.err().lines().count(), r.err());
-            assertTrue(r.err().contains("no Kafka broker at " + bootstrap) && r.err().contains("bin/kafka-local start"), r.err());
+            assertTrue(
+                    r.err().contains("no Kafka broker at " + bootstrap)
+                            && r.err().contains("bin/kafka-local start"),
+                    r.err());
             assertFalse(r.out().contains("published"), r.out());
         }
         // the Kafka clients would retry for 20-30 s each before failing
@@ -127,12 +215,19 @@ class CommandLineErrorsTest {
         StringWriter err = new StringWriter();
         CommandLine cl = GpuSched.commandLine();
         cl.setErr(new PrintWriter(err, true));
-        int code = Failures.handle(new RuntimeException(new java.util.concurrent.CompletionException(new IllegalStateException("boom"))),
-                cl.getSubcommands().get("replay"), null);
+        int code = Failures.handle(
+                new RuntimeException(new java.util.concurrent.CompletionException(new IllegalStateException("boom"))),
+                cl.getSubcommands().get("replay"),
+                null);
         assertEquals(ExitCode.INTERNAL, code);
-        assertEquals("gpusched replay: boom" + Failures.DEBUG_HINT, err.toString().strip());
-        assertEquals(ExitCode.BAD_INPUT, Failures.exitCode(new RuntimeException(new org.gpusched.formats.FormatException("f.yaml:3", "bad"))));
-        assertEquals(ExitCode.UNAVAILABLE, Failures.exitCode(new org.apache.kafka.common.errors.TimeoutException("no metadata")));
+        assertEquals(
+                "gpusched replay: boom" + Failures.DEBUG_HINT, err.toString().strip());
+        assertEquals(
+                ExitCode.BAD_INPUT,
+                Failures.exitCode(new RuntimeException(new org.gpusched.formats.FormatException("f.yaml:3", "bad"))));
+        assertEquals(
+                ExitCode.UNAVAILABLE,
+                Failures.exitCode(new org.apache.kafka.common.errors.TimeoutException("no metadata")));
     }
 
     @Test
@@ -158,13 +253,19 @@ class CommandLineErrorsTest {
     @Test
     void aNodeTypeNoNodeUsesIsWarnedAbout() throws Exception {
         Path cluster = tmp.resolve("c.yaml");
-        Files.writeString(cluster, "nodeTypes:\n  A: {gpus: 1, pricePerHour: 1}\n  B: {gpus: 2, pricePerHour: 2}\nnodes:\n  - {id: n1, type: A}\n");
+        Files.writeString(
+                cluster,
+                "nodeTypes:\n  A: {gpus: 1, pricePerHour: 1}\n  B: {gpus: 2, pricePerHour: 2}\nnodes:\n  - {id: n1, type: A}\n");
         StringWriter err = new StringWriter();
         ClusterWarnings.print(new PrintWriter(err), "gpusched replay", cluster, ClusterYaml.read(cluster));
-        assertEquals("gpusched replay: warning: " + cluster + ": node type 'B' is used by no node (no job will ever run as it; "
-                + "a node's type or allowedTypes may be misspelled)", err.toString().strip());
+        assertEquals(
+                "gpusched replay: warning: " + cluster
+                        + ": node type 'B' is used by no node (no job will ever run as it; "
+                        + "a node's type or allowedTypes may be misspelled)",
+                err.toString().strip());
         StringWriter none = new StringWriter();
-        ClusterWarnings.print(new PrintWriter(none), "gpusched replay", Path.of(CLUSTER), ClusterYaml.read(Path.of(CLUSTER)));
+        ClusterWarnings.print(
+                new PrintWriter(none), "gpusched replay", Path.of(CLUSTER), ClusterYaml.read(Path.of(CLUSTER)));
         assertEquals("", none.toString());
     }
 }

@@ -46,7 +46,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  */
 @EnabledIfSystemProperty(named = "gpusched.cluster-it", matches = "true")
 class FlinkClusterFailoverIT {
-    private static final Path WORK = Path.of("target", "cluster-it-" + ProcessHandle.current().pid()).toAbsolutePath();
+    private static final Path WORK =
+            Path.of("target", "cluster-it-" + ProcessHandle.current().pid()).toAbsolutePath();
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static int kafkaPort;
     private static int flinkPort;
@@ -55,7 +56,14 @@ class FlinkClusterFailoverIT {
     static void startServices() throws Exception {
         Files.createDirectories(WORK);
         kafkaPort = freePorts(2);
-        script("kafka-local", Map.of(), "start", "--dir", WORK.resolve("kafka").toString(), "--port", Integer.toString(kafkaPort));
+        script(
+                "kafka-local",
+                Map.of(),
+                "start",
+                "--dir",
+                WORK.resolve("kafka").toString(),
+                "--port",
+                Integer.toString(kafkaPort));
         flinkPort = freePorts(3);
         flinkLocal("start", "--taskmanagers", "2");
     }
@@ -65,14 +73,23 @@ class FlinkClusterFailoverIT {
         try {
             flinkLocal("stop");
         } finally {
-            script("kafka-local", Map.of(), "stop", "--dir", WORK.resolve("kafka").toString(), "--port", Integer.toString(kafkaPort));
+            script(
+                    "kafka-local",
+                    Map.of(),
+                    "stop",
+                    "--dir",
+                    WORK.resolve("kafka").toString(),
+                    "--port",
+                    Integer.toString(kafkaPort));
         }
     }
 
     private static String flinkLocal(String command, String... args) throws Exception {
-        List<String> all = new ArrayList<>(List.of(command, "--dir", WORK.resolve("flink").toString(), "--port", Integer.toString(flinkPort)));
+        List<String> all = new ArrayList<>(
+                List.of(command, "--dir", WORK.resolve("flink").toString(), "--port", Integer.toString(flinkPort)));
         all.addAll(List.of(args));
-        return script("flink-local", Map.of("FLINK_SLOTS", "1", "FLINK_TM_MEMORY", "1280m"), all.toArray(String[]::new));
+        return script(
+                "flink-local", Map.of("FLINK_SLOTS", "1", "FLINK_TM_MEMORY", "1280m"), all.toArray(String[]::new));
     }
 
     @Test
@@ -82,21 +99,38 @@ class FlinkClusterFailoverIT {
         BenchmarkWorkload workload = new BenchmarkWorkload(300, 8, 1.5, 13);
         workload.writeCluster(cluster);
         workload.writeTrace(trace);
-        List<String> options = List.of("--cluster", cluster.toString(), "--policy", "andreas-rg", "--seed", "13", "--iterations", "30");
+        List<String> options = List.of(
+                "--cluster", cluster.toString(), "--policy", "andreas-rg", "--seed", "13", "--iterations", "30");
         Reference reference = Reference.of(trace, WORK.resolve("reference"), options);
         Path last = WORK.resolve("sentinel.jsonl");
         Files.writeString(last, reference.sentinel() + "\n");
 
         KafkaSettings kafka = KafkaSettings.of("127.0.0.1:" + kafkaPort);
-        List<String> submit = new ArrayList<>(List.of("run", "--", "-d", "-c", "org.gpusched.cli.FlinkJob", JOB_JAR.toString(),
-                "--bootstrap", kafka.bootstrap(), "--group-id", "cluster-it", "--checkpoint-interval", "1",
-                "--checkpoint-dir", WORK.resolve("checkpoints").toString(), "--idle-timeout", "1"));
+        List<String> submit = new ArrayList<>(List.of(
+                "run",
+                "--",
+                "-d",
+                "-c",
+                "org.gpusched.cli.FlinkJob",
+                JOB_JAR.toString(),
+                "--bootstrap",
+                kafka.bootstrap(),
+                "--group-id",
+                "cluster-it",
+                "--checkpoint-interval",
+                "1",
+                "--checkpoint-dir",
+                WORK.resolve("checkpoints").toString(),
+                "--idle-timeout",
+                "1"));
         submit.addAll(options);
-        String submitted = flinkLocal(submit.get(0), submit.subList(1, submit.size()).toArray(String[]::new));
+        String submitted =
+                flinkLocal(submit.get(0), submit.subList(1, submit.size()).toArray(String[]::new));
         assertTrue(submitted.contains("submitted job"), submitted);
 
         List<String> lines = Files.readAllLines(trace);
-        double span = JSON.readTree(lines.get(lines.size() - 1)).get("submit").asDouble() - JSON.readTree(lines.get(0)).get("submit").asDouble();
+        double span = JSON.readTree(lines.get(lines.size() - 1)).get("submit").asDouble()
+                - JSON.readTree(lines.get(0)).get("submit").asDouble();
         CompletableFuture<Void> publishing = CompletableFuture.runAsync(() -> {
             try {
                 new TraceProducer(kafka, span / 40).publish(trace, null);
@@ -105,7 +139,12 @@ class FlinkClusterFailoverIT {
             }
         });
         Path jmLog = WORK.resolve("flink/logs/jobmanager.log");
-        waitFor(() -> decisions(kafka).size() >= reference.decisions().size() / 10, Duration.ofSeconds(120), "decisions before the kill", null, jmLog);
+        waitFor(
+                () -> decisions(kafka).size() >= reference.decisions().size() / 10,
+                Duration.ofSeconds(120),
+                "decisions before the kill",
+                null,
+                jmLog);
 
         long pid = busyTaskManagerPid();
         int beforeKill = decisions(kafka).size();
@@ -113,13 +152,24 @@ class FlinkClusterFailoverIT {
         ProcessHandle.of(pid).orElseThrow().destroyForcibly();
         long killed = System.nanoTime();
         flinkLocal("add-taskmanager");
-        waitFor(() -> decisions(kafka).size() > beforeKill, Duration.ofSeconds(180), "a decision after the kill", null, jmLog);
-        System.out.printf("TaskManager kill -9 with %d of %d decisions committed: the next decision committed %.1f s after the kill%n",
+        waitFor(
+                () -> decisions(kafka).size() > beforeKill,
+                Duration.ofSeconds(180),
+                "a decision after the kill",
+                null,
+                jmLog);
+        System.out.printf(
+                "TaskManager kill -9 with %d of %d decisions committed: the next decision committed %.1f s after the kill%n",
                 beforeKill, reference.decisions().size(), (System.nanoTime() - killed) / 1e9);
 
         publishing.join();
         new TraceProducer(kafka, 0).publish(last, null);
-        waitFor(() -> decisions(kafka).size() >= reference.decisions().size(), Duration.ofSeconds(180), "every decision", null, jmLog);
+        waitFor(
+                () -> decisions(kafka).size() >= reference.decisions().size(),
+                Duration.ofSeconds(180),
+                "every decision",
+                null,
+                jmLog);
         Thread.sleep(3000);
         List<String> committed = decisions(kafka);
         assertEquals(committed.size(), new HashSet<>(committed).size(), "no decision twice");
@@ -130,11 +180,13 @@ class FlinkClusterFailoverIT {
     private static long busyTaskManagerPid() throws Exception {
         JsonNode tms = JSON.readTree(get("/taskmanagers")).get("taskmanagers");
         String busy = null;
-        for (JsonNode tm : tms) if (tm.get("freeSlots").asInt() == 0) busy = tm.get("id").asText();
+        for (JsonNode tm : tms)
+            if (tm.get("freeSlots").asInt() == 0) busy = tm.get("id").asText();
         assertTrue(busy != null, "a TaskManager runs the job: " + tms);
         Path flink = WORK.resolve("flink");
         try (var logs = Files.list(flink.resolve("logs"))) {
-            for (Path log : logs.filter(p -> p.getFileName().toString().startsWith("taskmanager-")).toList()) {
+            for (Path log : logs.filter(p -> p.getFileName().toString().startsWith("taskmanager-"))
+                    .toList()) {
                 if (Files.readString(log).contains(busy)) {
                     String name = log.getFileName().toString().replace(".log", ".pid");
                     return Long.parseLong(Files.readString(flink.resolve(name)).trim());
@@ -145,6 +197,10 @@ class FlinkClusterFailoverIT {
     }
 
     private static String get(String path) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + flinkPort + path)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        return HTTP.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + flinkPort + path))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 }

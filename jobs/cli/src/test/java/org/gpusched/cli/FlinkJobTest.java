@@ -12,7 +12,9 @@ class FlinkJobTest {
     void helpReturnsAndAFailureIsThrownInsteadOfExitingTheJvm() {
         assertDoesNotThrow(() -> FlinkJob.main(new String[] {"--help"}));
         assertDoesNotThrow(() -> FlinkJob.main(new String[] {"run", "--help"}));
-        var failure = assertThrows(IllegalStateException.class, () -> FlinkJob.main(new String[] {"--bootstrap", "127.0.0.1:1", "--cluster", "/no/such/cluster.yaml"}));
+        var failure = assertThrows(
+                IllegalStateException.class,
+                () -> FlinkJob.main(new String[] {"--bootstrap", "127.0.0.1:1", "--cluster", "/no/such/cluster.yaml"}));
         assertTrue(failure.getMessage().contains("exit code"), failure.getMessage());
     }
 }

@@ -17,7 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class GpuSchedulerFormatsTest {
     static final Path THEIR_GREEDY = Path.of("src/test/resources/gpuscheduler/instance-3-nodes-Greedy_schedule.csv");
-    @TempDir Path tmp;
+
+    @TempDir
+    Path tmp;
 
     /**
      * One node n1 of type V (2 GPUs, 2 $/h whole). A (submit 0, due 3000, 3.6 $/h late, 3600 s on 1 GPU) starts at 0;
@@ -26,7 +28,9 @@ class GpuSchedulerFormatsTest {
      */
     Path handBuiltRun() throws Exception {
         Path run = Files.createDirectories(tmp.resolve("run"));
-        Files.writeString(run.resolve("run.json"), "{\"nodes\":[{\"id\":\"n1\",\"type\":null}],\"nodeTypes\":{\"V\":{\"gpuModel\":\"M60\",\"gpus\":2,\"costPerHour\":[2,2,2]}}}");
+        Files.writeString(
+                run.resolve("run.json"),
+                "{\"nodes\":[{\"id\":\"n1\",\"type\":null}],\"nodeTypes\":{\"V\":{\"gpuModel\":\"M60\",\"gpus\":2,\"costPerHour\":[2,2,2]}}}");
         Files.writeString(run.resolve("jobs.jsonl"), """
                 {"id":"A","submit":0,"due":3000,"weight":3.6,"times":{"V":{"1":3600,"2":2000}},"application":"alexnet","actualFactor":1.0}
                 {"id":"B","submit":1800,"due":9000,"weight":1.0,"times":{"V":{"1":3600}}}
@@ -44,14 +48,21 @@ class GpuSchedulerFormatsTest {
     @Test
     void exportWritesOneRowPerJobPerStepInTheirLayout() throws Exception {
         Path csv = tmp.resolve("out/schedule.csv");
-        var r = WorkloadCommandsTest.gpusched("export", "gpuscheduler", "--run", handBuiltRun().toString(), "--out", csv.toString());
+        var r = WorkloadCommandsTest.gpusched(
+                "export", "gpuscheduler", "--run", handBuiltRun().toString(), "--out", csv.toString());
         assertEquals(0, r.exit(), r.err());
         List<String> lines = Files.readAllLines(csv);
         assertEquals(String.join(",", GpuSchedulerScheduleCsv.COLUMNS), lines.get(0));
         List<GpuSchedulerScheduleCsv.Row> rows = GpuSchedulerScheduleCsv.readAll(csv);
         List<String> steps = new ArrayList<>();
-        for (var row : rows) steps.add(row.iteration() + ":" + row.job() + "@" + row.simTime() + " " + row.completionPercent() + "% " + row.node() + " " + row.vmType() + "x" + row.gpus());
-        assertEquals(List.of("1:A@1800.0 50.0% n1 Vx1", "2:A@3600.0 100.0% n1 Vx1", "2:B@3600.0 50.0% n1 Vx1", "3:B@5400.0 100.0% n1 Vx1"), steps);
+        for (var row : rows)
+            steps.add(row.iteration() + ":" + row.job() + "@" + row.simTime() + " " + row.completionPercent() + "% "
+                    + row.node() + " " + row.vmType() + "x" + row.gpus());
+        assertEquals(
+                List.of(
+                        "1:A@1800.0 50.0% n1 Vx1",
+                        "2:A@3600.0 100.0% n1 Vx1", "2:B@3600.0 50.0% n1 Vx1", "3:B@5400.0 100.0% n1 Vx1"),
+                steps);
         var aDone = rows.get(1);
         assertEquals(3600, aDone.finishTime());
         assertEquals(600, aDone.tardiness(), 1e-9);
@@ -68,17 +79,23 @@ class GpuSchedulerFormatsTest {
     void costPricesARunAndItsExportAlikeUnderTheCommonRule() throws Exception {
         Path run = handBuiltRun();
         Path csv = tmp.resolve("schedule.csv");
-        assertEquals(0, WorkloadCommandsTest.gpusched("export", "gpuscheduler", "--run", run.toString(), "--out", csv.toString()).exit());
+        assertEquals(
+                0,
+                WorkloadCommandsTest.gpusched(
+                                "export", "gpuscheduler", "--run", run.toString(), "--out", csv.toString())
+                        .exit());
         var r = WorkloadCommandsTest.gpusched("cost", "--csv", run.toString(), csv.toString());
         assertEquals(0, r.exit(), r.err());
         List<String> lines = r.out().lines().toList();
-        assertEquals("schedule,total,nodeCost,tardinessCost,nodeHours,jobs,tardyJobs,unfinishedJobs,steps", lines.get(0));
+        assertEquals(
+                "schedule,total,nodeCost,tardinessCost,nodeHours,jobs,tardyJobs,unfinishedJobs,steps", lines.get(0));
         assertEquals(run + ",3.600000,3.000000,0.600000,1.500000,2,1,0,3", lines.get(1));
         assertEquals(csv + ",3.600000,3.000000,0.600000,1.500000,2,1,0,3", lines.get(2));
 
         var mix = WorkloadCommandsTest.gpusched("cost", "--csv", "--by-vm", THEIR_GREEDY.toString());
         assertEquals(0, mix.exit(), mix.err());
-        // their Greedy leased NC6 for one step (JJ1 at iteration 2) and NV24 otherwise; the per-VM costs sum to the total
+        // their Greedy leased NC6 for one step (JJ1 at iteration 2) and NV24 otherwise; the per-VM costs sum to the
+        // total
         var vmRows = mix.out().lines().filter(l -> l.contains("#")).toList();
         assertEquals(2, vmRows.size(), mix.out());
         double sum = 0;
@@ -112,22 +129,66 @@ class GpuSchedulerFormatsTest {
         Path run = handBuiltRun();
         Path decisions = run.resolve("decisions.jsonl");
         List<String> good = Files.readAllLines(decisions);
-        expectBad(decisions, good, 2, "{\"time\":1800.0,\"job\":\"Z\",\"action\":\"START\",\"node\":\"n1\",\"type\":\"V\",\"gpus\":1}", decisions + ":2: job 'Z' is not in jobs.jsonl", run);
-        expectBad(decisions, good, 2, "{\"time\":1800.0,\"job\":\"B\",\"action\":\"START\",\"node\":\"n1\",\"type\":\"V\",\"gpus\":2}", decisions + ":2: START of job B needs a node and a (type, gpus) of its times", run);
-        expectBad(decisions, good, 2, "{\"time\":1800.0,\"job\":\"B\",\"action\":\"JUMP\"}", decisions + ":2: unknown action 'JUMP'", run);
-        expectBad(decisions, good, 3, "{\"time\":100.0,\"job\":\"A\",\"action\":\"COMPLETE\"}", decisions + ":3: time goes back from 1800.0", run);
+        expectBad(
+                decisions,
+                good,
+                2,
+                "{\"time\":1800.0,\"job\":\"Z\",\"action\":\"START\",\"node\":\"n1\",\"type\":\"V\",\"gpus\":1}",
+                decisions + ":2: job 'Z' is not in jobs.jsonl",
+                run);
+        expectBad(
+                decisions,
+                good,
+                2,
+                "{\"time\":1800.0,\"job\":\"B\",\"action\":\"START\",\"node\":\"n1\",\"type\":\"V\",\"gpus\":2}",
+                decisions + ":2: START of job B needs a node and a (type, gpus) of its times",
+                run);
+        expectBad(
+                decisions,
+                good,
+                2,
+                "{\"time\":1800.0,\"job\":\"B\",\"action\":\"JUMP\"}",
+                decisions + ":2: unknown action 'JUMP'",
+                run);
+        expectBad(
+                decisions,
+                good,
+                3,
+                "{\"time\":100.0,\"job\":\"A\",\"action\":\"COMPLETE\"}",
+                decisions + ":3: time goes back from 1800.0",
+                run);
         expectBad(decisions, good, 2, "{not json", decisions + ":2: not valid JSON", run);
         Files.write(decisions, good);
 
         Path csv = tmp.resolve("their.csv");
         List<String> theirs = Files.readAllLines(THEIR_GREEDY);
-        expectBad(csv, theirs, 3, theirs.get(2).replace(",74.8085,", ",lots,"), csv + ":3: CompletionPercent must be a finite number, got 'lots'", csv);
+        expectBad(
+                csv,
+                theirs,
+                3,
+                theirs.get(2).replace(",74.8085,", ",lots,"),
+                csv + ":3: CompletionPercent must be a finite number, got 'lots'",
+                csv);
         expectBad(csv, theirs, 3, "1,2,3", csv + ":3: bad CSV row", csv);
-        expectBad(csv, theirs, 1, theirs.get(0).replace("Tardinessweight", "Weight"), csv + ":1: missing column 'Tardinessweight'", csv);
-        expectBad(csv, theirs, 5, theirs.get(4).replace(",236.74,", ",-236.74,"), csv + ":5: ExecutionTime must be >= 0", csv);
+        expectBad(
+                csv,
+                theirs,
+                1,
+                theirs.get(0).replace("Tardinessweight", "Weight"),
+                csv + ":1: missing column 'Tardinessweight'",
+                csv);
+        expectBad(
+                csv,
+                theirs,
+                5,
+                theirs.get(4).replace(",236.74,", ",-236.74,"),
+                csv + ":5: ExecutionTime must be >= 0",
+                csv);
     }
 
-    private void expectBad(Path file, List<String> good, int line, String replacement, String expectedStart, Path schedule) throws Exception {
+    private void expectBad(
+            Path file, List<String> good, int line, String replacement, String expectedStart, Path schedule)
+            throws Exception {
         List<String> lines = new ArrayList<>(good);
         lines.set(line - 1, replacement);
         Files.write(file, lines);

@@ -14,20 +14,37 @@ import org.junit.jupiter.api.io.TempDir;
  * the product's RealCost agree on VMs leased whole).
  */
 class GpuSchedulerRoundTripIT {
-    static final Path SAMPLE = Path.of("../workloads/src/test/resources/gpuscheduler/instance-3-nodes").toAbsolutePath().normalize();
-    @TempDir Path tmp;
+    static final Path SAMPLE = Path.of("../workloads/src/test/resources/gpuscheduler/instance-3-nodes")
+            .toAbsolutePath()
+            .normalize();
+
+    @TempDir
+    Path tmp;
 
     @Test
     void convertReplayExportAndPrice() throws Exception {
         Path in = tmp.resolve("in"), run = tmp.resolve("run"), csv = tmp.resolve("greedy_schedule.csv");
-        var c = WorkloadCommandsTest.gpusched("convert", "gpuscheduler", "--instance", SAMPLE.toString(), "--out", in.toString());
+        var c = WorkloadCommandsTest.gpusched(
+                "convert", "gpuscheduler", "--instance", SAMPLE.toString(), "--out", in.toString());
         assertEquals(0, c.exit(), c.err());
-        var r = WorkloadCommandsTest.gpusched("replay", "--trace", in.resolve("trace.jsonl").toString(), "--cluster", in.resolve("cluster.yaml").toString(),
-                "--policy", "greedy", "--out", run.toString());
+        var r = WorkloadCommandsTest.gpusched(
+                "replay",
+                "--trace",
+                in.resolve("trace.jsonl").toString(),
+                "--cluster",
+                in.resolve("cluster.yaml").toString(),
+                "--policy",
+                "greedy",
+                "--out",
+                run.toString());
         assertEquals(0, r.exit(), r.err());
-        var e = WorkloadCommandsTest.gpusched("export", "gpuscheduler", "--run", run.toString(), "--out", csv.toString());
+        var e = WorkloadCommandsTest.gpusched(
+                "export", "gpuscheduler", "--run", run.toString(), "--out", csv.toString());
         assertEquals(0, e.exit(), e.err());
-        double reported = new ObjectMapper().readTree(run.resolve("metrics.json").toFile()).get("totalCost").asDouble();
+        double reported = new ObjectMapper()
+                .readTree(run.resolve("metrics.json").toFile())
+                .get("totalCost")
+                .asDouble();
         var fromRun = CommonRuleCost.of(run);
         var fromCsv = CommonRuleCost.of(csv);
         assertEquals(reported, fromRun.total(), 1e-6 * reported);

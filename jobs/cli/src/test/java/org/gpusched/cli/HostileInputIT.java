@@ -24,12 +24,18 @@ import org.junit.jupiter.api.io.TempDir;
  * rejected with file:line, a reason and a field, and the run is written whole with every valid job.
  */
 class HostileInputIT {
-    private static final Path EXAMPLES = Path.of("../../examples").toAbsolutePath().normalize();
+    private static final Path EXAMPLES =
+            Path.of("../../examples").toAbsolutePath().normalize();
     private static final Path TRACE = EXAMPLES.resolve("armida-trace.jsonl");
-    private static final String CLUSTER = EXAMPLES.resolve("armida-cluster.yaml").toString();
+    private static final String CLUSTER =
+            EXAMPLES.resolve("armida-cluster.yaml").toString();
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String JOB = "{\"id\":\"X\",\"submit\":100,\"due\":5000,\"weight\":1,\"times\":{\"T4x1\":{\"1\":600}}}";
-    @TempDir Path tmp;
+    private static final String JOB =
+            "{\"id\":\"X\",\"submit\":100,\"due\":5000,\"weight\":1,\"times\":{\"T4x1\":{\"1\":600}}}";
+
+    @TempDir
+    Path tmp;
+
     private Path trace;
     /** Line number of each bad line written to the trace -> a part of the reason expected for it. */
     private final Map<Integer, String> expected = new LinkedHashMap<>();
@@ -57,7 +63,10 @@ class HostileInputIT {
         expected.put(line, "field 'weight' is given twice");
         line = write(out, JOB.replace("X", "G").replace("{\"1\":600}", "{\"1\":600,\"01\":500}"), line);
         expected.put(line, "GPU count 1 is given twice");
-        line = write(out, JOB.replace("X", "S").replace("\"submit\":100,\"due\":5000", "\"submit\":1e17,\"due\":2e17"), line);
+        line = write(
+                out,
+                JOB.replace("X", "S").replace("\"submit\":100,\"due\":5000", "\"submit\":1e17,\"due\":2e17"),
+                line);
         expected.put(line, "field 'submit' must be a time in [0, 1.0E10]");
         line = write(out, JOB.replace("X", "E").replace("\"1\":600", "\"1\":1e16"), line);
         expected.put(line, "must be a number of seconds in (0, 1.0E10]");
@@ -83,7 +92,9 @@ class HostileInputIT {
             assertEquals(trace + ":" + numbers.get(i), r.get("position").asText());
             String reason = r.get("reason").asText();
             assertTrue(reason.contains(expected.get(numbers.get(i))), numbers.get(i) + ": " + reason);
-            assertFalse(r.get("field").isNull() || r.get("field").asText().isBlank(), "every rejection names a field: " + r);
+            assertFalse(
+                    r.get("field").isNull() || r.get("field").asText().isBlank(),
+                    "every rejection names a field: " + r);
             assertTrue(lines.get(i).length() < 2_000_000, "a rejection keeps a bounded copy of the line");
         }
     }
@@ -91,11 +102,24 @@ class HostileInputIT {
     @Test
     void replayRejectsEveryBadLineWithFileAndLineAndWritesTheWholeRun() throws Exception {
         Path out = tmp.resolve("run");
-        var r = WorkloadCommandsTest.gpusched("replay", "--trace", trace.toString(), "--cluster", CLUSTER, "--policy", "fifo", "--out", out.toString());
+        var r = WorkloadCommandsTest.gpusched(
+                "replay",
+                "--trace",
+                trace.toString(),
+                "--cluster",
+                CLUSTER,
+                "--policy",
+                "fifo",
+                "--out",
+                out.toString());
         assertEquals(0, r.exit(), r.err());
         assertFalse(r.err().contains("Input length"), r.err());
         assertRejectedEachBadLine(out.resolve("rejected.jsonl"));
-        assertEquals(8, JSON.readTree(out.resolve("metrics.json").toFile()).get("completedJobs").asInt());
+        assertEquals(
+                8,
+                JSON.readTree(out.resolve("metrics.json").toFile())
+                        .get("completedJobs")
+                        .asInt());
         assertEquals(8, Files.readAllLines(out.resolve("jobs.jsonl")).size());
         var v = WorkloadCommandsTest.gpusched("validate", out.toString());
         assertEquals(0, v.exit(), v.out() + v.err());
@@ -104,11 +128,21 @@ class HostileInputIT {
     @Test
     void compareRejectsThemTooInEveryPolicy() throws Exception {
         Path out = tmp.resolve("compare");
-        var r = WorkloadCommandsTest.gpusched("compare", "--trace", trace.toString(), "--cluster", CLUSTER, "--policies", "fifo,edf", "--out", out.toString());
+        var r = WorkloadCommandsTest.gpusched(
+                "compare",
+                "--trace",
+                trace.toString(),
+                "--cluster",
+                CLUSTER,
+                "--policies",
+                "fifo,edf",
+                "--out",
+                out.toString());
         assertEquals(0, r.exit(), r.err());
         List<Path> rejected;
         try (Stream<Path> files = Files.walk(out)) {
-            rejected = files.filter(p -> p.getFileName().toString().equals("rejected.jsonl")).toList();
+            rejected = files.filter(p -> p.getFileName().toString().equals("rejected.jsonl"))
+                    .toList();
         }
         assertEquals(2, rejected.size(), rejected.toString());
         for (Path p : rejected) assertRejectedEachBadLine(p);
@@ -122,8 +156,18 @@ class HostileInputIT {
         out.writeBytes(new byte[] {'{', '"', 't', (byte) 0xFF, '"', ':', '1', '}', '\n'});
         Files.write(events, out.toByteArray());
         Path run = tmp.resolve("events-run");
-        var r = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE.toString(), "--cluster", CLUSTER, "--policy", "fifo",
-                "--node-events", events.toString(), "--out", run.toString());
+        var r = WorkloadCommandsTest.gpusched(
+                "replay",
+                "--trace",
+                TRACE.toString(),
+                "--cluster",
+                CLUSTER,
+                "--policy",
+                "fifo",
+                "--node-events",
+                events.toString(),
+                "--out",
+                run.toString());
         assertEquals(0, r.exit(), r.err());
         List<String> rejected = Files.readAllLines(run.resolve("rejected.jsonl"));
         assertEquals(1, rejected.size(), rejected.toString());
@@ -138,16 +182,29 @@ class HostileInputIT {
     void aBadClusterFileIsOneLineNamingFileLineKeyAndTheNearestValidKey() throws Exception {
         String yaml = Files.readString(Path.of(CLUSTER));
         Map<String, String> cases = new LinkedHashMap<>();
-        cases.put(yaml.replace("hostWatts: 100, pricePerKwh: 0.172, pue: 1.33}}\n  V100x2", "hostWats: 100, pricePerKwh: 0.172, pue: 1.33}}\n  V100x2"),
+        cases.put(
+                yaml.replace(
+                        "hostWatts: 100, pricePerKwh: 0.172, pue: 1.33}}\n  V100x2",
+                        "hostWats: 100, pricePerKwh: 0.172, pue: 1.33}}\n  V100x2"),
                 ":6: nodeTypes.V100x1.energy: unknown key 'hostWats' (did you mean 'hostWatts'?)");
-        cases.put(yaml.replace("gpus: 2,", "gpus: -2,"), ":7: nodeTypes.V100x2.gpus: must be a whole number in [1, 1024], got -2");
+        cases.put(
+                yaml.replace("gpus: 2,", "gpus: -2,"),
+                ":7: nodeTypes.V100x2.gpus: must be a whole number in [1, 1024], got -2");
         cases.put(yaml.replace("gpus: 2,", "gpus: 1.5,"), ":7: nodeTypes.V100x2.gpus: must be a whole number");
         cases.put("", ": the cluster file is empty");
         Path cluster = tmp.resolve("cluster.yaml");
         for (var c : cases.entrySet()) {
             Files.writeString(cluster, c.getKey());
-            var r = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE.toString(), "--cluster", cluster.toString(), "--policy", "fifo",
-                    "--out", tmp.resolve("never").toString());
+            var r = WorkloadCommandsTest.gpusched(
+                    "replay",
+                    "--trace",
+                    TRACE.toString(),
+                    "--cluster",
+                    cluster.toString(),
+                    "--policy",
+                    "fifo",
+                    "--out",
+                    tmp.resolve("never").toString());
             assertEquals(2, r.exit(), r.err());
             assertTrue(r.err().contains(cluster + c.getValue()), r.err());
             assertFalse(r.err().contains("\tat "), "no stack trace: " + r.err());

@@ -40,13 +40,16 @@ import org.junit.jupiter.api.Test;
  * passed it), and its offset is committed: only a restore from the checkpoint, which holds both, decides it.
  */
 class LiveRunRestoreIT {
-    private static final Path WORK = Path.of("target", "live-restore-it-" + ProcessHandle.current().pid()).toAbsolutePath();
+    private static final Path WORK = Path.of(
+                    "target", "live-restore-it-" + ProcessHandle.current().pid())
+            .toAbsolutePath();
     private static int port;
 
     @BeforeAll
     static void startBroker() throws Exception {
         port = freePorts(2);
-        // The topics are created by the script from the shaded jar alone, as on a machine with the jar and no build tree.
+        // The topics are created by the script from the shaded jar alone, as on a machine with the jar and no build
+        // tree.
         kafkaLocal("start");
     }
 
@@ -56,7 +59,14 @@ class LiveRunRestoreIT {
     }
 
     private static void kafkaLocal(String command) throws Exception {
-        script("kafka-local", Map.of(), command, "--dir", WORK.resolve("kafka").toString(), "--port", Integer.toString(port));
+        script(
+                "kafka-local",
+                Map.of(),
+                command,
+                "--dir",
+                WORK.resolve("kafka").toString(),
+                "--port",
+                Integer.toString(port));
     }
 
     @Test
@@ -67,7 +77,8 @@ class LiveRunRestoreIT {
         BenchmarkWorkload workload = new BenchmarkWorkload(60, 6, 1.5, 5);
         workload.writeCluster(cluster);
         workload.writeTrace(trace);
-        List<String> options = List.of("--cluster", cluster.toString(), "--policy", "andreas-rg", "--seed", "5", "--iterations", "30");
+        List<String> options =
+                List.of("--cluster", cluster.toString(), "--policy", "andreas-rg", "--seed", "5", "--iterations", "30");
 
         Reference reference = Reference.of(trace, WORK.resolve("reference"), options);
         List<String> expected = reference.decisions();
@@ -86,15 +97,30 @@ class LiveRunRestoreIT {
         new TraceProducer(kafka, 0).publish(first, null);
 
         Path checkpoints = WORK.resolve("checkpoints");
-        List<String> run = new ArrayList<>(List.of("run", "--bootstrap", kafka.bootstrap(), "--group-id", "restore-it",
-                "--checkpoint-interval", "0.5", "--checkpoint-dir", checkpoints.toString(), "--idle-timeout", "1"));
+        List<String> run = new ArrayList<>(List.of(
+                "run",
+                "--bootstrap",
+                kafka.bootstrap(),
+                "--group-id",
+                "restore-it",
+                "--checkpoint-interval",
+                "0.5",
+                "--checkpoint-dir",
+                checkpoints.toString(),
+                "--idle-timeout",
+                "1"));
         run.addAll(options);
 
         Path firstLog = WORK.resolve("first-run.log");
         Process killed = launch(run, firstLog, WORK.resolve("tmp"));
         int beforeKill;
         try {
-            waitFor(() -> decisions(kafka).size() >= 3, Duration.ofSeconds(120), "the first run to commit decisions", killed, firstLog);
+            waitFor(
+                    () -> decisions(kafka).size() >= 3,
+                    Duration.ofSeconds(120),
+                    "the first run to commit decisions",
+                    killed,
+                    firstLog);
             beforeKill = decisions(kafka).size();
             assertTrue(beforeKill < expected.size(), "killed mid-trace: " + beforeKill + " of " + expected.size());
         } finally {
@@ -109,10 +135,18 @@ class LiveRunRestoreIT {
         Path restoredLog = WORK.resolve("restored-run.log");
         Process restored = launch(restoreRun, restoredLog, WORK.resolve("tmp"));
         try {
-            waitFor(() -> decisions(kafka).size() > beforeKill, Duration.ofSeconds(120), "the restored run to commit a decision", restored, restoredLog);
-            System.out.printf("restore after kill -9: first new decision committed %.1f s after the kill (JVM start, restore, one checkpoint)%n",
+            waitFor(
+                    () -> decisions(kafka).size() > beforeKill,
+                    Duration.ofSeconds(120),
+                    "the restored run to commit a decision",
+                    restored,
+                    restoredLog);
+            System.out.printf(
+                    "restore after kill -9: first new decision committed %.1f s after the kill (JVM start, restore, one checkpoint)%n",
                     (System.nanoTime() - killedAt) / 1e9);
-            assertTrue(Files.readString(restoredLog).contains("restored from " + checkpoints), "the run says what it resumed from");
+            assertTrue(
+                    Files.readString(restoredLog).contains("restored from " + checkpoints),
+                    "the run says what it resumed from");
 
             // The broker goes away under the running job and comes back; the rest of the trace follows.
             Thread.sleep(2000);
@@ -122,10 +156,22 @@ class LiveRunRestoreIT {
             kafkaLocal("start");
             long brokerBack = System.nanoTime();
             new TraceProducer(kafka, 0).publish(third, null);
-            waitFor(() -> decisions(kafka).size() > beforeOutage, Duration.ofSeconds(240), "decisions after the broker outage", restored, restoredLog);
-            System.out.printf("broker outage of 5 s: first new decision committed %.1f s after the broker was back%n", (System.nanoTime() - brokerBack) / 1e9);
+            waitFor(
+                    () -> decisions(kafka).size() > beforeOutage,
+                    Duration.ofSeconds(240),
+                    "decisions after the broker outage",
+                    restored,
+                    restoredLog);
+            System.out.printf(
+                    "broker outage of 5 s: first new decision committed %.1f s after the broker was back%n",
+                    (System.nanoTime() - brokerBack) / 1e9);
 
-            waitFor(() -> decisions(kafka).size() >= expected.size(), Duration.ofSeconds(180), "every decision", restored, restoredLog);
+            waitFor(
+                    () -> decisions(kafka).size() >= expected.size(),
+                    Duration.ofSeconds(180),
+                    "every decision",
+                    restored,
+                    restoredLog);
             Thread.sleep(3000); // a few more checkpoints: nothing more may come
             List<String> committed = decisions(kafka);
             assertEquals(committed.size(), new HashSet<>(committed).size(), "no decision twice");
@@ -143,22 +189,39 @@ class LiveRunRestoreIT {
     @Test
     void aCheckpointedBoundedRunReportsTheCommittedRecordsNotTheOffsets() throws Exception {
         Path examples = LocalServices.ROOT.resolve("examples");
-        List<String> options = List.of("--cluster", examples.resolve("armida-cluster.yaml").toString(), "--policy", "andreas-rg", "--seed", "3");
-        Reference reference = Reference.of(examples.resolve("armida-trace.jsonl"), WORK.resolve("armida-reference"), options);
+        List<String> options = List.of(
+                "--cluster",
+                examples.resolve("armida-cluster.yaml").toString(),
+                "--policy",
+                "andreas-rg",
+                "--seed",
+                "3");
+        Reference reference =
+                Reference.of(examples.resolve("armida-trace.jsonl"), WORK.resolve("armida-reference"), options);
         KafkaSettings kafka = KafkaSettings.of("127.0.0.1:" + port).withTopicPrefix("bounded.");
         TopicAdmin.createAll(kafka.clientConfig(), kafka.topicPrefix(), 1, (short) 1);
         new TraceProducer(kafka, 0).publish(examples.resolve("armida-trace.jsonl"), null);
-        List<String> run = new ArrayList<>(List.of("run", "--bootstrap", kafka.bootstrap(), "--topic-prefix", kafka.topicPrefix(), "--bounded",
-                "--checkpoint-interval", "0.2"));
+        List<String> run = new ArrayList<>(List.of(
+                "run",
+                "--bootstrap",
+                kafka.bootstrap(),
+                "--topic-prefix",
+                kafka.topicPrefix(),
+                "--bounded",
+                "--checkpoint-interval",
+                "0.2"));
         run.addAll(options);
         Path log = WORK.resolve("bounded-run.log");
         Process bounded = launch(run, log, WORK.resolve("tmp"));
         assertTrue(bounded.waitFor(180, TimeUnit.SECONDS), "the bounded run ends");
         String out = Files.readString(log);
         assertEquals(0, bounded.exitValue(), out);
-        Matcher written = Pattern.compile(Pattern.quote(Topics.DECISIONS.topic(kafka.topicPrefix())) + "\\s+([\\d,]+)\\s+\\(written\\)").matcher(out);
+        Matcher written = Pattern.compile(
+                        Pattern.quote(Topics.DECISIONS.topic(kafka.topicPrefix())) + "\\s+([\\d,]+)\\s+\\(written\\)")
+                .matcher(out);
         assertTrue(written.find(), out);
-        assertEquals(reference.decisions().size(), Long.parseLong(written.group(1).replace(",", "")), out);
+        assertEquals(
+                reference.decisions().size(), Long.parseLong(written.group(1).replace(",", "")), out);
         assertEquals(reference.decisions().size(), decisions(kafka).size());
     }
 }

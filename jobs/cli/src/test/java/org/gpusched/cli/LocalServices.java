@@ -38,13 +38,16 @@ final class LocalServices {
     static final Path JAR = Path.of("target", "gpusched.jar").toAbsolutePath();
     static final Path JOB_JAR = Path.of("target", "gpusched-job.jar").toAbsolutePath();
     static final ObjectMapper JSON = new ObjectMapper();
-    private static final String[] DECISION_FIELDS = {"policy", "controller", "seq", "time", "job", "action", "node", "type", "gpus", "previousNode"};
+    private static final String[] DECISION_FIELDS = {
+        "policy", "controller", "seq", "time", "job", "action", "node", "type", "gpus", "previousNode"
+    };
 
     private LocalServices() {}
 
     /** Runs a bin/ script to its end (GPUSCHED_JAR set to the built jar) and returns its output; fails on a non-zero exit. */
     static String script(String name, Map<String, String> env, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("bash", ROOT.resolve("bin").resolve(name).toString()));
+        List<String> cmd = new ArrayList<>(
+                List.of("bash", ROOT.resolve("bin").resolve(name).toString()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("GPUSCHED_JAR", JAR.toString());
@@ -58,7 +61,8 @@ final class LocalServices {
 
     /** bin/gpusched in a child JVM, its output to log. */
     static Process launch(List<String> args, Path log, Path tmp) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of("bash", ROOT.resolve("bin/gpusched").toString()));
+        List<String> cmd =
+                new ArrayList<>(List.of("bash", ROOT.resolve("bin/gpusched").toString()));
         cmd.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().put("GPUSCHED_JAR", JAR.toString());
@@ -67,14 +71,19 @@ final class LocalServices {
         return pb.start();
     }
 
-    interface Check { boolean holds() throws Exception; }
+    interface Check {
+        boolean holds() throws Exception;
+    }
 
     /** Waits until check holds; fails with the log when the process exits first or time runs out. */
     static void waitFor(Check check, Duration timeout, String what, Process process, Path log) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!check.holds()) {
-            if (process != null && !process.isAlive()) throw new AssertionError("exited (" + process.exitValue() + ") before " + what + ":\n" + Files.readString(log));
-            if (System.nanoTime() > deadline) throw new AssertionError("timed out waiting for " + what + ":\n" + Files.readString(log));
+            if (process != null && !process.isAlive())
+                throw new AssertionError(
+                        "exited (" + process.exitValue() + ") before " + what + ":\n" + Files.readString(log));
+            if (System.nanoTime() > deadline)
+                throw new AssertionError("timed out waiting for " + what + ":\n" + Files.readString(log));
             Thread.sleep(500);
         }
     }
@@ -94,7 +103,8 @@ final class LocalServices {
             long end = consumer.endOffsets(List.of(tp)).get(tp); // read_committed: the last stable offset
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (consumer.position(tp) < end && System.nanoTime() < deadline) {
-                for (var r : consumer.poll(Duration.ofMillis(200))) keys.add(key(JSON.readTree(AvroJson.toLine(avro.decode(r.value())))));
+                for (var r : consumer.poll(Duration.ofMillis(200)))
+                    keys.add(key(JSON.readTree(AvroJson.toLine(avro.decode(r.value())))));
             }
         }
         return keys;
@@ -107,7 +117,8 @@ final class LocalServices {
      */
     record Reference(List<String> decisions, String sentinel) {
         static Reference of(Path trace, Path out, List<String> options) throws Exception {
-            List<String> replay = new ArrayList<>(List.of("replay", "--trace", trace.toString(), "--out", out.toString()));
+            List<String> replay =
+                    new ArrayList<>(List.of("replay", "--trace", trace.toString(), "--out", out.toString()));
             replay.addAll(options);
             var ref = WorkloadCommandsTest.gpusched(replay.toArray(String[]::new));
             assertEquals(0, ref.exit(), ref.err());
@@ -120,7 +131,9 @@ final class LocalServices {
             }
             List<String> lines = Files.readAllLines(trace);
             ObjectNode sentinel = (ObjectNode) JSON.readTree(lines.get(lines.size() - 1));
-            sentinel.put("id", "after-the-trace").put("submit", Math.ceil(last) + 3600).put("due", Math.ceil(last) + 7200);
+            sentinel.put("id", "after-the-trace")
+                    .put("submit", Math.ceil(last) + 3600)
+                    .put("due", Math.ceil(last) + 7200);
             return new Reference(List.copyOf(decisions), sentinel.toString());
         }
     }
@@ -130,7 +143,8 @@ final class LocalServices {
         StringBuilder k = new StringBuilder();
         for (String f : DECISION_FIELDS) {
             JsonNode v = d.path(f);
-            k.append(v.isNumber() ? Double.toString(v.asDouble()) : v.isNull() || v.isMissingNode() ? "" : v.asText()).append('|');
+            k.append(v.isNumber() ? Double.toString(v.asDouble()) : v.isNull() || v.isMissingNode() ? "" : v.asText())
+                    .append('|');
         }
         return k.toString();
     }

@@ -15,24 +15,49 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code gpusched replay} end to end on the sample shipped in examples/ (the README's first command). */
 class ReplayCommandIT {
-    private static final Path EXAMPLES = Path.of("../../examples").toAbsolutePath().normalize();
+    private static final Path EXAMPLES =
+            Path.of("../../examples").toAbsolutePath().normalize();
     private static final String TRACE = EXAMPLES.resolve("armida-trace.jsonl").toString();
-    private static final String CLUSTER = EXAMPLES.resolve("armida-cluster.yaml").toString();
+    private static final String CLUSTER =
+            EXAMPLES.resolve("armida-cluster.yaml").toString();
     private static final ObjectMapper JSON = new ObjectMapper();
-    @TempDir Path tmp;
+
+    @TempDir
+    Path tmp;
 
     @Test
     void sampleReplayWritesAValidRunDirectoryAndASummaryTable() throws Exception {
         Path out = tmp.resolve("armida");
-        var r = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "andreas-rg", "--seed", "3", "--out", out.toString());
+        var r = WorkloadCommandsTest.gpusched(
+                "replay",
+                "--trace",
+                TRACE,
+                "--cluster",
+                CLUSTER,
+                "--policy",
+                "andreas-rg",
+                "--seed",
+                "3",
+                "--out",
+                out.toString());
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("total cost") && r.out().contains("andreas-rg"), r.out());
         assertTrue(r.err().contains("8/8 jobs finished"), "progress on stderr: " + r.err());
-        for (String f : List.of("run.json", "jobs.jsonl", "decisions.jsonl", "metrics.json", "rejected.jsonl")) assertTrue(Files.exists(out.resolve(f)), f);
+        for (String f : List.of("run.json", "jobs.jsonl", "decisions.jsonl", "metrics.json", "rejected.jsonl"))
+            assertTrue(Files.exists(out.resolve(f)), f);
         assertFalse(Files.exists(out.resolve(".parts")), "the part files are cleaned up");
         JsonNode metrics = JSON.readTree(out.resolve("metrics.json").toFile());
         assertEquals(8, metrics.get("completedJobs").asInt());
-        for (String k : List.of("totalCost", "executionCost", "tardinessCost", "tardyJobs", "meanJctSeconds", "makespanSeconds", "optimizerMedianMs", "optimizerP99Ms", "rejected")) {
+        for (String k : List.of(
+                "totalCost",
+                "executionCost",
+                "tardinessCost",
+                "tardyJobs",
+                "meanJctSeconds",
+                "makespanSeconds",
+                "optimizerMedianMs",
+                "optimizerP99Ms",
+                "rejected")) {
             assertTrue(metrics.has(k), k);
         }
         JsonNode run = JSON.readTree(out.resolve("run.json").toFile());
@@ -41,7 +66,8 @@ class ReplayCommandIT {
         assertEquals(3, run.get("nodes").size());
         assertEquals(3, run.get("nodeTypes").get("V100x2").get("costPerHour").size());
         List<String> decisions = Files.readAllLines(out.resolve("decisions.jsonl"));
-        assertEquals(8, decisions.stream().filter(l -> l.contains("\"COMPLETE\"")).count());
+        assertEquals(
+                8, decisions.stream().filter(l -> l.contains("\"COMPLETE\"")).count());
 
         // the independent auditor accepts it (capacity, placements, completion times, totals)
         var v = WorkloadCommandsTest.gpusched("validate", out.toString());
@@ -49,63 +75,156 @@ class ReplayCommandIT {
 
         // same seed, same decisions
         Path again = tmp.resolve("again");
-        assertEquals(0, WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "andreas-rg", "--seed", "3", "--out", again.toString()).exit());
+        assertEquals(
+                0,
+                WorkloadCommandsTest.gpusched(
+                                "replay",
+                                "--trace",
+                                TRACE,
+                                "--cluster",
+                                CLUSTER,
+                                "--policy",
+                                "andreas-rg",
+                                "--seed",
+                                "3",
+                                "--out",
+                                again.toString())
+                        .exit());
         assertEquals(decisions, Files.readAllLines(again.resolve("decisions.jsonl")));
     }
 
     @Test
     void aTraceOutOfTimeOrderIsBufferedAndGivesTheSameDecisionsAsTheSortedOne() throws Exception {
         Path sortedOut = tmp.resolve("sorted");
-        var sorted = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "andreas-rg", "--out", sortedOut.toString());
+        var sorted = WorkloadCommandsTest.gpusched(
+                "replay",
+                "--trace",
+                TRACE,
+                "--cluster",
+                CLUSTER,
+                "--policy",
+                "andreas-rg",
+                "--out",
+                sortedOut.toString());
         assertEquals(0, sorted.exit(), sorted.err());
-        assertFalse(sorted.err().contains("is earlier than a line before it"), "a sorted trace streams: " + sorted.err());
+        assertFalse(
+                sorted.err().contains("is earlier than a line before it"), "a sorted trace streams: " + sorted.err());
 
         List<String> lines = new ArrayList<>(Files.readAllLines(Path.of(TRACE)));
         java.util.Collections.reverse(lines);
         Path reversed = tmp.resolve("reversed.jsonl");
         Files.write(reversed, lines);
         Path reversedOut = tmp.resolve("reversed");
-        var r = WorkloadCommandsTest.gpusched("replay", "--trace", reversed.toString(), "--cluster", CLUSTER, "--policy", "andreas-rg", "--out", reversedOut.toString());
+        var r = WorkloadCommandsTest.gpusched(
+                "replay",
+                "--trace",
+                reversed.toString(),
+                "--cluster",
+                CLUSTER,
+                "--policy",
+                "andreas-rg",
+                "--out",
+                reversedOut.toString());
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.err().contains(reversed + ":2 (submit) is earlier than a line before it"), r.err());
-        assertEquals(Files.readAllLines(sortedOut.resolve("decisions.jsonl")), Files.readAllLines(reversedOut.resolve("decisions.jsonl")));
+        assertEquals(
+                Files.readAllLines(sortedOut.resolve("decisions.jsonl")),
+                Files.readAllLines(reversedOut.resolve("decisions.jsonl")));
     }
 
     @Test
     void malformedLinesAreRejectedAndTheRunGoesOn() throws Exception {
         List<String> lines = new ArrayList<>(Files.readAllLines(Path.of(TRACE)));
-        lines.add(2, "{\"id\": \"J99\", \"submit\": 10, \"due\": 5, \"weight\": 1, \"times\": {\"T4x1\": {\"1\": 100}}}");
+        lines.add(
+                2, "{\"id\": \"J99\", \"submit\": 10, \"due\": 5, \"weight\": 1, \"times\": {\"T4x1\": {\"1\": 100}}}");
         lines.add("this is not json");
         Path trace = tmp.resolve("bad.jsonl");
         Files.write(trace, lines);
         Path out = tmp.resolve("bad");
-        var r = WorkloadCommandsTest.gpusched("replay", "--trace", trace.toString(), "--cluster", CLUSTER, "--policy", "fifo", "--out", out.toString());
+        var r = WorkloadCommandsTest.gpusched(
+                "replay",
+                "--trace",
+                trace.toString(),
+                "--cluster",
+                CLUSTER,
+                "--policy",
+                "fifo",
+                "--out",
+                out.toString());
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("2 rejected lines"), r.out());
         List<String> rejected = Files.readAllLines(out.resolve("rejected.jsonl"));
         assertEquals(2, rejected.size());
-        assertEquals(trace + ":3", JSON.readTree(rejected.get(0)).get("position").asText());
+        assertEquals(
+                trace + ":3", JSON.readTree(rejected.get(0)).get("position").asText());
         assertTrue(JSON.readTree(rejected.get(0)).get("reason").asText().contains("before its submission"));
-        assertEquals(trace + ":10", JSON.readTree(rejected.get(1)).get("position").asText());
-        assertEquals(8, JSON.readTree(out.resolve("metrics.json").toFile()).get("completedJobs").asInt());
+        assertEquals(
+                trace + ":10", JSON.readTree(rejected.get(1)).get("position").asText());
+        assertEquals(
+                8,
+                JSON.readTree(out.resolve("metrics.json").toFile())
+                        .get("completedJobs")
+                        .asInt());
     }
 
     @Test
     void badCommandLinesExitNonZeroWithAMessageAndNoStackTrace() throws Exception {
-        var unknownPolicy = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "magic", "--out", tmp.resolve("x").toString());
+        var unknownPolicy = WorkloadCommandsTest.gpusched(
+                "replay",
+                "--trace",
+                TRACE,
+                "--cluster",
+                CLUSTER,
+                "--policy",
+                "magic",
+                "--out",
+                tmp.resolve("x").toString());
         assertEquals(2, unknownPolicy.exit());
-        assertTrue(unknownPolicy.err().contains("unknown policy 'magic'") && unknownPolicy.err().contains("andreas-rg"), unknownPolicy.err());
-        var noTrace = WorkloadCommandsTest.gpusched("replay", "--trace", tmp.resolve("nope.jsonl").toString(), "--cluster", CLUSTER, "--policy", "fifo", "--out", tmp.resolve("x").toString());
+        assertTrue(
+                unknownPolicy.err().contains("unknown policy 'magic'")
+                        && unknownPolicy.err().contains("andreas-rg"),
+                unknownPolicy.err());
+        var noTrace = WorkloadCommandsTest.gpusched(
+                "replay",
+                "--trace",
+                tmp.resolve("nope.jsonl").toString(),
+                "--cluster",
+                CLUSTER,
+                "--policy",
+                "fifo",
+                "--out",
+                tmp.resolve("x").toString());
         assertEquals(2, noTrace.exit());
         assertTrue(noTrace.err().contains("nope.jsonl: no such file"), noTrace.err());
         Path badCluster = tmp.resolve("c.yaml");
         Files.writeString(badCluster, "nodeTypes:\n  A: {gpus: 1, pricePerHour: 1}\nnodes:\n  - {id: n1, type: B}\n");
-        var cluster = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", badCluster.toString(), "--policy", "fifo", "--out", tmp.resolve("x").toString());
+        var cluster = WorkloadCommandsTest.gpusched(
+                "replay",
+                "--trace",
+                TRACE,
+                "--cluster",
+                badCluster.toString(),
+                "--policy",
+                "fifo",
+                "--out",
+                tmp.resolve("x").toString());
         assertEquals(ExitCode.BAD_INPUT, cluster.exit());
         assertTrue(cluster.err().contains("unknown node type 'B'"), cluster.err());
-        var controllers = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "fifo", "--controllers", "9", "--out", tmp.resolve("x").toString());
+        var controllers = WorkloadCommandsTest.gpusched(
+                "replay",
+                "--trace",
+                TRACE,
+                "--cluster",
+                CLUSTER,
+                "--policy",
+                "fifo",
+                "--controllers",
+                "9",
+                "--out",
+                tmp.resolve("x").toString());
         assertEquals(2, controllers.exit());
         assertTrue(controllers.err().contains("controllers (9) must not exceed"), controllers.err());
-        for (var r : List.of(unknownPolicy, noTrace, cluster, controllers)) assertFalse(r.err().contains("\tat "), "no stack trace: " + r.err());
+        for (var r : List.of(unknownPolicy, noTrace, cluster, controllers))
+            assertFalse(r.err().contains("\tat "), "no stack trace: " + r.err());
     }
 }

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class RetainedStateTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private Path snapshot(String relative, long modifiedMillis) throws Exception {
         Path d = dir.resolve(relative);
@@ -37,7 +38,8 @@ class RetainedStateTest {
         Path old = snapshot("job-a/chk-1", 1_000);
         Path recent = snapshot("job-a/chk-2", 2_000);
         assertEquals(old, RetainedState.resolve(old.toString(), null));
-        assertEquals(old, RetainedState.resolve(old.resolve(RetainedState.METADATA).toString(), null));
+        assertEquals(
+                old, RetainedState.resolve(old.resolve(RetainedState.METADATA).toString(), null));
         assertEquals(recent, RetainedState.resolve(dir.resolve("job-a").toString(), null));
     }
 
@@ -47,7 +49,9 @@ class RetainedStateTest {
         assertTrue(noDir.getMessage().contains("--checkpoint-dir"), noDir.getMessage());
         var empty = assertThrows(IllegalArgumentException.class, () -> RetainedState.resolve("latest", dir));
         assertTrue(empty.getMessage().contains("no completed checkpoint"), empty.getMessage());
-        var missing = assertThrows(IllegalArgumentException.class, () -> RetainedState.resolve(dir.resolve("nope").toString(), null));
+        var missing = assertThrows(
+                IllegalArgumentException.class,
+                () -> RetainedState.resolve(dir.resolve("nope").toString(), null));
         assertTrue(missing.getMessage().contains("does not exist"), missing.getMessage());
     }
 }

@@ -22,19 +22,34 @@ import org.junit.jupiter.api.io.TempDir;
  * compare into an old compare directory replaces it whole, and a trace without a valid job fails.
  */
 class RunDirectoryIT {
-    private static final Path EXAMPLES = Path.of("../../examples").toAbsolutePath().normalize();
+    private static final Path EXAMPLES =
+            Path.of("../../examples").toAbsolutePath().normalize();
     private static final String TRACE = EXAMPLES.resolve("armida-trace.jsonl").toString();
-    private static final String CLUSTER = EXAMPLES.resolve("armida-cluster.yaml").toString();
+    private static final String CLUSTER =
+            EXAMPLES.resolve("armida-cluster.yaml").toString();
 
-    @TempDir static Path shared;
-    @TempDir Path tmp;
+    @TempDir
+    static Path shared;
+
+    @TempDir
+    Path tmp;
+
     private static Path bigTrace;
     private static Path bigCluster;
 
     /** A trace that takes a replay several seconds, long enough to be caught in the middle. */
     @BeforeAll
     static void generateABigTrace() {
-        var g = WorkloadCommandsTest.gpusched("generate", "--scenario", "hierarchical", "--nodes", "20", "--jobs", "6000", "--out", shared.resolve("big").toString());
+        var g = WorkloadCommandsTest.gpusched(
+                "generate",
+                "--scenario",
+                "hierarchical",
+                "--nodes",
+                "20",
+                "--jobs",
+                "6000",
+                "--out",
+                shared.resolve("big").toString());
         assertEquals(0, g.exit(), g.err());
         bigTrace = shared.resolve("big/trace.jsonl");
         bigCluster = shared.resolve("big/cluster.yaml");
@@ -49,18 +64,23 @@ class RunDirectoryIT {
         }
         cmd.addAll(List.of("-Xmx1g", "-cp", System.getProperty("java.class.path"), GpuSched.class.getName()));
         cmd.addAll(List.of(args));
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
     }
 
     /** Waits until the replay in {@code child} has finished some jobs (its staging directory's job metrics grow). */
     private static void awaitMidRun(Process child, Path out, Path log) throws Exception {
-        Path parts = out.resolveSibling("." + out.getFileName() + ".partial-" + child.pid()).resolve(".parts");
+        Path parts = out.resolveSibling("." + out.getFileName() + ".partial-" + child.pid())
+                .resolve(".parts");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
         while (System.nanoTime() < deadline) {
             assertTrue(child.isAlive(), "the replay ended before it could be interrupted:\n" + Files.readString(log));
             if (Files.isDirectory(parts)) {
                 try (Stream<Path> files = Files.list(parts)) {
-                    if (files.anyMatch(f -> f.getFileName().toString().startsWith("job-metrics") && sizeOf(f) > 0)) return;
+                    if (files.anyMatch(f -> f.getFileName().toString().startsWith("job-metrics") && sizeOf(f) > 0))
+                        return;
                 }
             }
             Thread.sleep(50);
@@ -78,23 +98,37 @@ class RunDirectoryIT {
 
     private static List<String> leftovers(Path out) throws IOException {
         try (Stream<Path> siblings = Files.list(out.getParent())) {
-            return siblings.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("." + out.getFileName() + ".")).toList();
+            return siblings.map(p -> p.getFileName().toString())
+                    .filter(n -> n.startsWith("." + out.getFileName() + "."))
+                    .toList();
         }
     }
 
     @Test
     void anInterruptedReplayLeavesTheFinishedRunThereAndAConcurrentOneIsRefused() throws Exception {
         Path out = tmp.resolve("run");
-        var first = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "fifo", "--out", out.toString());
+        var first = WorkloadCommandsTest.gpusched(
+                "replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "fifo", "--out", out.toString());
         assertEquals(0, first.exit(), first.err());
         List<String> finished = Files.readAllLines(out.resolve("decisions.jsonl"));
 
         // Ctrl-C (SIGTERM) in the middle of a replay into the same directory
         Path log = tmp.resolve("interrupted.log");
-        Process child = launch(log, "replay", "--trace", bigTrace.toString(), "--cluster", bigCluster.toString(), "--policy", "andreas-rg", "--out", out.toString());
+        Process child = launch(
+                log,
+                "replay",
+                "--trace",
+                bigTrace.toString(),
+                "--cluster",
+                bigCluster.toString(),
+                "--policy",
+                "andreas-rg",
+                "--out",
+                out.toString());
         awaitMidRun(child, out, log);
         // meanwhile, a second run into the same --out fails at once, naming the first
-        var second = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "edf", "--out", out.toString());
+        var second = WorkloadCommandsTest.gpusched(
+                "replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "edf", "--out", out.toString());
         assertEquals(2, second.exit(), second.err());
         assertTrue(second.err().contains("is being written by another run (pid " + child.pid()), second.err());
         assertEquals(1, second.err().strip().lines().count(), "one line: " + second.err());
@@ -106,8 +140,17 @@ class RunDirectoryIT {
         assertEquals(0, valid.exit(), valid.out() + valid.err());
 
         // killed outright (SIGKILL): nothing runs at exit, so its staging directory stays, hidden and marked incomplete
-        Process killed = launch(tmp.resolve("killed.log"), "replay", "--trace", bigTrace.toString(), "--cluster", bigCluster.toString(), "--policy", "andreas-rg",
-                "--out", out.toString());
+        Process killed = launch(
+                tmp.resolve("killed.log"),
+                "replay",
+                "--trace",
+                bigTrace.toString(),
+                "--cluster",
+                bigCluster.toString(),
+                "--policy",
+                "andreas-rg",
+                "--out",
+                out.toString());
         awaitMidRun(killed, out, tmp.resolve("killed.log"));
         killed.destroyForcibly();
         assertTrue(killed.waitFor(60, TimeUnit.SECONDS));
@@ -117,12 +160,14 @@ class RunDirectoryIT {
         var refused = WorkloadCommandsTest.gpusched("validate", staging.toString());
         assertEquals(2, refused.exit(), refused.out() + refused.err());
         assertTrue(refused.err().contains("an incomplete run (interrupted, or still being written)"), refused.err());
-        var notReported = WorkloadCommandsTest.gpusched("report", staging.toString(), "--out", tmp.resolve("report").toString());
+        var notReported = WorkloadCommandsTest.gpusched(
+                "report", staging.toString(), "--out", tmp.resolve("report").toString());
         assertEquals(2, notReported.exit(), notReported.err());
         assertTrue(notReported.err().contains("an incomplete run"), notReported.err());
 
         // the next run into the directory clears the leftovers and replaces the old run whole
-        var next = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "edf", "--out", out.toString());
+        var next = WorkloadCommandsTest.gpusched(
+                "replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "edf", "--out", out.toString());
         assertEquals(0, next.exit(), next.err());
         assertTrue(Files.readString(out.resolve("run.json")).contains("\"policy\" : \"edf\""));
         assertEquals(List.of(), leftovers(out));
@@ -131,8 +176,21 @@ class RunDirectoryIT {
     @Test
     void aDirectoryAnOlderVersionLeftHalfWrittenIsRefused() throws Exception {
         Path out = tmp.resolve("old");
-        assertEquals(0, WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "fifo", "--out", out.toString()).exit());
-        Files.createDirectories(out.resolve(".parts")); // what an interrupted replay used to leave beside the old run's files
+        assertEquals(
+                0,
+                WorkloadCommandsTest.gpusched(
+                                "replay",
+                                "--trace",
+                                TRACE,
+                                "--cluster",
+                                CLUSTER,
+                                "--policy",
+                                "fifo",
+                                "--out",
+                                out.toString())
+                        .exit());
+        Files.createDirectories(
+                out.resolve(".parts")); // what an interrupted replay used to leave beside the old run's files
         Files.writeString(out.resolve(".parts/decisions-0.jsonl"), "{}\n");
         var v = WorkloadCommandsTest.gpusched("validate", out.toString());
         assertEquals(2, v.exit());
@@ -142,38 +200,72 @@ class RunDirectoryIT {
     @Test
     void compareIntoAnOldCompareDirectoryReplacesItWholeAndValidateAndReportTakeIt() throws Exception {
         Path out = tmp.resolve("cmp");
-        var wide = WorkloadCommandsTest.gpusched("compare", "--trace", TRACE, "--cluster", CLUSTER, "--policies", "fifo,edf", "--noise", "0.2", "--out", out.toString());
+        var wide = WorkloadCommandsTest.gpusched(
+                "compare",
+                "--trace",
+                TRACE,
+                "--cluster",
+                CLUSTER,
+                "--policies",
+                "fifo,edf",
+                "--noise",
+                "0.2",
+                "--out",
+                out.toString());
         assertEquals(0, wide.exit(), wide.err());
         assertTrue(Files.isDirectory(out.resolve("edf")));
-        var narrow = WorkloadCommandsTest.gpusched("compare", "--trace", TRACE, "--cluster", CLUSTER, "--policies", "fifo", "--out", out.toString());
+        var narrow = WorkloadCommandsTest.gpusched(
+                "compare", "--trace", TRACE, "--cluster", CLUSTER, "--policies", "fifo", "--out", out.toString());
         assertEquals(0, narrow.exit(), narrow.err());
         assertFalse(Files.exists(out.resolve("edf")), "no policy directory of the older compare is left");
         assertEquals(2, Files.readAllLines(out.resolve("comparison.csv")).size());
-        assertTrue(Files.readAllLines(out.resolve("comparison.csv")).get(1).contains(",fifo,"), "the run is named relative to the CSV");
+        assertTrue(
+                Files.readAllLines(out.resolve("comparison.csv")).get(1).contains(",fifo,"),
+                "the run is named relative to the CSV");
         assertEquals(List.of(), leftovers(out));
 
         // validate and report take a compare directory: every run in it
         var v = WorkloadCommandsTest.gpusched("validate", out.toString());
         assertEquals(0, v.exit(), v.out() + v.err());
-        var r = WorkloadCommandsTest.gpusched("report", out.toString(), "--out", tmp.resolve("rep").toString());
+        var r = WorkloadCommandsTest.gpusched(
+                "report", out.toString(), "--out", tmp.resolve("rep").toString());
         assertEquals(0, r.exit(), r.err());
         assertEquals(2, Files.readAllLines(tmp.resolve("rep/comparison.csv")).size());
-        assertTrue(Files.readString(tmp.resolve("rep/comparison.csv")).lines().skip(1).allMatch(l -> l.startsWith("fifo,")));
+        assertTrue(Files.readString(tmp.resolve("rep/comparison.csv"))
+                .lines()
+                .skip(1)
+                .allMatch(l -> l.startsWith("fifo,")));
     }
 
     @Test
     void reportTakesAPlaceReplayDirectoryAndValidateSaysWhyItDoesNot() throws Exception {
         Path out = tmp.resolve("placed");
-        var placed = WorkloadCommandsTest.gpusched("place-replay", "--pods", "src/test/resources/place-replay/pods.csv", "--nodes",
-                "src/test/resources/place-replay/nodes.csv", "--policy", "bestfit", "--out", out.toString());
+        var placed = WorkloadCommandsTest.gpusched(
+                "place-replay",
+                "--pods",
+                "src/test/resources/place-replay/pods.csv",
+                "--nodes",
+                "src/test/resources/place-replay/nodes.csv",
+                "--policy",
+                "bestfit",
+                "--out",
+                out.toString());
         assertEquals(0, placed.exit(), placed.err());
-        var r = WorkloadCommandsTest.gpusched("report", out.toString(), "--out", tmp.resolve("rep").toString());
+        var r = WorkloadCommandsTest.gpusched(
+                "report", out.toString(), "--out", tmp.resolve("rep").toString());
         assertEquals(0, r.exit(), r.err());
         assertTrue(Files.readAllLines(tmp.resolve("rep/comparison.csv")).get(1).startsWith("bestfit,"));
         var v = WorkloadCommandsTest.gpusched("validate", out.toString());
         assertEquals(2, v.exit());
-        assertTrue(v.err().contains("a placement replay (place-replay, compare --pods); validate audits scheduling runs"), v.err());
-        var mixed = WorkloadCommandsTest.gpusched("report", out.toString(), tmp.resolve("nothing").toString(), "--out", tmp.resolve("rep2").toString());
+        assertTrue(
+                v.err().contains("a placement replay (place-replay, compare --pods); validate audits scheduling runs"),
+                v.err());
+        var mixed = WorkloadCommandsTest.gpusched(
+                "report",
+                out.toString(),
+                tmp.resolve("nothing").toString(),
+                "--out",
+                tmp.resolve("rep2").toString());
         assertEquals(2, mixed.exit());
     }
 
@@ -182,7 +274,8 @@ class RunDirectoryIT {
         Path out = tmp.resolve("mine");
         Files.createDirectories(out);
         Files.writeString(out.resolve("notes.txt"), "keep me");
-        var r = WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "fifo", "--out", out.toString());
+        var r = WorkloadCommandsTest.gpusched(
+                "replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "fifo", "--out", out.toString());
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("is not a gpusched output directory (it holds notes.txt)"), r.err());
         assertEquals("keep me", Files.readString(out.resolve("notes.txt")));
@@ -192,20 +285,39 @@ class RunDirectoryIT {
     void aTraceWithoutAValidJobFails() throws Exception {
         Path empty = tmp.resolve("empty.jsonl");
         Files.writeString(empty, "");
-        var e = WorkloadCommandsTest.gpusched("replay", "--trace", empty.toString(), "--cluster", CLUSTER, "--policy", "fifo", "--out", tmp.resolve("e").toString());
+        var e = WorkloadCommandsTest.gpusched(
+                "replay",
+                "--trace",
+                empty.toString(),
+                "--cluster",
+                CLUSTER,
+                "--policy",
+                "fifo",
+                "--out",
+                tmp.resolve("e").toString());
         assertEquals(2, e.exit(), e.out());
         assertTrue(e.err().contains(empty + ": empty trace"), e.err());
 
         Path csv = tmp.resolve("jobs.csv");
         Files.writeString(csv, "id,submit,due,weight\nJ1,0,100,1\nJ2,5,200,1\n");
         Path out = tmp.resolve("c");
-        var c = WorkloadCommandsTest.gpusched("replay", "--trace", csv.toString(), "--cluster", CLUSTER, "--policy", "fifo", "--out", out.toString());
+        var c = WorkloadCommandsTest.gpusched(
+                "replay", "--trace", csv.toString(), "--cluster", CLUSTER, "--policy", "fifo", "--out", out.toString());
         assertEquals(2, c.exit(), c.out());
         assertTrue(c.err().contains(csv + ": no valid job (3 lines rejected; the first: " + csv + ":1: "), c.err());
         assertFalse(Files.exists(out), "no run directory for a run that replayed nothing");
         assertEquals(List.of(), leftovers(out));
 
-        var cmp = WorkloadCommandsTest.gpusched("compare", "--trace", csv.toString(), "--cluster", CLUSTER, "--policies", "fifo,edf", "--out", out.toString());
+        var cmp = WorkloadCommandsTest.gpusched(
+                "compare",
+                "--trace",
+                csv.toString(),
+                "--cluster",
+                CLUSTER,
+                "--policies",
+                "fifo,edf",
+                "--out",
+                out.toString());
         assertEquals(2, cmp.exit(), cmp.out());
         assertTrue(cmp.err().contains("no valid job"), cmp.err());
         assertFalse(Files.exists(out));
@@ -214,18 +326,25 @@ class RunDirectoryIT {
     @Test
     void reportTellsApartRunsThatShareAPolicyAndSeed() throws Exception {
         Path k1 = tmp.resolve("k1"), k3 = tmp.resolve("k3"), it = tmp.resolve("it5");
-        for (var args : List.of(List.of("--out", k1.toString()), List.of("--controllers", "3", "--out", k3.toString()),
+        for (var args : List.of(
+                List.of("--out", k1.toString()),
+                List.of("--controllers", "3", "--out", k3.toString()),
                 List.of("--iterations", "5", "--out", it.toString()))) {
-            List<String> all = new ArrayList<>(List.of("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "andreas-rg", "--seed", "2"));
+            List<String> all = new ArrayList<>(
+                    List.of("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "andreas-rg", "--seed", "2"));
             all.addAll(args);
             var r = WorkloadCommandsTest.gpusched(all.toArray(String[]::new));
             assertEquals(0, r.exit(), r.err());
         }
         Path rep = tmp.resolve("rep");
-        var r = WorkloadCommandsTest.gpusched("report", k1.toString(), k3.toString(), it.toString(), "--out", rep.toString());
+        var r = WorkloadCommandsTest.gpusched(
+                "report", k1.toString(), k3.toString(), it.toString(), "--out", rep.toString());
         assertEquals(0, r.exit(), r.err());
-        assertTrue(r.out().contains("andreas-rg K=1 iterations=1000 ") && r.out().contains("andreas-rg K=3 iterations=1000 ")
-                && r.out().contains("andreas-rg K=1 iterations=5 "), r.out());
+        assertTrue(
+                r.out().contains("andreas-rg K=1 iterations=1000 ")
+                        && r.out().contains("andreas-rg K=3 iterations=1000 ")
+                        && r.out().contains("andreas-rg K=1 iterations=5 "),
+                r.out());
         List<String> csv = Files.readAllLines(rep.resolve("comparison.csv"));
         assertTrue(csv.get(0).endsWith(",run,settings"), csv.get(0));
         assertTrue(csv.get(2).endsWith("k3\",\"K=3 iterations=1000\""), csv.get(2));
@@ -234,10 +353,32 @@ class RunDirectoryIT {
 
         // two runs alike in every setting are told apart by their directory
         Path copy = tmp.resolve("copy");
-        assertEquals(0, WorkloadCommandsTest.gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "andreas-rg", "--seed", "2",
-                "--out", copy.toString()).exit());
-        var same = WorkloadCommandsTest.gpusched("report", k1.toString(), copy.toString(), "--out", tmp.resolve("rep2").toString());
+        assertEquals(
+                0,
+                WorkloadCommandsTest.gpusched(
+                                "replay",
+                                "--trace",
+                                TRACE,
+                                "--cluster",
+                                CLUSTER,
+                                "--policy",
+                                "andreas-rg",
+                                "--seed",
+                                "2",
+                                "--out",
+                                copy.toString())
+                        .exit());
+        var same = WorkloadCommandsTest.gpusched(
+                "report",
+                k1.toString(),
+                copy.toString(),
+                "--out",
+                tmp.resolve("rep2").toString());
         assertEquals(0, same.exit(), same.err());
-        assertTrue(same.out().contains("dir=") && same.out().contains("/k1") && same.out().contains("/copy"), same.out());
+        assertTrue(
+                same.out().contains("dir=")
+                        && same.out().contains("/k1")
+                        && same.out().contains("/copy"),
+                same.out());
     }
 }

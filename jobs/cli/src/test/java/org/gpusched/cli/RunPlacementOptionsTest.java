@@ -22,7 +22,8 @@ class RunPlacementOptionsTest {
     private static final String PODS = "src/test/resources/place-replay/pods.csv";
     private static final String NODES = "src/test/resources/place-replay/nodes.csv";
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private record Result(int exit, String err) {}
 
@@ -52,22 +53,42 @@ class RunPlacementOptionsTest {
     void runPlacementNeedsItsInputsAndRefusesSchedulerOptions() {
         String[] base = {"run", "--bootstrap", "127.0.0.1:1"};
         assertUsageError("missing inputs: --cluster (scheduling policies) or --nodes and --workload", base);
-        assertUsageError("placement policies need both --nodes and --workload", concat(base, "--nodes", NODES, "--policy", "fgd"));
-        assertUsageError("not both", concat(base, "--nodes", NODES, "--workload", PODS, "--cluster", "c.yaml", "--policy", "fgd"));
+        assertUsageError(
+                "placement policies need both --nodes and --workload",
+                concat(base, "--nodes", NODES, "--policy", "fgd"));
+        assertUsageError(
+                "not both",
+                concat(base, "--nodes", NODES, "--workload", PODS, "--cluster", "c.yaml", "--policy", "fgd"));
         assertUsageError("--policy is required with --nodes", concat(base, "--nodes", NODES, "--workload", PODS));
-        assertUsageError("--iterations applies to scheduling policies", concat(base, "--nodes", NODES, "--workload", PODS, "--policy", "fgd",
-                "--iterations", "5"));
-        assertUsageError("unknown --policy 'andreas-rg'", concat(base, "--nodes", NODES, "--workload", PODS, "--policy", "fgd,andreas-rg"));
-        assertUsageError("--alpha must be in [0, 1]", concat(base, "--nodes", NODES, "--workload", PODS, "--policy", "pwr-fgd", "--alpha", "2"));
-        assertUsageError("--workload nope.csv: no such file", concat(base, "--nodes", NODES, "--workload", "nope.csv", "--policy", "fgd"));
-        assertUsageError("--alpha applies to placement policies", concat(base, "--cluster", "c.yaml", "--alpha", "0.1"));
+        assertUsageError(
+                "--iterations applies to scheduling policies",
+                concat(base, "--nodes", NODES, "--workload", PODS, "--policy", "fgd", "--iterations", "5"));
+        assertUsageError(
+                "unknown --policy 'andreas-rg'",
+                concat(base, "--nodes", NODES, "--workload", PODS, "--policy", "fgd,andreas-rg"));
+        assertUsageError(
+                "--alpha must be in [0, 1]",
+                concat(base, "--nodes", NODES, "--workload", PODS, "--policy", "pwr-fgd", "--alpha", "2"));
+        assertUsageError(
+                "--workload nope.csv: no such file",
+                concat(base, "--nodes", NODES, "--workload", "nope.csv", "--policy", "fgd"));
+        assertUsageError(
+                "--alpha applies to placement policies", concat(base, "--cluster", "c.yaml", "--alpha", "0.1"));
     }
 
     @Test
     void produceTakesATraceOrAPodList() throws Exception {
-        assertUsageError("give either --trace (a job trace) or --pods (a pod list)", "produce", "--bootstrap", "127.0.0.1:1");
-        assertUsageError("give either --trace (a job trace) or --pods (a pod list)", "produce", "--bootstrap", "127.0.0.1:1",
-                "--trace", "t.jsonl", "--pods", PODS);
+        assertUsageError(
+                "give either --trace (a job trace) or --pods (a pod list)", "produce", "--bootstrap", "127.0.0.1:1");
+        assertUsageError(
+                "give either --trace (a job trace) or --pods (a pod list)",
+                "produce",
+                "--bootstrap",
+                "127.0.0.1:1",
+                "--trace",
+                "t.jsonl",
+                "--pods",
+                PODS);
         Path missing = dir.resolve("missing.csv");
         Result r = gpusched("produce", "--bootstrap", "127.0.0.1:1", "--pods", missing.toString());
         assertEquals(ExitCode.BAD_INPUT, r.exit(), r.err());

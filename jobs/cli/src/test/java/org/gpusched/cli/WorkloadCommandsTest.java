@@ -14,7 +14,8 @@ import picocli.CommandLine;
 
 /** generate, convert, validate and report as a user runs them: exit codes, files, messages without stack traces. */
 class WorkloadCommandsTest {
-    @TempDir Path tmp;
+    @TempDir
+    Path tmp;
 
     record Run(int exit, String out, String err) {}
 
@@ -29,15 +30,44 @@ class WorkloadCommandsTest {
 
     @Test
     void generateWritesTraceAndClusterAndASummary() throws Exception {
-        Run r = gpusched("generate", "--scenario", "hierarchical", "--nodes", "5", "--seed", "3", "--out", tmp.resolve("h").toString());
+        Run r = gpusched(
+                "generate",
+                "--scenario",
+                "hierarchical",
+                "--nodes",
+                "5",
+                "--seed",
+                "3",
+                "--out",
+                tmp.resolve("h").toString());
         assertEquals(0, r.exit(), r.err());
         assertEquals(50, Files.readAllLines(tmp.resolve("h/trace.jsonl")).size());
         assertTrue(Files.readString(tmp.resolve("h/cluster.yaml")).contains("Custom3"));
         assertTrue(r.out().contains("jobs") && r.out().contains("50") && r.out().contains("45,000 s x 5 / N"), r.out());
-        Run again = gpusched("generate", "--scenario", "hierarchical", "--nodes", "5", "--seed", "3", "--out", tmp.resolve("h2").toString());
+        Run again = gpusched(
+                "generate",
+                "--scenario",
+                "hierarchical",
+                "--nodes",
+                "5",
+                "--seed",
+                "3",
+                "--out",
+                tmp.resolve("h2").toString());
         assertEquals(0, again.exit());
         assertEquals(Files.readString(tmp.resolve("h/trace.jsonl")), Files.readString(tmp.resolve("h2/trace.jsonl")));
-        Run andreas = gpusched("generate", "--scenario", "andreas", "--nodes", "4", "--shape", "large", "--jobs", "7", "--out", tmp.resolve("a").toString());
+        Run andreas = gpusched(
+                "generate",
+                "--scenario",
+                "andreas",
+                "--nodes",
+                "4",
+                "--shape",
+                "large",
+                "--jobs",
+                "7",
+                "--out",
+                tmp.resolve("a").toString());
         assertEquals(0, andreas.exit(), andreas.err());
         assertEquals(7, Files.readAllLines(tmp.resolve("a/trace.jsonl")).size());
         assertTrue(Files.readString(tmp.resolve("a/cluster.yaml")).contains("V100x4"));
@@ -45,16 +75,41 @@ class WorkloadCommandsTest {
 
     @Test
     void badArgumentsGiveAMessageAndNonZeroExit() {
-        Run r = gpusched("generate", "--scenario", "andreas", "--out", tmp.resolve("x").toString());
+        Run r = gpusched(
+                "generate", "--scenario", "andreas", "--out", tmp.resolve("x").toString());
         assertEquals(ExitCode.BAD_INPUT, r.exit());
         assertTrue(r.err().contains("--nodes N is required"), r.err());
-        r = gpusched("generate", "--scenario", "armida", "--jobs", "0", "--out", tmp.resolve("x").toString());
+        r = gpusched(
+                "generate",
+                "--scenario",
+                "armida",
+                "--jobs",
+                "0",
+                "--out",
+                tmp.resolve("x").toString());
         assertEquals(ExitCode.BAD_INPUT, r.exit());
         assertTrue(r.err().contains("--jobs must be >= 1"));
-        r = gpusched("generate", "--scenario", "andreas", "--nodes", "4", "--shape", "medium", "--out", tmp.resolve("x").toString());
+        r = gpusched(
+                "generate",
+                "--scenario",
+                "andreas",
+                "--nodes",
+                "4",
+                "--shape",
+                "medium",
+                "--out",
+                tmp.resolve("x").toString());
         assertEquals(ExitCode.BAD_INPUT, r.exit());
         assertTrue(r.err().contains("--shape must be small"));
-        r = gpusched("convert", "alibaba-2022", "--pods", "p.csv", "--nodes", "n.csv", "--out", tmp.resolve("x").toString());
+        r = gpusched(
+                "convert",
+                "alibaba-2022",
+                "--pods",
+                "p.csv",
+                "--nodes",
+                "n.csv",
+                "--out",
+                tmp.resolve("x").toString());
         assertEquals(ExitCode.BAD_INPUT, r.exit());
         assertTrue(r.err().contains("unknown trace format 'alibaba-2022'"));
         for (Run any : new Run[] {r}) assertFalse(any.err().contains("\tat "), "no stack trace");
@@ -64,15 +119,37 @@ class WorkloadCommandsTest {
     void convertReportsBadRowsWithFileAndLine() throws Exception {
         Path pods = tmp.resolve("pods.csv"), nodes = tmp.resolve("nodes.csv");
         Files.writeString(nodes, "sn,cpu_milli,memory_mib,gpu,model\nn1,64000,1,2,T4\n");
-        Files.writeString(pods, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
-                + "p1,1,1,1,1000,,LS,Running,0,100,0\np2,1,1,1,1000,,LS,Running,x,100,0\n");
-        Run r = gpusched("convert", "alibaba-2023", "--pods", pods.toString(), "--nodes", nodes.toString(), "--out", tmp.resolve("c").toString());
+        Files.writeString(
+                pods,
+                "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+                        + "p1,1,1,1,1000,,LS,Running,0,100,0\np2,1,1,1,1000,,LS,Running,x,100,0\n");
+        Run r = gpusched(
+                "convert",
+                "alibaba-2023",
+                "--pods",
+                pods.toString(),
+                "--nodes",
+                nodes.toString(),
+                "--out",
+                tmp.resolve("c").toString());
         assertEquals(ExitCode.BAD_INPUT, r.exit());
         assertTrue(r.err().contains(pods + ":3: creation_time must be an integer"), r.err());
         assertFalse(r.err().contains("\tat "));
-        Files.writeString(pods, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
-                + "p1,1,1,1,1000,,LS,Running,0,100,0\np2,1,1,2,1000,,BE,Running,50,12902960,50\n");
-        r = gpusched("convert", "alibaba-2023", "--pods", pods.toString(), "--nodes", nodes.toString(), "--censored", "drop", "--out", tmp.resolve("c").toString());
+        Files.writeString(
+                pods,
+                "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+                        + "p1,1,1,1,1000,,LS,Running,0,100,0\np2,1,1,2,1000,,BE,Running,50,12902960,50\n");
+        r = gpusched(
+                "convert",
+                "alibaba-2023",
+                "--pods",
+                pods.toString(),
+                "--nodes",
+                nodes.toString(),
+                "--censored",
+                "drop",
+                "--out",
+                tmp.resolve("c").toString());
         assertEquals(0, r.exit(), r.err());
         assertEquals(1, Files.readAllLines(tmp.resolve("c/trace.jsonl")).size());
         assertTrue(r.out().lines().anyMatch(l -> l.matches("skipped: censored \\(dropped\\) +1")), r.out());
@@ -82,13 +159,20 @@ class WorkloadCommandsTest {
     void validateExitsNonZeroOnViolationsAndOnUnreadableDirectories() throws Exception {
         Path run = tmp.resolve("run");
         Files.createDirectories(run);
-        Files.writeString(run.resolve("run.json"), "{\"nodes\": [{\"id\": \"n1\", \"type\": \"A\", \"gpus\": 1}], \"nodeTypes\": {\"A\": {\"gpus\": 1, \"costPerHour\": [0, 2.0]}}}");
-        Files.writeString(run.resolve("jobs.jsonl"), "{\"id\": \"j1\", \"submit\": 0, \"due\": 100, \"weight\": 1, \"times\": {\"A\": {\"1\": 1800}}}\n");
-        Files.writeString(run.resolve("decisions.jsonl"), "{\"time\": 0, \"job\": \"j1\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 1}\n"
-                + "{\"time\": 1800, \"job\": \"j1\", \"action\": \"COMPLETE\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 1}\n");
+        Files.writeString(
+                run.resolve("run.json"),
+                "{\"nodes\": [{\"id\": \"n1\", \"type\": \"A\", \"gpus\": 1}], \"nodeTypes\": {\"A\": {\"gpus\": 1, \"costPerHour\": [0, 2.0]}}}");
+        Files.writeString(
+                run.resolve("jobs.jsonl"),
+                "{\"id\": \"j1\", \"submit\": 0, \"due\": 100, \"weight\": 1, \"times\": {\"A\": {\"1\": 1800}}}\n");
+        Files.writeString(
+                run.resolve("decisions.jsonl"),
+                "{\"time\": 0, \"job\": \"j1\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 1}\n"
+                        + "{\"time\": 1800, \"job\": \"j1\", \"action\": \"COMPLETE\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 1}\n");
         // execution 2.0 x 0.5 h = 1.0; tardiness 1 x 1700/3600.
-        String metrics = "{\"totalCost\": %s, \"executionCost\": 1.0, \"tardinessCost\": 0.4722222222, \"tardyJobs\": 1, \"completedJobs\": 1,"
-                + " \"meanJctSeconds\": 1800, \"makespanSeconds\": 1800}";
+        String metrics =
+                "{\"totalCost\": %s, \"executionCost\": 1.0, \"tardinessCost\": 0.4722222222, \"tardyJobs\": 1, \"completedJobs\": 1,"
+                        + " \"meanJctSeconds\": 1800, \"makespanSeconds\": 1800}";
         Files.writeString(run.resolve("metrics.json"), metrics.formatted("1.4722222222"));
         Run ok = gpusched("validate", run.toString());
         assertEquals(0, ok.exit(), ok.out());
@@ -96,11 +180,15 @@ class WorkloadCommandsTest {
         Files.writeString(run.resolve("metrics.json"), metrics.formatted("1.2"));
         Run bad = gpusched("validate", run.toString());
         assertEquals(ExitCode.FINDINGS, bad.exit());
-        assertTrue(bad.out().contains("METRICS") && bad.out().contains("totalCost = 1.200000 but the decisions give 1.472222"), bad.out());
+        assertTrue(
+                bad.out().contains("METRICS")
+                        && bad.out().contains("totalCost = 1.200000 but the decisions give 1.472222"),
+                bad.out());
         Run missing = gpusched("validate", tmp.resolve("nope").toString());
         assertEquals(2, missing.exit());
         assertTrue(missing.err().contains("not a run directory"));
-        Run report = gpusched("report", run.toString(), "--out", tmp.resolve("rep").toString());
+        Run report =
+                gpusched("report", run.toString(), "--out", tmp.resolve("rep").toString());
         assertEquals(0, report.exit(), report.err());
         assertTrue(Files.readString(tmp.resolve("rep/report.html")).contains("<svg"));
         assertTrue(Files.readString(tmp.resolve("rep/comparison.csv")).startsWith("policy,seed,totalCost"));

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -45,9 +45,10 @@ import org.gpusched.core.objective.ObjectiveParameters;
  */
 public final class ClusterYaml {
     private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
-            .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-            .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build())
+                    .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+                    .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+                    .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                    .build())
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
@@ -58,9 +59,14 @@ public final class ClusterYaml {
     public static final int MAX_NODES = 100_000;
 
     record EnergyDoc(Double gpuIdleWatts, Double gpuMaxWatts, Double hostWatts, Double pricePerKwh, Double pue) {}
-    record NodeTypeDoc(String gpuModel, Integer gpus, List<Double> costPerHour, Double pricePerHour, EnergyDoc energy) {}
+
+    record NodeTypeDoc(
+            String gpuModel, Integer gpus, List<Double> costPerHour, Double pricePerHour, EnergyDoc energy) {}
+
     record NodeDoc(String id, String type, List<String> types, Integer count) {}
+
     record ObjectiveDoc(Double rho, Double horizonSeconds, Double mu) {}
+
     record ClusterDoc(Map<String, NodeTypeDoc> nodeTypes, List<NodeDoc> nodes, ObjectiveDoc objective) {}
 
     private ClusterYaml() {}
@@ -82,14 +88,18 @@ public final class ClusterYaml {
         } catch (IOException e) {
             throw new FormatException(where + ": cannot read (" + e.getMessage() + ")", null, e);
         }
-        if (text.isBlank()) throw new FormatException(where + ": the cluster file is empty; it needs nodeTypes and nodes (see the example in docs)", null);
+        if (text.isBlank())
+            throw new FormatException(
+                    where + ": the cluster file is empty; it needs nodeTypes and nodes (see the example in docs)",
+                    null);
         ClusterDoc doc;
         try {
             doc = YAML.readValue(text, ClusterDoc.class);
         } catch (JsonProcessingException e) {
             throw parseError(where, text, e);
         }
-        if (doc == null) throw new FormatException(where + ": the cluster file is empty; it needs nodeTypes and nodes", null);
+        if (doc == null)
+            throw new FormatException(where + ": the cluster file is empty; it needs nodeTypes and nodes", null);
         try {
             return toSpec(doc);
         } catch (FormatException e) {
@@ -110,15 +120,27 @@ public final class ClusterYaml {
             java.util.Collections.sort(allowed);
             String parent = pathOf(u.getPath().subList(0, u.getPath().size() - 1));
             String nearest = Names.nearest(u.getPropertyName(), allowed);
-            return new FormatException(at + (parent.isEmpty() ? "" : parent + ": ") + "unknown key '" + u.getPropertyName() + "'"
-                    + (nearest == null ? "" : " (did you mean '" + nearest + "'?)") + "; allowed keys: " + String.join(", ", allowed), path, e);
+            return new FormatException(
+                    at + (parent.isEmpty() ? "" : parent + ": ") + "unknown key '" + u.getPropertyName() + "'"
+                            + (nearest == null ? "" : " (did you mean '" + nearest + "'?)") + "; allowed keys: "
+                            + String.join(", ", allowed),
+                    path,
+                    e);
         }
         if (e instanceof MismatchedInputException m && m.getTargetType() != null) {
-            return new FormatException(at + path + ": must be " + expected(m.getTargetType()) + " (" + firstSentence(m.getOriginalMessage()) + ")", path, e);
+            return new FormatException(
+                    at + path + ": must be " + expected(m.getTargetType()) + " ("
+                            + firstSentence(m.getOriginalMessage()) + ")",
+                    path,
+                    e);
         }
         String message = e.getOriginalMessage();
         if (message.startsWith("Duplicate field")) {
-            return new FormatException(at + message.replace("Duplicate field", "key") + " is given twice (a second one would replace the first)", path, e);
+            return new FormatException(
+                    at + message.replace("Duplicate field", "key")
+                            + " is given twice (a second one would replace the first)",
+                    path,
+                    e);
         }
         return new FormatException(at + (path.isEmpty() ? "" : path + ": ") + firstSentence(message), path, e);
     }
@@ -140,15 +162,18 @@ public final class ClusterYaml {
     private static String pathOf(List<JsonMappingException.Reference> refs) {
         StringBuilder path = new StringBuilder();
         for (JsonMappingException.Reference r : refs) {
-            if (r.getFieldName() != null) path.append(path.length() == 0 ? "" : ".").append(r.getFieldName());
+            if (r.getFieldName() != null)
+                path.append(path.length() == 0 ? "" : ".").append(r.getFieldName());
             else if (r.getIndex() >= 0) path.append('[').append(r.getIndex()).append(']');
         }
         return path.toString();
     }
 
     private static ClusterSpec toSpec(ClusterDoc doc) {
-        if (doc.nodeTypes() == null || doc.nodeTypes().isEmpty()) throw new FormatException("nodeTypes: missing or empty; give at least one node type", "nodeTypes");
-        if (doc.nodes() == null || doc.nodes().isEmpty()) throw new FormatException("nodes: missing or empty; give at least one node", "nodes");
+        if (doc.nodeTypes() == null || doc.nodeTypes().isEmpty())
+            throw new FormatException("nodeTypes: missing or empty; give at least one node type", "nodeTypes");
+        if (doc.nodes() == null || doc.nodes().isEmpty())
+            throw new FormatException("nodes: missing or empty; give at least one node", "nodes");
         List<NodeType> types = new ArrayList<>();
         doc.nodeTypes().forEach((name, t) -> types.add(toType(name, t)));
         List<String> typeNames = new ArrayList<>(doc.nodeTypes().keySet());
@@ -156,28 +181,45 @@ public final class ClusterYaml {
         for (int i = 0; i < doc.nodes().size(); i++) {
             NodeDoc n = doc.nodes().get(i);
             String path = "nodes[" + i + "]";
-            if (n == null || n.id() == null || n.id().isBlank()) throw new FormatException(path + ".id: missing; every node needs an id", path + ".id");
-            if (n.type() != null && n.types() != null) throw new FormatException(path + " (" + n.id() + "): give either type (fixed) or types (rightsizable), not both", path + ".types");
+            if (n == null || n.id() == null || n.id().isBlank())
+                throw new FormatException(path + ".id: missing; every node needs an id", path + ".id");
+            if (n.type() != null && n.types() != null)
+                throw new FormatException(
+                        path + " (" + n.id() + "): give either type (fixed) or types (rightsizable), not both",
+                        path + ".types");
             if (n.type() != null) checkTypeName(n.type(), typeNames, path + ".type");
-            if (n.types() != null) for (int k = 0; k < n.types().size(); k++) checkTypeName(n.types().get(k), typeNames, path + ".types[" + k + "]");
+            if (n.types() != null)
+                for (int k = 0; k < n.types().size(); k++)
+                    checkTypeName(n.types().get(k), typeNames, path + ".types[" + k + "]");
             int count = n.count() == null ? 1 : n.count();
-            if (count < 1 || count > MAX_NODES) throw new FormatException(path + ".count (" + n.id() + "): must be a whole number in [1, " + MAX_NODES + "], got " + count, path + ".count");
+            if (count < 1 || count > MAX_NODES)
+                throw new FormatException(
+                        path + ".count (" + n.id() + "): must be a whole number in [1, " + MAX_NODES + "], got "
+                                + count,
+                        path + ".count");
             total += count;
-            if (total > MAX_NODES) throw new FormatException(path + ".count (" + n.id() + "): the cluster would have " + total + " nodes, more than the " + MAX_NODES + " allowed", path + ".count");
+            if (total > MAX_NODES)
+                throw new FormatException(
+                        path + ".count (" + n.id() + "): the cluster would have " + total + " nodes, more than the "
+                                + MAX_NODES + " allowed",
+                        path + ".count");
         }
         List<Node> nodes = new ArrayList<>((int) total);
         for (NodeDoc n : doc.nodes()) {
             int count = n.count() == null ? 1 : n.count();
-            for (int k = 1; k <= count; k++) nodes.add(new Node(n.count() == null ? n.id() : n.id() + "-" + k, n.type(), n.types()));
+            for (int k = 1; k <= count; k++)
+                nodes.add(new Node(n.count() == null ? n.id() : n.id() + "-" + k, n.type(), n.types()));
         }
         ObjectiveParameters d = ObjectiveParameters.DEFAULTS;
         ObjectiveDoc o = doc.objective();
         ObjectiveParameters objective;
         try {
-            objective = o == null ? d : new ObjectiveParameters(
-                    o.rho() == null ? d.rho() : o.rho(),
-                    o.horizonSeconds() == null ? d.horizonSeconds() : o.horizonSeconds(),
-                    o.mu() == null ? d.mu() : o.mu());
+            objective = o == null
+                    ? d
+                    : new ObjectiveParameters(
+                            o.rho() == null ? d.rho() : o.rho(),
+                            o.horizonSeconds() == null ? d.horizonSeconds() : o.horizonSeconds(),
+                            o.mu() == null ? d.mu() : o.mu());
         } catch (IllegalArgumentException e) {
             throw new FormatException("objective: " + e.getMessage(), "objective");
         }
@@ -187,24 +229,42 @@ public final class ClusterYaml {
     private static void checkTypeName(String name, List<String> typeNames, String path) {
         if (name == null || typeNames.contains(name)) return;
         String nearest = Names.nearest(name, typeNames);
-        throw new FormatException(path + ": unknown node type '" + name + "'" + (nearest == null ? "" : " (did you mean '" + nearest + "'?)")
-                + "; nodeTypes are " + String.join(", ", typeNames), path);
+        throw new FormatException(
+                path + ": unknown node type '" + name + "'"
+                        + (nearest == null ? "" : " (did you mean '" + nearest + "'?)") + "; nodeTypes are "
+                        + String.join(", ", typeNames),
+                path);
     }
 
     private static NodeType toType(String name, NodeTypeDoc t) {
         String path = "nodeTypes." + name;
-        if (t == null || t.gpus() == null) throw new FormatException(path + ".gpus: missing; the number of GPUs of the type, in [1, " + MAX_GPUS + "]", t == null ? path : path + ".gpus");
-        if (t.gpus() < 1 || t.gpus() > MAX_GPUS) throw new FormatException(path + ".gpus: must be a whole number in [1, " + MAX_GPUS + "], got " + t.gpus(), path + ".gpus");
-        int given = (t.costPerHour() != null ? 1 : 0) + (t.pricePerHour() != null ? 1 : 0) + (t.energy() != null ? 1 : 0);
-        if (given != 1) throw new FormatException(path + ": give exactly one of costPerHour, pricePerHour, energy (" + given + " given)", path);
+        if (t == null || t.gpus() == null)
+            throw new FormatException(
+                    path + ".gpus: missing; the number of GPUs of the type, in [1, " + MAX_GPUS + "]",
+                    t == null ? path : path + ".gpus");
+        if (t.gpus() < 1 || t.gpus() > MAX_GPUS)
+            throw new FormatException(
+                    path + ".gpus: must be a whole number in [1, " + MAX_GPUS + "], got " + t.gpus(), path + ".gpus");
+        int given =
+                (t.costPerHour() != null ? 1 : 0) + (t.pricePerHour() != null ? 1 : 0) + (t.energy() != null ? 1 : 0);
+        if (given != 1)
+            throw new FormatException(
+                    path + ": give exactly one of costPerHour, pricePerHour, energy (" + given + " given)", path);
         try {
             if (t.pricePerHour() != null) return NodeType.priced(name, t.gpuModel(), t.gpus(), t.pricePerHour());
             if (t.energy() != null) {
                 EnergyDoc e = t.energy();
                 String ep = path + ".energy.";
-                return NodeType.energy(name, t.gpuModel(), t.gpus(), new EnergyModel(required(e.gpuIdleWatts(), ep + "gpuIdleWatts"),
-                        required(e.gpuMaxWatts(), ep + "gpuMaxWatts"), required(e.hostWatts(), ep + "hostWatts"),
-                        required(e.pricePerKwh(), ep + "pricePerKwh"), required(e.pue(), ep + "pue")));
+                return NodeType.energy(
+                        name,
+                        t.gpuModel(),
+                        t.gpus(),
+                        new EnergyModel(
+                                required(e.gpuIdleWatts(), ep + "gpuIdleWatts"),
+                                required(e.gpuMaxWatts(), ep + "gpuMaxWatts"),
+                                required(e.hostWatts(), ep + "hostWatts"),
+                                required(e.pricePerKwh(), ep + "pricePerKwh"),
+                                required(e.pue(), ep + "pue")));
             }
         } catch (InvalidInstanceException e) {
             String key = t.pricePerHour() != null ? path + ".pricePerHour" : path + ".energy";
@@ -212,19 +272,26 @@ public final class ClusterYaml {
         }
         String rp = path + ".costPerHour";
         if (t.costPerHour().size() != t.gpus() + 1) {
-            throw new FormatException(rp + ": needs " + (t.gpus() + 1) + " rates (cost per hour with 0.." + t.gpus() + " GPUs busy), got " + t.costPerHour().size(), rp);
+            throw new FormatException(
+                    rp + ": needs " + (t.gpus() + 1) + " rates (cost per hour with 0.." + t.gpus() + " GPUs busy), got "
+                            + t.costPerHour().size(),
+                    rp);
         }
         double[] rates = new double[t.costPerHour().size()];
         for (int g = 0; g < rates.length; g++) {
             Double r = t.costPerHour().get(g);
-            if (r == null || !(r >= 0) || r.isInfinite()) throw new FormatException(rp + "[" + g + "]: must be a finite number >= 0, got " + r, rp + "[" + g + "]");
+            if (r == null || !(r >= 0) || r.isInfinite())
+                throw new FormatException(
+                        rp + "[" + g + "]: must be a finite number >= 0, got " + r, rp + "[" + g + "]");
             rates[g] = r;
         }
         return new NodeType(name, t.gpuModel(), t.gpus(), rates);
     }
 
     private static double required(Double value, String path) {
-        if (value == null) throw new FormatException(path + ": missing (energy needs gpuIdleWatts, gpuMaxWatts, hostWatts, pricePerKwh, pue)", path);
+        if (value == null)
+            throw new FormatException(
+                    path + ": missing (energy needs gpuIdleWatts, gpuMaxWatts, hostWatts, pricePerKwh, pue)", path);
         return value;
     }
 
@@ -275,10 +342,15 @@ public final class ClusterYaml {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", n.id());
             m.put("type", n.fixedType());
-            m.put("gpus", n.fixedType() == null ? null : cluster.type(cluster.typeIndex(n.fixedType())).gpus());
+            m.put(
+                    "gpus",
+                    n.fixedType() == null
+                            ? null
+                            : cluster.type(cluster.typeIndex(n.fixedType())).gpus());
             if (n.isRightsizable()) {
                 List<String> allowed = new ArrayList<>();
-                for (int t : cluster.candidateTypes(cluster.nodeIndex(n.id()))) allowed.add(cluster.type(t).name());
+                for (int t : cluster.candidateTypes(cluster.nodeIndex(n.id())))
+                    allowed.add(cluster.type(t).name());
                 m.put("types", allowed);
             }
             nodes.add(m);

@@ -18,7 +18,9 @@ public final class FormatException extends RuntimeException {
     }
 
     /** The offending field (dotted path), or {@value #WHOLE_RECORD} when the whole record is unreadable. */
-    public String field() { return field; }
+    public String field() {
+        return field;
+    }
 
     /** The same error located in a file: "FILE:LINE: message". */
     public FormatException at(String file, long line) {

@@ -43,8 +43,10 @@ public final class LineReader implements Closeable {
 
     private final InputStream in;
     private final int maxBytes;
-    private final CharsetDecoder strict = StandardCharsets.UTF_8.newDecoder()
-            .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+    private final CharsetDecoder strict = StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
     private final byte[] chunk = new byte[64 * 1024];
     private int pos;
     private int limit;
@@ -78,7 +80,8 @@ public final class LineReader implements Closeable {
             total += n;
             int keep = (int) Math.min(n, maxBytes - length);
             if (keep > 0) {
-                if (length + keep > buffer.length) buffer = Arrays.copyOf(buffer, Math.min(maxBytes, Math.max(length + keep, buffer.length * 2)));
+                if (length + keep > buffer.length)
+                    buffer = Arrays.copyOf(buffer, Math.min(maxBytes, Math.max(length + keep, buffer.length * 2)));
                 System.arraycopy(chunk, pos, buffer, length, keep);
                 length += keep;
             }
@@ -88,7 +91,10 @@ public final class LineReader implements Closeable {
         number++;
         if (total > maxBytes) {
             String prefix = new String(buffer, 0, Math.min(length, KEPT_PREFIX_BYTES), StandardCharsets.UTF_8);
-            return new Line(number, prefix, String.format(Locale.ROOT, "line is %,d bytes, over the limit of %,d", total, maxBytes));
+            return new Line(
+                    number,
+                    prefix,
+                    String.format(Locale.ROOT, "line is %,d bytes, over the limit of %,d", total, maxBytes));
         }
         if (length > 0 && buffer[length - 1] == '\r') length--;
         return decode(length);
@@ -109,7 +115,9 @@ public final class LineReader implements Closeable {
             CharBuffer chars = strict.reset().decode(ByteBuffer.wrap(buffer, 0, length));
             return new Line(number, chars.toString(), null);
         } catch (CharacterCodingException e) {
-            String at = e instanceof MalformedInputException m ? " at byte " + (firstBadByte(length) + 1) + " (length " + m.getInputLength() + ")" : "";
+            String at = e instanceof MalformedInputException m
+                    ? " at byte " + (firstBadByte(length) + 1) + " (length " + m.getInputLength() + ")"
+                    : "";
             return new Line(number, new String(buffer, 0, length, StandardCharsets.UTF_8), "not valid UTF-8" + at);
         }
     }

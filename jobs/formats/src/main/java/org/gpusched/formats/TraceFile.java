@@ -24,7 +24,8 @@ public final class TraceFile {
             LineReader.Line line;
             while ((line = in.next()) != null) {
                 long lineNo = line.number();
-                if (!line.ok()) throw new FormatException(line.error(), FormatException.WHOLE_RECORD).at(file.toString(), lineNo);
+                if (!line.ok())
+                    throw new FormatException(line.error(), FormatException.WHOLE_RECORD).at(file.toString(), lineNo);
                 if (line.text().isBlank()) continue;
                 TraceJob job;
                 try {
@@ -32,7 +33,9 @@ public final class TraceFile {
                 } catch (FormatException e) {
                     throw e.at(file.toString(), lineNo);
                 }
-                if (!ids.add(job.job().id())) throw new FormatException("job " + job.job().id() + ": duplicate id", "id").at(file.toString(), lineNo);
+                if (!ids.add(job.job().id()))
+                    throw new FormatException("job " + job.job().id() + ": duplicate id", "id")
+                            .at(file.toString(), lineNo);
                 jobs.add(job);
             }
         } catch (NoSuchFileException e) {

@@ -13,9 +13,10 @@ import org.gpusched.core.model.Job;
 public record TraceJob(Job job, Map<String, Object> extras) {
     public TraceJob {
         Map<String, Object> present = new LinkedHashMap<>();
-        if (extras != null) extras.forEach((name, value) -> {
-            if (value != null) present.put(name, value);
-        });
+        if (extras != null)
+            extras.forEach((name, value) -> {
+                if (value != null) present.put(name, value);
+            });
         extras = Collections.unmodifiableMap(present);
     }
 

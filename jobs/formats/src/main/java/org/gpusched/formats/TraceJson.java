@@ -3,10 +3,10 @@ package org.gpusched.formats;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;
-import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.StreamWriteFeature;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -26,9 +26,11 @@ import org.gpusched.core.model.Job;
  */
 public final class TraceJson {
     /** FastDoubleParser and Schubfach: the same doubles as the JDK's parse and print (correctly rounded), at a fraction of the cost. */
-    private static final ObjectMapper MAPPER = JsonMapper.builder().enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
+    private static final ObjectMapper MAPPER = JsonMapper.builder()
+            .enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER).build();
+            .enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER)
+            .build();
 
     /**
      * The latest time a trace may give (submit, due) and the longest execution time, in seconds: about 317 years.
@@ -67,7 +69,9 @@ public final class TraceJson {
                 JsonToken value = p.nextToken();
                 switch (name) {
                     case "id" -> {
-                        if (id != null || value != JsonToken.VALUE_STRING || p.getText().isBlank()) return null;
+                        if (id != null
+                                || value != JsonToken.VALUE_STRING
+                                || p.getText().isBlank()) return null;
                         id = p.getText();
                     }
                     case "submit" -> {
@@ -134,12 +138,15 @@ public final class TraceJson {
         double due = number(root, "due", who);
         double weight = number(root, "weight", who);
         JsonNode times = root.get("times");
-        if (times == null || !times.isObject()) throw new FormatException(who + "field 'times' is missing or not an object {nodeType: {gpus: seconds}}", "times");
+        if (times == null || !times.isObject())
+            throw new FormatException(
+                    who + "field 'times' is missing or not an object {nodeType: {gpus: seconds}}", "times");
         Map<String, Map<Integer, Double>> parsed = new LinkedHashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = times.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> byType = it.next();
             String path = "times." + byType.getKey();
-            if (!byType.getValue().isObject()) throw new FormatException(who + "field '" + path + "' must be an object {gpus: seconds}", path);
+            if (!byType.getValue().isObject())
+                throw new FormatException(who + "field '" + path + "' must be an object {gpus: seconds}", path);
             Map<Integer, Double> perGpus = new TreeMap<>();
             Map<Integer, String> keys = new TreeMap<>();
             for (Iterator<Map.Entry<String, JsonNode>> g = byType.getValue().fields(); g.hasNext(); ) {
@@ -149,13 +156,19 @@ public final class TraceJson {
                 try {
                     gpus = Integer.parseInt(e.getKey());
                 } catch (NumberFormatException ex) {
-                    throw new FormatException(who + "field '" + gpath + "': GPU count '" + e.getKey() + "' is not an integer", gpath);
+                    throw new FormatException(
+                            who + "field '" + gpath + "': GPU count '" + e.getKey() + "' is not an integer", gpath);
                 }
                 String before = keys.put(gpus, e.getKey());
                 if (before != null) {
-                    throw new FormatException(who + "field '" + path + "': GPU count " + gpus + " is given twice ('" + before + "' and '" + e.getKey() + "')", gpath);
+                    throw new FormatException(
+                            who + "field '" + path + "': GPU count " + gpus + " is given twice ('" + before + "' and '"
+                                    + e.getKey() + "')",
+                            gpath);
                 }
-                if (!e.getValue().isNumber()) throw new FormatException(who + "field '" + gpath + "' must be a number of seconds, got " + e.getValue(), gpath);
+                if (!e.getValue().isNumber())
+                    throw new FormatException(
+                            who + "field '" + gpath + "' must be a number of seconds, got " + e.getValue(), gpath);
                 perGpus.put(gpus, e.getValue().doubleValue());
             }
             parsed.put(byType.getKey(), perGpus);
@@ -171,7 +184,7 @@ public final class TraceJson {
         for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             switch (e.getKey()) {
-                case "id", "submit", "due", "weight", "times" -> { }
+                case "id", "submit", "due", "weight", "times" -> {}
                 default -> extras.put(e.getKey(), MAPPER.convertValue(e.getValue(), Object.class));
             }
         }
@@ -191,9 +204,11 @@ public final class TraceJson {
             try {
                 after = p.nextToken();
             } catch (JsonProcessingException e) {
-                throw new FormatException("text after the JSON object (" + e.getOriginalMessage() + "): a line holds one job", null, e);
+                throw new FormatException(
+                        "text after the JSON object (" + e.getOriginalMessage() + "): a line holds one job", null, e);
             }
-            if (after != null) throw new FormatException("a second JSON value after the object: a line holds one job", null);
+            if (after != null)
+                throw new FormatException("a second JSON value after the object: a line holds one job", null);
         } catch (StreamReadException e) {
             String message = e.getOriginalMessage();
             if (message.startsWith("Duplicate field")) {
@@ -225,26 +240,36 @@ public final class TraceJson {
      * submit, weight in [0, {@link #MAX_WEIGHT}], execution times positive and at most {@link #MAX_SECONDS}, GPU
      * counts >= 1. The trace and the submissions topic (Avro) share them.
      */
-    public static void checkJob(String id, double submit, double due, double weight, Map<String, Map<Integer, Double>> times) {
+    public static void checkJob(
+            String id, double submit, double due, double weight, Map<String, Map<Integer, Double>> times) {
         String who = "job " + id + ": ";
         if (id == null || id.isBlank()) throw new FormatException("field 'id' is missing", "id");
         checkTime(who, "submit", submit);
         if (!(due <= MAX_SECONDS)) checkTime(who, "due", due);
-        if (due < submit) throw new FormatException(who + "due date " + due + " is before its submission " + submit, "due");
+        if (due < submit)
+            throw new FormatException(who + "due date " + due + " is before its submission " + submit, "due");
         if (!(weight >= 0 && weight <= MAX_WEIGHT)) {
-            throw new FormatException(who + "field 'weight' must be a number in [0, " + MAX_WEIGHT + "] (cost per hour late), got " + weight, "weight");
+            throw new FormatException(
+                    who + "field 'weight' must be a number in [0, " + MAX_WEIGHT + "] (cost per hour late), got "
+                            + weight,
+                    "weight");
         }
-        if (times == null || times.isEmpty()) throw new FormatException(who + "field 'times' is empty: no configuration to run on", "times");
+        if (times == null || times.isEmpty())
+            throw new FormatException(who + "field 'times' is empty: no configuration to run on", "times");
         boolean any = false;
         for (Map.Entry<String, Map<Integer, Double>> byType : times.entrySet()) {
             String path = "times." + byType.getKey();
             if (byType.getValue() == null) throw new FormatException(who + "field '" + path + "' is missing", path);
             for (Map.Entry<Integer, Double> e : byType.getValue().entrySet()) {
                 String gpath = path + "." + e.getKey();
-                if (e.getKey() == null || e.getKey() < 1) throw new FormatException(who + "field '" + gpath + "': GPU count must be >= 1", gpath);
+                if (e.getKey() == null || e.getKey() < 1)
+                    throw new FormatException(who + "field '" + gpath + "': GPU count must be >= 1", gpath);
                 Double t = e.getValue();
                 if (t == null || !(t > 0 && t <= MAX_SECONDS)) {
-                    throw new FormatException(who + "field '" + gpath + "' must be a number of seconds in (0, " + MAX_SECONDS + "], got " + t, gpath);
+                    throw new FormatException(
+                            who + "field '" + gpath + "' must be a number of seconds in (0, " + MAX_SECONDS + "], got "
+                                    + t,
+                            gpath);
                 }
                 any = true;
             }
@@ -254,7 +279,9 @@ public final class TraceJson {
 
     private static void checkTime(String who, String field, double seconds) {
         if (!(seconds >= 0 && seconds <= MAX_SECONDS)) {
-            throw new FormatException(who + "field '" + field + "' must be a time in [0, " + MAX_SECONDS + "] seconds, got " + seconds, field);
+            throw new FormatException(
+                    who + "field '" + field + "' must be a time in [0, " + MAX_SECONDS + "] seconds, got " + seconds,
+                    field);
         }
     }
 
@@ -281,8 +308,10 @@ public final class TraceJson {
 
     private static String text(JsonNode root, String field, String who) {
         JsonNode v = root.get(field);
-        if (v == null || v.isNull()) throw new FormatException((who == null ? "" : who) + "field '" + field + "' is missing", field);
-        if (!v.isTextual() && !v.isNumber()) throw new FormatException("field '" + field + "' must be a string, got " + v, field);
+        if (v == null || v.isNull())
+            throw new FormatException((who == null ? "" : who) + "field '" + field + "' is missing", field);
+        if (!v.isTextual() && !v.isNumber())
+            throw new FormatException("field '" + field + "' must be a string, got " + v, field);
         String s = v.asText();
         if (s.isBlank()) throw new FormatException("field '" + field + "' is empty", field);
         return s;

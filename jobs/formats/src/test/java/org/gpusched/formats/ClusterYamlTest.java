@@ -57,29 +57,39 @@ class ClusterYamlTest {
         Files.writeString(file, yaml);
         long start = System.nanoTime();
         var e = assertThrows(FormatException.class, () -> ClusterYaml.read(file));
-        assertTrue(System.nanoTime() - start < 5_000_000_000L, "an error comes at once, not after building a huge cluster");
+        assertTrue(
+                System.nanoTime() - start < 5_000_000_000L,
+                "an error comes at once, not after building a huge cluster");
         assertTrue(e.getMessage().startsWith(file + ":"), e.getMessage());
         return e.getMessage().substring(file.toString().length());
     }
 
     @Test
     void everyErrorSaysLineKeyAndWhatIsAllowed(@TempDir Path dir) throws Exception {
-        assertEquals(":3: nodeTypes.NC6.gpus: must be a whole number in [1, 1024], got -2",
+        assertEquals(
+                ":3: nodeTypes.NC6.gpus: must be a whole number in [1, 1024], got -2",
                 error(dir, YAML.replace("gpus: 1,", "gpus: -2,")));
-        assertEquals(":3: nodeTypes.NC6.gpus: must be a whole number in [1, 1024], got 50000000",
+        assertEquals(
+                ":3: nodeTypes.NC6.gpus: must be a whole number in [1, 1024], got 50000000",
                 error(dir, YAML.replace("gpus: 1,", "gpus: 50000000,")));
-        assertTrue(error(dir, YAML.replace("gpus: 1,", "gpus: 1.5,")).startsWith(":3: nodeTypes.NC6.gpus: must be a whole number ("));
-        assertEquals(":6: nodes[1].count (vm): must be a whole number in [1, 100000], got 2000000000",
+        assertTrue(error(dir, YAML.replace("gpus: 1,", "gpus: 1.5,"))
+                .startsWith(":3: nodeTypes.NC6.gpus: must be a whole number ("));
+        assertEquals(
+                ":6: nodes[1].count (vm): must be a whole number in [1, 100000], got 2000000000",
                 error(dir, YAML.replace("count: 3", "count: 2000000000")));
-        assertEquals(":6: nodes[1].count (vm): the cluster would have 100001 nodes, more than the 100000 allowed",
+        assertEquals(
+                ":6: nodes[1].count (vm): the cluster would have 100001 nodes, more than the 100000 allowed",
                 error(dir, YAML.replace("count: 3", "count: 100000")));
-        assertEquals(":2: nodeTypes.V100x2.energy: unknown key 'hostWats' (did you mean 'hostWatts'?); allowed keys: "
+        assertEquals(
+                ":2: nodeTypes.V100x2.energy: unknown key 'hostWats' (did you mean 'hostWatts'?); allowed keys: "
                         + "gpuIdleWatts, gpuMaxWatts, hostWatts, pricePerKwh, pue",
                 error(dir, YAML.replace("hostWatts", "hostWats")));
-        assertEquals(":3: nodeTypes.NC6: unknown key 'gpu' (did you mean 'gpus'?); allowed keys: costPerHour, energy, gpuModel, gpuModel, gpus, pricePerHour"
+        assertEquals(
+                ":3: nodeTypes.NC6: unknown key 'gpu' (did you mean 'gpus'?); allowed keys: costPerHour, energy, gpuModel, gpuModel, gpus, pricePerHour"
                         .replace("gpuModel, gpuModel", "gpuModel"),
                 error(dir, YAML.replace("gpus: 1,", "gpu: 1,")));
-        assertEquals(":6: nodes[1].types[0]: unknown node type 'NC7' (did you mean 'NC6'?); nodeTypes are V100x2, NC6",
+        assertEquals(
+                ":6: nodes[1].types[0]: unknown node type 'NC7' (did you mean 'NC6'?); nodeTypes are V100x2, NC6",
                 error(dir, YAML.replace("types: [NC6]", "types: [NC7]")));
         assertTrue(error(dir, "").startsWith(": the cluster file is empty"));
         assertTrue(error(dir, "  \n").startsWith(": the cluster file is empty"));
@@ -89,6 +99,7 @@ class ClusterYamlTest {
     void aRepeatedKeyIsAnErrorNotAnOverride(@TempDir Path dir) throws Exception {
         String twice = YAML + "nodes:\n  - {id: other, type: NC6}\n";
         assertEquals(":8: key 'nodes' is given twice (a second one would replace the first)", error(dir, twice));
-        assertTrue(error(dir, YAML.replace("gpus: 1,", "gpus: 1, gpus: 2,")).startsWith(":3: key 'gpus' is given twice"));
+        assertTrue(
+                error(dir, YAML.replace("gpus: 1,", "gpus: 1, gpus: 2,")).startsWith(":3: key 'gpus' is given twice"));
     }
 }

@@ -42,7 +42,8 @@ class LineReaderTest {
     @Test
     void linesLongerThanTheReadChunkAreWholeAndAnEmptyInputHasNone() throws Exception {
         String big = "y".repeat(200_000);
-        List<LineReader.Line> lines = lines((big + "\n" + big + "\u00e9").getBytes(StandardCharsets.UTF_8), LineReader.MAX_LINE_BYTES);
+        List<LineReader.Line> lines =
+                lines((big + "\n" + big + "\u00e9").getBytes(StandardCharsets.UTF_8), LineReader.MAX_LINE_BYTES);
         assertEquals(big, lines.get(0).text());
         assertEquals(big + "\u00e9", lines.get(1).text());
         assertTrue(lines.get(1).ok());

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class TimeOrderTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private Path file(String... lines) throws Exception {
         Path p = dir.resolve("f.jsonl");
@@ -19,8 +20,13 @@ class TimeOrderTest {
 
     @Test
     void equalTimesAndMalformedLinesKeepAFileInOrder() throws Exception {
-        Path p = file("{\"id\":\"a\",\"submit\":0}", "not json", "{\"id\":\"b\",\"times\":{\"submit\":-5},\"submit\":0}",
-                "{\"id\":\"c\",\"submit\":\"late\"}", "", "{\"submit\":3.5,\"id\":\"d\"}");
+        Path p = file(
+                "{\"id\":\"a\",\"submit\":0}",
+                "not json",
+                "{\"id\":\"b\",\"times\":{\"submit\":-5},\"submit\":0}",
+                "{\"id\":\"c\",\"submit\":\"late\"}",
+                "",
+                "{\"submit\":3.5,\"id\":\"d\"}");
         assertEquals(0, TimeOrder.firstLineOutOfOrder(p, "submit"));
     }
 

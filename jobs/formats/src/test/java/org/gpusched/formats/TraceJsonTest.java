@@ -27,7 +27,8 @@ class TraceJsonTest {
 
     @Test
     void badFieldsAreNamed() {
-        var e = assertThrows(FormatException.class, () -> TraceJson.parse(GOOD.replace("\"due\":7200", "\"due\":\"soon\"")));
+        var e = assertThrows(
+                FormatException.class, () -> TraceJson.parse(GOOD.replace("\"due\":7200", "\"due\":\"soon\"")));
         assertEquals("due", e.field());
         assertTrue(e.getMessage().contains("job j1"), e.getMessage());
         e = assertThrows(FormatException.class, () -> TraceJson.parse(GOOD.replace("\"2\":2000", "\"two\":2000")));
@@ -48,7 +49,8 @@ class TraceJsonTest {
 
     @Test
     void theStreamingPassAndTheTreeGiveTheSameJobOrTheStreamingPassStandsAside() {
-        List<String> common = List.of(GOOD,
+        List<String> common = List.of(
+                GOOD,
                 "{\"times\":{\"A\":{\"2\":10.5,\"1\":20}},\"weight\":1,\"due\":1234567890.1234567890,\"submit\":1e-3,\"id\":\"j\u00e9\"}",
                 "{\"id\":\"k\",\"submit\":3,\"due\":4.000000000000001,\"weight\":0,\"times\":{\"A\":{\"1\":1},\"B\":{\"4\":0.1}},"
                         + "\"tags\":{\"x\":[1,2.5,\"s\",null,true],\"y\":{}},\"epochs\":9000000000,\"big\":123456789012345678901234,\"none\":null}");
@@ -71,18 +73,26 @@ class TraceJsonTest {
                 GOOD.replace("\"2\":2000", "\"two\":2000"),
                 GOOD.replace("\"2\":2000", "\"2\":\"2000\""),
                 GOOD.replace(",\"weight\":0.5", ""),
-                "{\"id\": \"x\", ", "[1]", "");
+                "{\"id\": \"x\", ",
+                "[1]",
+                "");
         for (String line : aside) assertNull(TraceJson.parseWellFormed(line), line);
-        for (int i = 0; i < 4; i++) assertThrows(FormatException.class, () -> TraceJson.parse(aside.get(0)), "a repeated key");
+        for (int i = 0; i < 4; i++)
+            assertThrows(FormatException.class, () -> TraceJson.parse(aside.get(0)), "a repeated key");
         assertEquals("17", TraceJson.parse(aside.get(4)).job().id());
     }
 
     @Test
     void extrasKeepTheirOrderAndANullExtraIsAnAbsentOne() {
-        String line = GOOD.replace("\"application\":\"ResNet\"", "\"zeta\":1,\"application\":\"ResNet\",\"note\":null,\"alpha\":[2]");
+        String line = GOOD.replace(
+                "\"application\":\"ResNet\"", "\"zeta\":1,\"application\":\"ResNet\",\"note\":null,\"alpha\":[2]");
         for (TraceJob job : List.of(TraceJson.parse(line), TraceJson.parseTree(line))) {
-            assertEquals(List.of("zeta", "application", "alpha"), List.copyOf(job.extras().keySet()));
-            assertTrue(TraceJson.write(job).endsWith(",\"zeta\":1,\"application\":\"ResNet\",\"alpha\":[2]}"), TraceJson.write(job));
+            assertEquals(
+                    List.of("zeta", "application", "alpha"),
+                    List.copyOf(job.extras().keySet()));
+            assertTrue(
+                    TraceJson.write(job).endsWith(",\"zeta\":1,\"application\":\"ResNet\",\"alpha\":[2]}"),
+                    TraceJson.write(job));
         }
     }
 
@@ -94,12 +104,17 @@ class TraceJsonTest {
         e = assertThrows(FormatException.class, () -> TraceJson.parse(GOOD + " trailing words"));
         assertEquals("record", e.field());
         assertTrue(e.getMessage().startsWith("text after the JSON object"), e.getMessage());
-        e = assertThrows(FormatException.class, () -> TraceJson.parse(GOOD.replace("\"due\":7200", "\"due\":7200,\"due\":7300")));
+        e = assertThrows(
+                FormatException.class,
+                () -> TraceJson.parse(GOOD.replace("\"due\":7200", "\"due\":7200,\"due\":7300")));
         assertEquals("due", e.field());
         assertEquals("field 'due' is given twice", e.getMessage());
-        e = assertThrows(FormatException.class, () -> TraceJson.parse(GOOD.replace("\"application\":\"ResNet\"", "\"tags\":{\"a\":1,\"a\":2}")));
+        e = assertThrows(
+                FormatException.class,
+                () -> TraceJson.parse(GOOD.replace("\"application\":\"ResNet\"", "\"tags\":{\"a\":1,\"a\":2}")));
         assertEquals("tags.a", e.field());
-        e = assertThrows(FormatException.class, () -> TraceJson.parse(GOOD.replace("\"2\":2000", "\"2\":2000,\"1\":1900")));
+        e = assertThrows(
+                FormatException.class, () -> TraceJson.parse(GOOD.replace("\"2\":2000", "\"2\":2000,\"1\":1900")));
         assertEquals("times.V100x2.1", e.field());
         e = assertThrows(FormatException.class, () -> TraceJson.parse(GOOD.replace("\"2\":2000", "\"01\":1900")));
         assertEquals("times.V100x2.01", e.field());
@@ -110,25 +125,57 @@ class TraceJsonTest {
     void theFieldAtFaultIsNamedWhateverTheMessageSays() {
         // Ids holding other fields' names: the field is never guessed from the message.
         String tricky = GOOD.replace("\"j1\"", "\"submit-due-times\"");
-        assertEquals("weight", assertThrows(FormatException.class, () -> TraceJson.parse(tricky.replace("\"weight\":0.5", "\"weight\":-1"))).field());
-        assertEquals("due", assertThrows(FormatException.class, () -> TraceJson.parse(tricky.replace("\"due\":7200", "\"due\":-1"))).field());
-        assertEquals("submit", assertThrows(FormatException.class, () -> TraceJson.parse(tricky.replace("\"submit\":0", "\"submit\":-1"))).field());
-        assertEquals("times.V100x2.2", assertThrows(FormatException.class, () -> TraceJson.parse(tricky.replace("\"2\":2000", "\"2\":0"))).field());
-        assertEquals("times.V100x2.0", assertThrows(FormatException.class, () -> TraceJson.parse(tricky.replace("\"2\":2000", "\"0\":20"))).field());
-        assertEquals("times", assertThrows(FormatException.class, () -> TraceJson.parse(tricky.replace("{\"V100x2\":{\"1\":3600,\"2\":2000}}", "{}"))).field());
-        assertEquals("record", assertThrows(FormatException.class, () -> TraceJson.parse("[1]")).field());
+        assertEquals(
+                "weight",
+                assertThrows(
+                                FormatException.class,
+                                () -> TraceJson.parse(tricky.replace("\"weight\":0.5", "\"weight\":-1")))
+                        .field());
+        assertEquals(
+                "due",
+                assertThrows(FormatException.class, () -> TraceJson.parse(tricky.replace("\"due\":7200", "\"due\":-1")))
+                        .field());
+        assertEquals(
+                "submit",
+                assertThrows(
+                                FormatException.class,
+                                () -> TraceJson.parse(tricky.replace("\"submit\":0", "\"submit\":-1")))
+                        .field());
+        assertEquals(
+                "times.V100x2.2",
+                assertThrows(FormatException.class, () -> TraceJson.parse(tricky.replace("\"2\":2000", "\"2\":0")))
+                        .field());
+        assertEquals(
+                "times.V100x2.0",
+                assertThrows(FormatException.class, () -> TraceJson.parse(tricky.replace("\"2\":2000", "\"0\":20")))
+                        .field());
+        assertEquals(
+                "times",
+                assertThrows(
+                                FormatException.class,
+                                () -> TraceJson.parse(tricky.replace("{\"V100x2\":{\"1\":3600,\"2\":2000}}", "{}")))
+                        .field());
+        assertEquals(
+                "record",
+                assertThrows(FormatException.class, () -> TraceJson.parse("[1]"))
+                        .field());
     }
 
     @Test
     void timesAndWeightsAreBounded() {
-        var e = assertThrows(FormatException.class, () -> TraceJson.parse(GOOD.replace("\"submit\":0", "\"submit\":1e17").replace("\"due\":7200", "\"due\":2e17")));
+        var e = assertThrows(
+                FormatException.class,
+                () -> TraceJson.parse(
+                        GOOD.replace("\"submit\":0", "\"submit\":1e17").replace("\"due\":7200", "\"due\":2e17")));
         assertEquals("submit", e.field());
         assertTrue(e.getMessage().contains("[0, 1.0E10]"), e.getMessage());
         e = assertThrows(FormatException.class, () -> TraceJson.parse(GOOD.replace("\"2\":2000", "\"2\":1e16")));
         assertEquals("times.V100x2.2", e.field());
-        e = assertThrows(FormatException.class, () -> TraceJson.parse(GOOD.replace("\"weight\":0.5", "\"weight\":1.5e308")));
+        e = assertThrows(
+                FormatException.class, () -> TraceJson.parse(GOOD.replace("\"weight\":0.5", "\"weight\":1.5e308")));
         assertEquals("weight", e.field());
-        TraceJob edge = TraceJson.parse(GOOD.replace("\"due\":7200", "\"due\":1e10").replace("\"weight\":0.5", "\"weight\":1e9"));
+        TraceJob edge = TraceJson.parse(
+                GOOD.replace("\"due\":7200", "\"due\":1e10").replace("\"weight\":0.5", "\"weight\":1e9"));
         assertEquals(1e10, edge.job().dueSeconds());
     }
 }

@@ -19,8 +19,22 @@ import java.util.Set;
  */
 public final class Comparison {
     public static final Set<String> BASELINES = Set.of("fifo", "edf", "priority");
-    public static final List<String> COLUMNS = List.of("policy", "seed", "totalCost", "executionCost", "tardinessCost", "tardyJobs",
-            "completedJobs", "jobs", "meanJctSeconds", "makespanSeconds", "optimizerMedianMs", "optimizerP99Ms", "reductionVsBestBaselinePercent", "run", "settings");
+    public static final List<String> COLUMNS = List.of(
+            "policy",
+            "seed",
+            "totalCost",
+            "executionCost",
+            "tardinessCost",
+            "tardyJobs",
+            "completedJobs",
+            "jobs",
+            "meanJctSeconds",
+            "makespanSeconds",
+            "optimizerMedianMs",
+            "optimizerP99Ms",
+            "reductionVsBestBaselinePercent",
+            "run",
+            "settings");
 
     public record Row(RunResult run, double reductionPercent) {}
 
@@ -32,7 +46,8 @@ public final class Comparison {
         // a baseline counts for runs of the same seed and settings: K=4 is compared with fifo at K=4
         Map<String, Double> bestBaseline = new LinkedHashMap<>();
         for (RunResult r : runs) {
-            if (BASELINES.contains(r.policy)) bestBaseline.merge(r.seed + " " + r.variant(), r.metric("totalCost"), Math::min);
+            if (BASELINES.contains(r.policy))
+                bestBaseline.merge(r.seed + " " + r.variant(), r.metric("totalCost"), Math::min);
         }
         List<Row> rows = new ArrayList<>();
         for (RunResult r : runs) {
@@ -51,11 +66,15 @@ public final class Comparison {
             s[0] += row.run().metric("totalCost");
             s[1] += row.run().metric("executionCost");
             s[2] += row.run().metric("tardinessCost");
-            if (!Double.isNaN(row.reductionPercent())) { s[3] += row.reductionPercent(); s[5]++; }
+            if (!Double.isNaN(row.reductionPercent())) {
+                s[3] += row.reductionPercent();
+                s[5]++;
+            }
             s[4]++;
         }
         Map<String, double[]> means = new LinkedHashMap<>();
-        sums.forEach((p, s) -> means.put(p, new double[] {s[0] / s[4], s[1] / s[4], s[2] / s[4], s[5] == 0 ? Double.NaN : s[3] / s[5], s[4]}));
+        sums.forEach((p, s) -> means.put(
+                p, new double[] {s[0] / s[4], s[1] / s[4], s[2] / s[4], s[5] == 0 ? Double.NaN : s[3] / s[5], s[4]}));
         return means;
     }
 
@@ -69,9 +88,11 @@ public final class Comparison {
                 List<Object> values = new ArrayList<>();
                 values.add(r.policy);
                 values.add(r.seed);
-                for (String m : List.of("totalCost", "executionCost", "tardinessCost", "tardyJobs", "completedJobs")) values.add(number(r.metric(m)));
+                for (String m : List.of("totalCost", "executionCost", "tardinessCost", "tardyJobs", "completedJobs"))
+                    values.add(number(r.metric(m)));
                 values.add(r.jobCount);
-                for (String m : List.of("meanJctSeconds", "makespanSeconds", "optimizerMedianMs", "optimizerP99Ms")) values.add(number(r.metric(m)));
+                for (String m : List.of("meanJctSeconds", "makespanSeconds", "optimizerMedianMs", "optimizerP99Ms"))
+                    values.add(number(r.metric(m)));
                 values.add(number(row.reductionPercent()));
                 values.add(runPath(r.dir, file));
                 values.add(r.variant());
@@ -101,19 +122,44 @@ public final class Comparison {
     /** The summary table printed at the end of a comparison. */
     public static String table(List<Row> rows) {
         StringBuilder sb = new StringBuilder();
-        int width = Math.max(14, rows.stream().mapToInt(row -> row.run().name().length()).max().orElse(0));
-        sb.append(String.format(Locale.ROOT, "%-" + width + "s %6s %12s %12s %12s %6s %11s %12s %12s %s%n", "policy", "seed", "total cost", "execution",
-                "tardiness", "tardy", "completed", "mean JCT s", "makespan s", "saving vs best queue policy"));
+        int width = Math.max(
+                14,
+                rows.stream().mapToInt(row -> row.run().name().length()).max().orElse(0));
+        sb.append(String.format(
+                Locale.ROOT,
+                "%-" + width + "s %6s %12s %12s %12s %6s %11s %12s %12s %s%n",
+                "policy",
+                "seed",
+                "total cost",
+                "execution",
+                "tardiness",
+                "tardy",
+                "completed",
+                "mean JCT s",
+                "makespan s",
+                "saving vs best queue policy"));
         for (Row row : rows) {
             RunResult r = row.run();
-            sb.append(String.format(Locale.ROOT, "%-" + width + "s %6d %12.4f %12.4f %12.4f %6.0f %11s %12.1f %12.1f %10s%n", r.name(), r.seed,
-                    r.metric("totalCost"), r.metric("executionCost"), r.metric("tardinessCost"), r.metric("tardyJobs"),
-                    String.format(Locale.ROOT, "%.0f/%d%s", r.metric("completedJobs"), r.jobCount, r.complete() ? "" : "!"),
-                    r.metric("meanJctSeconds"), r.metric("makespanSeconds"),
-                    Double.isNaN(row.reductionPercent()) ? "-" : String.format(Locale.ROOT, "%+.1f%%", row.reductionPercent())));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "%-" + width + "s %6d %12.4f %12.4f %12.4f %6.0f %11s %12.1f %12.1f %10s%n",
+                    r.name(),
+                    r.seed,
+                    r.metric("totalCost"),
+                    r.metric("executionCost"),
+                    r.metric("tardinessCost"),
+                    r.metric("tardyJobs"),
+                    String.format(
+                            Locale.ROOT, "%.0f/%d%s", r.metric("completedJobs"), r.jobCount, r.complete() ? "" : "!"),
+                    r.metric("meanJctSeconds"),
+                    r.metric("makespanSeconds"),
+                    Double.isNaN(row.reductionPercent())
+                            ? "-"
+                            : String.format(Locale.ROOT, "%+.1f%%", row.reductionPercent())));
         }
         if (rows.stream().anyMatch(row -> !Double.isNaN(row.reductionPercent()))) {
-            sb.append("saving vs best queue policy: how much cheaper than the cheapest of fifo, edf and priority with the same seed (negative: dearer)\n");
+            sb.append(
+                    "saving vs best queue policy: how much cheaper than the cheapest of fifo, edf and priority with the same seed (negative: dearer)\n");
         }
         if (rows.stream().anyMatch(row -> !row.run().complete())) {
             sb.append("! a run left jobs unfinished: its cost leaves their work out and is not comparable\n");

@@ -53,10 +53,21 @@ public final class ReportHtml {
     static final int MAX_LINE_POINTS = 400;
     /** Runs that get a chart of their own (GPUs busy per node type); the rest are in the shared charts only. */
     static final int MAX_RUN_CHARTS = 12;
+
     static final String COST_AXIS = "cost (currency of the cluster file's prices)";
     static final String SAVING = "saving vs best queue policy";
-    static final Paint[] PALETTE = {new Color(0x4e79a7), new Color(0xf28e2b), new Color(0xe15759), new Color(0x76b7b2), new Color(0x59a14f),
-            new Color(0xedc948), new Color(0xb07aa1), new Color(0xff9da7), new Color(0x9c755f), new Color(0xbab0ac)};
+    static final Paint[] PALETTE = {
+        new Color(0x4e79a7),
+        new Color(0xf28e2b),
+        new Color(0xe15759),
+        new Color(0x76b7b2),
+        new Color(0x59a14f),
+        new Color(0xedc948),
+        new Color(0xb07aa1),
+        new Color(0xff9da7),
+        new Color(0x9c755f),
+        new Color(0xbab0ac)
+    };
 
     private ReportHtml() {}
 
@@ -70,30 +81,63 @@ public final class ReportHtml {
 
     static String html(List<Comparison.Row> rows, String title, String command) {
         StringBuilder sb = new StringBuilder();
-        sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>").append(esc(title)).append("</title>\n<style>")
-                .append("body{font-family:sans-serif;margin:24px;color:#222;max-width:1000px}table{border-collapse:collapse;font-size:13px}")
-                .append("td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}td:first-child{text-align:left}")
-                .append("code{background:#f5f5f5;padding:2px 4px}h2{margin-top:32px}.note{color:#555;font-size:13px}tr.incomplete td{background:#fde2e1}.warn{color:#b00020}</style></head><body>\n");
+        sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>")
+                .append(esc(title))
+                .append("</title>\n<style>")
+                .append(
+                        "body{font-family:sans-serif;margin:24px;color:#222;max-width:1000px}table{border-collapse:collapse;font-size:13px}")
+                .append(
+                        "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}td:first-child{text-align:left}")
+                .append(
+                        "code{background:#f5f5f5;padding:2px 4px}h2{margin-top:32px}.note{color:#555;font-size:13px}tr.incomplete td{background:#fde2e1}.warn{color:#b00020}</style></head><body>\n");
         sb.append("<h1>").append(esc(title)).append("</h1>\n");
-        if (command != null) sb.append("<p class=\"note\">Reproduce with <code>").append(esc(command)).append("</code></p>\n");
-        sb.append("<p class=\"note\">Real cost: each node costs costPerHour[type][busy GPUs] while at least one job runs on it; each job ")
-                .append("completing after its due date costs weight &times; hours late. Costs are in the currency of the cluster file's ")
-                .append("prices (costPerHour, pricePerHour or pricePerKwh). \"").append(SAVING).append("\": how much lower this run's total cost ")
-                .append("is than that of the cheapest of the queue policies fifo, edf and priority run with the same seed; ")
+        if (command != null)
+            sb.append("<p class=\"note\">Reproduce with <code>")
+                    .append(esc(command))
+                    .append("</code></p>\n");
+        sb.append(
+                        "<p class=\"note\">Real cost: each node costs costPerHour[type][busy GPUs] while at least one job runs on it; each job ")
+                .append(
+                        "completing after its due date costs weight &times; hours late. Costs are in the currency of the cluster file's ")
+                .append("prices (costPerHour, pricePerHour or pricePerKwh). \"")
+                .append(SAVING)
+                .append("\": how much lower this run's total cost ")
+                .append(
+                        "is than that of the cheapest of the queue policies fifo, edf and priority run with the same seed; ")
                 .append("+20% means 20% cheaper, a negative value means dearer.</p>\n");
-        sb.append("<h2>Comparison</h2>\n<table><tr><th>policy</th><th>seed</th><th>total cost</th><th>execution</th><th>tardiness</th>")
-                .append("<th>tardy jobs</th><th>completed / jobs</th><th>mean JCT (s)</th><th>makespan (s)</th><th>optimizer p50 / p99 (ms)</th><th>").append(SAVING).append("</th></tr>\n");
+        sb.append(
+                        "<h2>Comparison</h2>\n<table><tr><th>policy</th><th>seed</th><th>total cost</th><th>execution</th><th>tardiness</th>")
+                .append(
+                        "<th>tardy jobs</th><th>completed / jobs</th><th>mean JCT (s)</th><th>makespan (s)</th><th>optimizer p50 / p99 (ms)</th><th>")
+                .append(SAVING)
+                .append("</th></tr>\n");
         for (Comparison.Row row : rows) {
             RunResult r = row.run();
-            sb.append(String.format(Locale.ROOT, "<tr%s><td>%s</td><td>%d</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.0f</td><td>%.0f / %d</td>"
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<tr%s><td>%s</td><td>%d</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.0f</td><td>%.0f / %d</td>"
                             + "<td>%.1f</td><td>%.1f</td><td>%s / %s</td><td>%s</td></tr>%n",
-                    r.complete() ? "" : " class=\"incomplete\"", esc(r.name()), r.seed, r.metric("totalCost"), r.metric("executionCost"),
-                    r.metric("tardinessCost"), r.metric("tardyJobs"), r.metric("completedJobs"), r.jobCount, r.metric("meanJctSeconds"), r.metric("makespanSeconds"), ms(r.metric("optimizerMedianMs")),
-                    ms(r.metric("optimizerP99Ms")), Double.isNaN(row.reductionPercent()) ? "-" : String.format(Locale.ROOT, "%+.1f%%", row.reductionPercent())));
+                    r.complete() ? "" : " class=\"incomplete\"",
+                    esc(r.name()),
+                    r.seed,
+                    r.metric("totalCost"),
+                    r.metric("executionCost"),
+                    r.metric("tardinessCost"),
+                    r.metric("tardyJobs"),
+                    r.metric("completedJobs"),
+                    r.jobCount,
+                    r.metric("meanJctSeconds"),
+                    r.metric("makespanSeconds"),
+                    ms(r.metric("optimizerMedianMs")),
+                    ms(r.metric("optimizerP99Ms")),
+                    Double.isNaN(row.reductionPercent())
+                            ? "-"
+                            : String.format(Locale.ROOT, "%+.1f%%", row.reductionPercent())));
         }
         sb.append("</table>\n");
         if (rows.stream().anyMatch(row -> !row.run().complete())) {
-            sb.append("<p class=\"warn\">Highlighted runs left jobs unfinished: their cost leaves that work out and is not comparable.</p>\n");
+            sb.append(
+                    "<p class=\"warn\">Highlighted runs left jobs unfinished: their cost leaves that work out and is not comparable.</p>\n");
         }
         sb.append("<h2>Cost per policy</h2>\n").append(svg(costChart(Comparison.meansByPolicy(rows)), WIDTH, 420));
         List<RunResult> runs = rows.stream().map(Comparison.Row::run).toList();
@@ -103,7 +147,8 @@ public final class ReportHtml {
         for (RunResult r : runs) {
             if (r.segments.isEmpty()) continue;
             if (!anyGantt) {
-                sb.append("<h2>Jobs on nodes</h2>\n<p class=\"note\">One lane per GPU; a bar is a job holding that GPU (label: job id). ")
+                sb.append(
+                                "<h2>Jobs on nodes</h2>\n<p class=\"note\">One lane per GPU; a bar is a job holding that GPU (label: job id). ")
                         .append("A job that changes node, GPUs or waits (preempted) starts a new bar.</p>\n");
                 anyGantt = true;
             }
@@ -112,7 +157,9 @@ public final class ReportHtml {
             sb.append("<h3>").append(esc(r.label())).append("</h3>\n").append(svg(gantt, WIDTH, 110 + 26 * lanes));
         }
         if (!anyGantt) {
-            sb.append("<p class=\"note\">No Gantt chart: runs with more than ").append(RunResult.GANTT_MAX_JOBS).append(" jobs are too large to read.</p>\n");
+            sb.append("<p class=\"note\">No Gantt chart: runs with more than ")
+                    .append(RunResult.GANTT_MAX_JOBS)
+                    .append(" jobs are too large to read.</p>\n");
         }
         sb.append("</body></html>\n");
         return sb.toString();
@@ -124,7 +171,8 @@ public final class ReportHtml {
             data.addValue(m[1], "execution", policy);
             data.addValue(m[2], "tardiness", policy);
         });
-        JFreeChart chart = ChartFactory.createStackedBarChart(null, "policy (mean over seeds)", COST_AXIS, data, PlotOrientation.VERTICAL, true, false, false);
+        JFreeChart chart = ChartFactory.createStackedBarChart(
+                null, "policy (mean over seeds)", COST_AXIS, data, PlotOrientation.VERTICAL, true, false, false);
         CategoryPlot plot = chart.getCategoryPlot();
         StackedBarRenderer r = (StackedBarRenderer) plot.getRenderer();
         r.setBarPainter(new StandardBarPainter());
@@ -154,7 +202,8 @@ public final class ReportHtml {
 
     /** Lines, each series drawn as one SVG path (not a line element per segment). */
     static JFreeChart lineChart(XYSeriesCollection data, String x, String y) {
-        JFreeChart chart = ChartFactory.createXYLineChart(null, x, y, data, PlotOrientation.VERTICAL, true, false, false);
+        JFreeChart chart =
+                ChartFactory.createXYLineChart(null, x, y, data, PlotOrientation.VERTICAL, true, false, false);
         XYLineAndShapeRenderer r = new XYLineAndShapeRenderer(true, false);
         r.setDrawSeriesLineAsPath(true);
         for (int i = 0; i < data.getSeriesCount(); i++) {
@@ -170,12 +219,15 @@ public final class ReportHtml {
     static void timelines(StringBuilder sb, List<RunResult> runs) {
         Map<String, RunTimeline> timelines = new LinkedHashMap<>();
         for (RunResult r : runs) timelines.put(runName(r, runs), RunTimeline.read(r.dir));
-        sb.append("<h2>GPUs busy over time, per node type</h2>\n<p class=\"note\">Mean busy GPUs in each of ").append(RunTimeline.BINS)
+        sb.append("<h2>GPUs busy over time, per node type</h2>\n<p class=\"note\">Mean busy GPUs in each of ")
+                .append(RunTimeline.BINS)
                 .append(" equal time slices of the run, by the node type the jobs ran as.</p>\n");
         int n = 0;
         for (var e : timelines.entrySet()) {
             if (n++ == MAX_RUN_CHARTS) {
-                sb.append("<p class=\"note\">(").append(timelines.size() - MAX_RUN_CHARTS).append(" more runs not drawn.)</p>\n");
+                sb.append("<p class=\"note\">(")
+                        .append(timelines.size() - MAX_RUN_CHARTS)
+                        .append(" more runs not drawn.)</p>\n");
                 break;
             }
             XYSeriesCollection data = new XYSeriesCollection();
@@ -194,22 +246,38 @@ public final class ReportHtml {
         timelines.forEach((name, t) -> {
             jct.addSeries(histogram(name, t.jctHours));
             late.addSeries(histogram(name, t.lateHours));
-            tardyNote.append(tardyNote.isEmpty() ? "" : "; ").append(esc(name)).append(": ").append(t.lateHours.length).append(" of ")
-                    .append(t.jctHours.length).append(" completed jobs late");
+            tardyNote
+                    .append(tardyNote.isEmpty() ? "" : "; ")
+                    .append(esc(name))
+                    .append(": ")
+                    .append(t.lateHours.length)
+                    .append(" of ")
+                    .append(t.jctHours.length)
+                    .append(" completed jobs late");
         });
-        sb.append("<h2>Job completion time</h2>\n<p class=\"note\">Jobs by completion time (submission to completion), in ")
-                .append(RunTimeline.HISTOGRAM_BINS).append(" equal bins per run.</p>\n")
+        sb.append(
+                        "<h2>Job completion time</h2>\n<p class=\"note\">Jobs by completion time (submission to completion), in ")
+                .append(RunTimeline.HISTOGRAM_BINS)
+                .append(" equal bins per run.</p>\n")
                 .append(svg(lineChart(jct, "job completion time (hours)", "jobs"), WIDTH, 320));
-        sb.append("<h2>Tardiness</h2>\n<p class=\"note\">Late jobs by hours past their due date (on-time jobs are left out: ")
-                .append(tardyNote).append(").</p>\n")
+        sb.append(
+                        "<h2>Tardiness</h2>\n<p class=\"note\">Late jobs by hours past their due date (on-time jobs are left out: ")
+                .append(tardyNote)
+                .append(").</p>\n")
                 .append(svg(lineChart(late, "hours late", "jobs"), WIDTH, 320));
-        sb.append("<h2>Moves per job</h2>\n<p class=\"note\">How many jobs were migrated, resized or preempted how many times; ")
+        sb.append(
+                        "<h2>Moves per job</h2>\n<p class=\"note\">How many jobs were migrated, resized or preempted how many times; ")
                 .append("jobs never moved are in the table only.</p>\n<table><tr><th>run</th><th>jobs</th>");
-        for (String kind : RunTimeline.MOVES) sb.append("<th>").append(movesLabel(kind)).append(" (jobs moved / moves)</th>");
+        for (String kind : RunTimeline.MOVES)
+            sb.append("<th>").append(movesLabel(kind)).append(" (jobs moved / moves)</th>");
         sb.append("</tr>\n");
         DefaultCategoryDataset moves = new DefaultCategoryDataset();
         timelines.forEach((name, t) -> {
-            sb.append("<tr><td>").append(esc(name)).append("</td><td>").append(t.jobs).append("</td>");
+            sb.append("<tr><td>")
+                    .append(esc(name))
+                    .append("</td><td>")
+                    .append(t.jobs)
+                    .append("</td>");
             for (String kind : RunTimeline.MOVES) {
                 long[] byCount = t.jobsByMoves.get(kind);
                 long moved = 0, total = 0;
@@ -217,7 +285,12 @@ public final class ReportHtml {
                     moved += byCount[k];
                     total += k * byCount[k];
                 }
-                sb.append("<td>").append(moved).append(" / ").append(total).append(byCount[RunTimeline.MAX_MOVES] > 0 ? "+" : "").append("</td>");
+                sb.append("<td>")
+                        .append(moved)
+                        .append(" / ")
+                        .append(total)
+                        .append(byCount[RunTimeline.MAX_MOVES] > 0 ? "+" : "")
+                        .append("</td>");
             }
             sb.append("</tr>\n");
             for (int k = 1; k <= RunTimeline.MAX_MOVES; k++) {
@@ -227,8 +300,15 @@ public final class ReportHtml {
             }
         });
         sb.append("</table>\n");
-        JFreeChart chart = ChartFactory.createBarChart(null, "moves of one kind per job (migrations, resizes or preemptions)", "jobs", moves,
-                PlotOrientation.VERTICAL, true, false, false);
+        JFreeChart chart = ChartFactory.createBarChart(
+                null,
+                "moves of one kind per job (migrations, resizes or preemptions)",
+                "jobs",
+                moves,
+                PlotOrientation.VERTICAL,
+                true,
+                false,
+                false);
         BarRenderer r = (BarRenderer) chart.getCategoryPlot().getRenderer();
         r.setBarPainter(new StandardBarPainter());
         r.setShadowVisible(false);
@@ -271,14 +351,20 @@ public final class ReportHtml {
         // Lanes: each node that hosted a job gets one lane per GPU; a segment takes the lowest lanes free at its start.
         Map<String, List<RunResult.Segment>> byNode = new LinkedHashMap<>();
         for (String node : run.nodeOrder) byNode.put(node, new ArrayList<>());
-        for (RunResult.Segment s : run.segments) byNode.computeIfAbsent(s.node(), k -> new ArrayList<>()).add(s);
+        for (RunResult.Segment s : run.segments)
+            byNode.computeIfAbsent(s.node(), k -> new ArrayList<>()).add(s);
         List<String> symbols = new ArrayList<>();
         Map<String, XYIntervalSeries> series = new LinkedHashMap<>();
         for (RunResult.Segment s : run.segments) series.computeIfAbsent(s.job(), XYIntervalSeries::new);
         for (var e : byNode.entrySet()) {
             if (e.getValue().isEmpty()) continue;
             int gpus = Math.max(1, run.nodeGpus.getOrDefault(e.getKey(), 1));
-            int maxLanes = Math.max(gpus, e.getValue().stream().mapToInt(RunResult.Segment::gpus).max().orElse(1));
+            int maxLanes = Math.max(
+                    gpus,
+                    e.getValue().stream()
+                            .mapToInt(RunResult.Segment::gpus)
+                            .max()
+                            .orElse(1));
             List<double[]> freeAt = new ArrayList<>();
             int base = symbols.size();
             List<RunResult.Segment> segs = new ArrayList<>(e.getValue());
@@ -313,7 +399,8 @@ public final class ReportHtml {
         r.setShadowVisible(false);
         r.setDrawBarOutline(true);
         r.setDefaultOutlinePaint(Color.WHITE);
-        r.setDefaultItemLabelGenerator((dataset, s, item) -> dataset.getSeriesKey(s).toString());
+        r.setDefaultItemLabelGenerator(
+                (dataset, s, item) -> dataset.getSeriesKey(s).toString());
         r.setDefaultItemLabelsVisible(true);
         r.setDefaultItemLabelFont(new Font("SansSerif", Font.PLAIN, 10));
         r.setDefaultPositiveItemLabelPosition(new ItemLabelPosition(ItemLabelAnchor.CENTER, TextAnchor.CENTER));

@@ -28,6 +28,7 @@ public final class RunResult {
 
     /** Runs with at most this many jobs keep their segments (a Gantt chart of more is unreadable). */
     public static final int GANTT_MAX_JOBS = 60;
+
     static final int MAX_POINTS = 2000;
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -49,6 +50,7 @@ public final class RunResult {
 
     /** run.json fields a comparison may vary, by their short name; the order labels list them in. */
     private static final Map<String, String> SETTING_FIELDS = new LinkedHashMap<>();
+
     static {
         SETTING_FIELDS.put("K", "/controllers");
         SETTING_FIELDS.put("dispatch", "/dispatch");
@@ -65,8 +67,18 @@ public final class RunResult {
         SETTING_FIELDS.put("source", "/source");
     }
 
-    private RunResult(Path dir, String policy, long seed, Map<String, Double> metrics, double[] costTimes, double[] costValues,
-                      List<Segment> segments, List<String> nodeOrder, Map<String, Integer> nodeGpus, int jobCount, Map<String, String> settings) {
+    private RunResult(
+            Path dir,
+            String policy,
+            long seed,
+            Map<String, Double> metrics,
+            double[] costTimes,
+            double[] costValues,
+            List<Segment> segments,
+            List<String> nodeOrder,
+            Map<String, Integer> nodeGpus,
+            int jobCount,
+            Map<String, String> settings) {
         this.dir = dir;
         this.policy = policy;
         this.seed = seed;
@@ -81,7 +93,9 @@ public final class RunResult {
     }
 
     /** True when every job of the run completed (metrics.json completedJobs equals the jobs in jobs.jsonl). */
-    public boolean complete() { return metric("completedJobs") == jobCount; }
+    public boolean complete() {
+        return metric("completedJobs") == jobCount;
+    }
 
     public double metric(String name) {
         Double v = metrics.get(name);
@@ -89,13 +103,19 @@ public final class RunResult {
     }
 
     /** The policy and what else sets this run apart in its report ("andreas-rg K=4"): a chart series, a table row. */
-    public String name() { return variant.isEmpty() ? policy : policy + " " + variant; }
+    public String name() {
+        return variant.isEmpty() ? policy : policy + " " + variant;
+    }
 
     /** {@link #name()} and the seed. */
-    public String label() { return name() + " (seed " + seed + ")"; }
+    public String label() {
+        return name() + " (seed " + seed + ")";
+    }
 
     /** The settings that set this run apart from the others of its report ("K=4 noise=0.2"), empty when only policy and seed do. */
-    public String variant() { return variant; }
+    public String variant() {
+        return variant;
+    }
 
     /**
      * Gives each run the settings in which the runs differ (K, iterations, noise, period, trace, ...) as its
@@ -105,13 +125,18 @@ public final class RunResult {
     public static void distinguish(List<RunResult> runs) {
         List<String> differing = new ArrayList<>();
         for (String key : SETTING_FIELDS.keySet()) {
-            if (runs.stream().map(r -> r.settings.getOrDefault(key, "")).distinct().count() > 1) differing.add(key);
+            if (runs.stream()
+                            .map(r -> r.settings.getOrDefault(key, ""))
+                            .distinct()
+                            .count()
+                    > 1) differing.add(key);
         }
         for (RunResult r : runs) {
             StringBuilder v = new StringBuilder();
             for (String key : differing) {
                 String value = r.settings.getOrDefault(key, "-");
-                if (key.equals("trace") || key.equals("cluster") || key.equals("nodeEvents")) value = shortPath(value, key, runs);
+                if (key.equals("trace") || key.equals("cluster") || key.equals("nodeEvents"))
+                    value = shortPath(value, key, runs);
                 if (v.length() > 0) v.append(' ');
                 v.append(key).append('=').append(value);
             }
@@ -122,15 +147,22 @@ public final class RunResult {
         for (RunResult r : runs) {
             if (same.get(r.label()) < 2) continue;
             Path parent = r.dir.toAbsolutePath().normalize().getParent();
-            String where = (parent != null && parent.getFileName() != null ? parent.getFileName() + "/" : "") + r.dir.getFileName();
+            String where = (parent != null && parent.getFileName() != null ? parent.getFileName() + "/" : "")
+                    + r.dir.getFileName();
             r.variant = (r.variant.isEmpty() ? "" : r.variant + " ") + "dir=" + where;
         }
     }
 
     /** A file setting by its file name when that tells the runs apart, else as recorded. */
     private static String shortPath(String value, String key, List<RunResult> runs) {
-        long paths = runs.stream().map(r -> r.settings.getOrDefault(key, "")).distinct().count();
-        long names = runs.stream().map(r -> fileName(r.settings.getOrDefault(key, ""))).distinct().count();
+        long paths = runs.stream()
+                .map(r -> r.settings.getOrDefault(key, ""))
+                .distinct()
+                .count();
+        long names = runs.stream()
+                .map(r -> fileName(r.settings.getOrDefault(key, "")))
+                .distinct()
+                .count();
         return names == paths ? fileName(value) : value;
     }
 
@@ -151,14 +183,17 @@ public final class RunResult {
     public static RunResult read(Path dir) {
         JsonNode run = tree(dir.resolve("run.json"));
         JsonNode metricsNode = tree(dir.resolve("metrics.json"));
-        String policy = run.hasNonNull("policy") ? run.get("policy").asText() : metricsNode.path("policy").asText(dir.getFileName().toString());
+        String policy = run.hasNonNull("policy")
+                ? run.get("policy").asText()
+                : metricsNode.path("policy").asText(dir.getFileName().toString());
         long seed = run.path("seed").asLong(0);
         Map<String, Double> metrics = new LinkedHashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = metricsNode.fields(); it.hasNext(); ) {
             var e = it.next();
             if (e.getValue().isNumber()) metrics.put(e.getKey(), e.getValue().asDouble());
         }
-        if (!metrics.containsKey("totalCost")) throw new ReportInputException(dir.resolve("metrics.json") + ": totalCost is missing");
+        if (!metrics.containsKey("totalCost"))
+            throw new ReportInputException(dir.resolve("metrics.json") + ": totalCost is missing");
 
         Map<String, double[]> rates = new HashMap<>();
         JsonNode types = run.path("nodeTypes");
@@ -176,9 +211,11 @@ public final class RunResult {
             nodeOrder.add(id);
             int gpus = n.path("gpus").asInt(0);
             if (gpus == 0 && n.hasNonNull("types")) {
-                for (JsonNode t : n.get("types")) gpus = Math.max(gpus, types.path(t.asText()).path("gpus").asInt(0));
+                for (JsonNode t : n.get("types"))
+                    gpus = Math.max(gpus, types.path(t.asText()).path("gpus").asInt(0));
             }
-            if (gpus == 0) for (JsonNode t : types) gpus = Math.max(gpus, t.path("gpus").asInt(0));
+            if (gpus == 0)
+                for (JsonNode t : types) gpus = Math.max(gpus, t.path("gpus").asInt(0));
             nodeGpus.put(id, gpus);
         }
         Map<String, double[]> jobs = readJobs(dir.resolve("jobs.jsonl"));
@@ -202,7 +239,8 @@ public final class RunResult {
                 try {
                     d = JSON.readTree(line);
                 } catch (JsonProcessingException e) {
-                    throw new ReportInputException(decisions + ":" + lineNo + ": not valid JSON (" + e.getOriginalMessage() + ")");
+                    throw new ReportInputException(
+                            decisions + ":" + lineNo + ": not valid JSON (" + e.getOriginalMessage() + ")");
                 }
                 double t = d.path("time").asDouble();
                 String job = d.path("job").asText();
@@ -218,7 +256,8 @@ public final class RunResult {
                     n.busy -= n.jobs.remove(job);
                     n.rate = n.jobs.isEmpty() ? 0 : rate(rates, n.type, n.busy);
                     totalRate += n.rate;
-                    if (gantt && t > was.start()) segments.add(new Segment(job, was.node(), was.type(), was.gpus(), was.start(), t));
+                    if (gantt && t > was.start())
+                        segments.add(new Segment(job, was.node(), was.type(), was.gpus(), was.start(), t));
                 }
                 if (action.equals("START") || action.equals("RESIZE") || action.equals("MIGRATE")) {
                     String node = d.path("node").asText();
@@ -266,9 +305,21 @@ public final class RunResult {
         Map<String, String> settings = new LinkedHashMap<>();
         SETTING_FIELDS.forEach((name, pointer) -> {
             JsonNode v = run.at(pointer);
-            if (v.isValueNode() && !v.isNull()) settings.put(name, v.isNumber() ? Comparison.number(v.asDouble()) : v.asText());
+            if (v.isValueNode() && !v.isNull())
+                settings.put(name, v.isNumber() ? Comparison.number(v.asDouble()) : v.asText());
         });
-        return new RunResult(dir, policy, seed, metrics, ct, cv, gantt ? segments : List.of(), nodeOrder, nodeGpus, jobs.size(), settings);
+        return new RunResult(
+                dir,
+                policy,
+                seed,
+                metrics,
+                ct,
+                cv,
+                gantt ? segments : List.of(),
+                nodeOrder,
+                nodeGpus,
+                jobs.size(),
+                settings);
     }
 
     private static double rate(Map<String, double[]> rates, String type, int busy) {
@@ -288,9 +339,12 @@ public final class RunResult {
                 if (line.isBlank()) continue;
                 try {
                     JsonNode j = JSON.readTree(line);
-                    jobs.put(j.path("id").asText(), new double[] {j.path("due").asDouble(), j.path("weight").asDouble()});
+                    jobs.put(j.path("id").asText(), new double[] {
+                        j.path("due").asDouble(), j.path("weight").asDouble()
+                    });
                 } catch (JsonProcessingException e) {
-                    throw new ReportInputException(file + ":" + lineNo + ": not valid JSON (" + e.getOriginalMessage() + ")");
+                    throw new ReportInputException(
+                            file + ":" + lineNo + ": not valid JSON (" + e.getOriginalMessage() + ")");
                 }
             }
         } catch (NoSuchFileException e) {

@@ -26,6 +26,7 @@ public final class RunTimeline {
     static final int HISTOGRAM_BINS = 40;
     /** Moves per job are counted 0..MAX_MOVES-1, and MAX_MOVES stands for "that many or more". */
     static final int MAX_MOVES = 10;
+
     static final List<String> MOVES = List.of("MIGRATE", "RESIZE", "PREEMPT");
     private static final JsonFactory JSON = new JsonFactory();
 
@@ -39,10 +40,18 @@ public final class RunTimeline {
     public final double[] jctHours, lateHours;
     /** Kind (MIGRATE, RESIZE, PREEMPT) -> jobs by number of such moves: index k holds the jobs moved k times. */
     public final Map<String, long[]> jobsByMoves;
+
     public final long jobs;
 
-    private RunTimeline(double start, double binSeconds, Map<String, double[]> busyGpus, double[] waiting, double[] jctHours,
-                        double[] lateHours, Map<String, long[]> jobsByMoves, long jobs) {
+    private RunTimeline(
+            double start,
+            double binSeconds,
+            Map<String, double[]> busyGpus,
+            double[] waiting,
+            double[] jctHours,
+            double[] lateHours,
+            Map<String, long[]> jobsByMoves,
+            long jobs) {
         this.start = start;
         this.binSeconds = binSeconds;
         this.busyGpus = busyGpus;
@@ -54,7 +63,9 @@ public final class RunTimeline {
     }
 
     /** Middle of bin {@code b}, in hours. */
-    public double binHours(int b) { return (start + (b + 0.5) * binSeconds) / 3600.0; }
+    public double binHours(int b) {
+        return (start + (b + 0.5) * binSeconds) / 3600.0;
+    }
 
     private static final class JobState {
         final double submit, due;
@@ -95,7 +106,8 @@ public final class RunTimeline {
                 int first = Math.max(0, (int) ((from[i] - start) / binSeconds));
                 int last = Math.min(BINS - 1, (int) ((to[i] - start) / binSeconds));
                 for (int b = first; b <= last; b++) {
-                    double lo = Math.max(from[i], start + b * binSeconds), hi = Math.min(to[i], start + (b + 1) * binSeconds);
+                    double lo = Math.max(from[i], start + b * binSeconds),
+                            hi = Math.min(to[i], start + (b + 1) * binSeconds);
                     if (hi > lo) sums[b] += weight[i] * (hi - lo);
                 }
             }
@@ -117,9 +129,11 @@ public final class RunTimeline {
             for (String line = in.next(); line != null; line = in.next()) {
                 Decision d = decision(line, decisions, in.lineNo);
                 JobState j = jobs.get(d.job);
-                if (j == null) continue; // the audit reports decisions of unknown jobs; a chart has nothing to draw for them
+                if (j == null)
+                    continue; // the audit reports decisions of unknown jobs; a chart has nothing to draw for them
                 end = Math.max(end, d.time);
-                if (j.running) busy.computeIfAbsent(j.type, k -> new Stretches()).add(j.since, d.time, j.gpus);
+                if (j.running)
+                    busy.computeIfAbsent(j.type, k -> new Stretches()).add(j.since, d.time, j.gpus);
                 else if (!j.done) waiting.add(j.since, d.time, 1);
                 int move = MOVES.indexOf(d.action);
                 if (move >= 0) j.moves[move]++;
@@ -154,8 +168,15 @@ public final class RunTimeline {
             for (JobState j : jobs.values()) counts[Math.min(MAX_MOVES, j.moves[k])]++;
             byMoves.put(MOVES.get(k), counts);
         }
-        return new RunTimeline(first, binSeconds, busyGpus, waiting.binned(first, binSeconds), Arrays.copyOf(jct, completed),
-                Arrays.copyOf(late, tardy), byMoves, jobs.size());
+        return new RunTimeline(
+                first,
+                binSeconds,
+                busyGpus,
+                waiting.binned(first, binSeconds),
+                Arrays.copyOf(jct, completed),
+                Arrays.copyOf(late, tardy),
+                byMoves,
+                jobs.size());
     }
 
     /** Equal-width histogram of {@code values} over [0, max]: {lower edges..., counts...} as two arrays. */
@@ -215,7 +236,8 @@ public final class RunTimeline {
                         }
                     }
                 } catch (IOException e) {
-                    throw new ReportInputException(file + ":" + in.lineNo + ": not valid JSON (" + e.getMessage() + ")");
+                    throw new ReportInputException(
+                            file + ":" + in.lineNo + ": not valid JSON (" + e.getMessage() + ")");
                 }
                 if (id != null) jobs.put(id, new JobState(submit, due));
             }

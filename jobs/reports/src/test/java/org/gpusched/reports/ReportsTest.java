@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The hand-made run of the auditor's test (costs worked out there: execution 2.247222, tardiness 0.277778). */
 class ReportsTest {
-    @TempDir Path tmp;
+    @TempDir
+    Path tmp;
 
     static final String RUN = """
             {"policy": "%s", "seed": %d,
@@ -62,7 +63,10 @@ class ReportsTest {
         int i1800 = java.util.Arrays.binarySearch(r.costTimes, 1800);
         assertEquals(0.75 + 0.4, r.costValues[i1800], 1e-9);
         assertEquals(5, r.segments.size());
-        RunResult.Segment j1first = r.segments.stream().filter(s -> s.job().equals("j1")).findFirst().orElseThrow();
+        RunResult.Segment j1first = r.segments.stream()
+                .filter(s -> s.job().equals("j1"))
+                .findFirst()
+                .orElseThrow();
         assertEquals(new RunResult.Segment("j1", "n1", "A", 2, 0, 1800), j1first);
         assertTrue(r.segments.contains(new RunResult.Segment("j1", "n2", "A", 1, 1800, 2800)));
         assertTrue(r.segments.contains(new RunResult.Segment("j1", "n1", "A", 2, 2800, 4100)));
@@ -70,13 +74,17 @@ class ReportsTest {
 
     @Test
     void comparisonAgainstTheBestBaselineOfTheSameSeed() throws IOException {
-        List<Path> dirs = List.of(run("rg1", "andreas-rg", 1, 2.0, JOBS), run("fifo1", "fifo", 1, 5.0, JOBS), run("edf1", "edf", 1, 4.0, JOBS),
-                run("rg2", "andreas-rg", 2, 3.0, JOBS), run("edf2", "edf", 2, 6.0, JOBS));
+        List<Path> dirs = List.of(
+                run("rg1", "andreas-rg", 1, 2.0, JOBS),
+                run("fifo1", "fifo", 1, 5.0, JOBS),
+                run("edf1", "edf", 1, 4.0, JOBS),
+                run("rg2", "andreas-rg", 2, 3.0, JOBS),
+                run("edf2", "edf", 2, 6.0, JOBS));
         Path out = tmp.resolve("out");
         List<Comparison.Row> rows = Reports.write(dirs, out, "t", "cmd");
-        assertEquals(50.0, rows.get(0).reductionPercent(), 1e-9);  // vs edf seed 1 (4.0), not fifo
+        assertEquals(50.0, rows.get(0).reductionPercent(), 1e-9); // vs edf seed 1 (4.0), not fifo
         assertEquals(-25.0, rows.get(1).reductionPercent(), 1e-9);
-        assertEquals(50.0, rows.get(3).reductionPercent(), 1e-9);  // vs edf seed 2 (6.0)
+        assertEquals(50.0, rows.get(3).reductionPercent(), 1e-9); // vs edf seed 2 (6.0)
         var means = Comparison.meansByPolicy(rows);
         assertEquals(2.5, means.get("andreas-rg")[0], 1e-9);
         assertEquals(50.0, means.get("andreas-rg")[3], 1e-9);
@@ -87,7 +95,9 @@ class ReportsTest {
         assertTrue(csv.get(1).contains(",50,"), csv.get(1));
         String html = Files.readString(out.resolve("report.html"));
         assertTrue(html.contains("<svg"));
-        assertEquals(2 + 5 + 4 + 5, html.split("<svg", -1).length - 1,
+        assertEquals(
+                2 + 5 + 4 + 5,
+                html.split("<svg", -1).length - 1,
                 "cost bars, cumulative cost, GPUs busy per run, waiting, completion time, tardiness, moves, one Gantt per run");
         assertTrue(html.contains("<td>andreas-rg</td><td>1</td><td>2.0000</td>"));
         assertTrue(html.contains(">j1<") || html.contains(">j1</text>"), "Gantt bars are labelled with job ids");
@@ -99,7 +109,10 @@ class ReportsTest {
     void runsThatLeftJobsUnfinishedAreFlagged() throws IOException {
         Path done = run("done", "fifo", 1, 2.525, JOBS);
         Path partial = run("partial", "greedy", 1, 0.4, JOBS);
-        Files.writeString(partial.resolve("metrics.json"), Files.readString(partial.resolve("metrics.json")).replace("\"completedJobs\": 3", "\"completedJobs\": 2"));
+        Files.writeString(
+                partial.resolve("metrics.json"),
+                Files.readString(partial.resolve("metrics.json"))
+                        .replace("\"completedJobs\": 3", "\"completedJobs\": 2"));
         List<Comparison.Row> rows = Reports.write(List.of(done, partial), tmp.resolve("o"), "t", null);
         assertTrue(rows.get(0).run().complete());
         assertFalse(rows.get(1).run().complete());
@@ -108,14 +121,18 @@ class ReportsTest {
         String html = Files.readString(tmp.resolve("o/report.html"));
         assertEquals(1, html.split("class=\"incomplete\"", -1).length - 1);
         assertTrue(html.contains("not comparable"));
-        assertTrue(Files.readAllLines(tmp.resolve("o/comparison.csv")).get(2).startsWith("greedy,1,0.400000,2.247222,0.277778,1,2,3,"));
+        assertTrue(Files.readAllLines(tmp.resolve("o/comparison.csv"))
+                .get(2)
+                .startsWith("greedy,1,0.400000,2.247222,0.277778,1,2,3,"));
     }
 
     @Test
     void largeRunsGetNoGantt() throws IOException {
         StringBuilder jobs = new StringBuilder(JOBS);
         for (int i = 4; i <= RunResult.GANTT_MAX_JOBS + 1; i++) {
-            jobs.append("{\"id\": \"j").append(i).append("\", \"submit\": 0, \"due\": 1, \"weight\": 1, \"times\": {\"A\": {\"1\": 5}}}\n");
+            jobs.append("{\"id\": \"j")
+                    .append(i)
+                    .append("\", \"submit\": 0, \"due\": 1, \"weight\": 1, \"times\": {\"A\": {\"1\": 5}}}\n");
         }
         Path d = run("big", "fifo", 1, 2.525, jobs.toString());
         assertTrue(RunResult.read(d).segments.isEmpty());

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The aggregates behind the large-run charts, on the hand-made run of {@link ReportsTest}, and a page that stays small. */
 class RunTimelineTest {
-    @TempDir Path tmp;
+    @TempDir
+    Path tmp;
 
     private Path handMade() throws IOException {
         ReportsTest fixture = new ReportsTest();
@@ -43,7 +44,8 @@ class RunTimelineTest {
         double[] jct = t.jctHours.clone();
         Arrays.sort(jct);
         assertArrayEquals(new double[] {0.5, 0.75, 4100 / 3600.0}, jct, 1e-9);
-        assertArrayEquals(new double[] {500 / 3600.0}, t.lateHours, 1e-9); // j2 completes exactly at its due date: on time
+        assertArrayEquals(
+                new double[] {500 / 3600.0}, t.lateHours, 1e-9); // j2 completes exactly at its due date: on time
         assertEquals(2, t.jobsByMoves.get("MIGRATE")[0]);
         assertEquals(1, t.jobsByMoves.get("MIGRATE")[1]);
         assertEquals(1, t.jobsByMoves.get("PREEMPT")[1]);
@@ -56,20 +58,32 @@ class RunTimelineTest {
         Files.writeString(d.resolve("run.json"), ReportsTest.RUN.formatted("fifo", 1));
         StringBuilder j = new StringBuilder(), dec = new StringBuilder();
         for (int i = 0; i < jobs; i++) {
-            j.append(String.format("{\"id\": \"j%d\", \"submit\": %d, \"due\": %d, \"weight\": 1, \"times\": {\"A\": {\"1\": 1000}}}%n", i, i * 10, i * 10 + 1020));
+            j.append(String.format(
+                    "{\"id\": \"j%d\", \"submit\": %d, \"due\": %d, \"weight\": 1, \"times\": {\"A\": {\"1\": 1000}}}%n",
+                    i, i * 10, i * 10 + 1020));
         }
         record D(double time, String text) {}
         List<D> ds = new java.util.ArrayList<>();
         for (int i = 0; i < jobs; i++) {
             double start = i * 10 + i % 50;
-            ds.add(new D(start, String.format("{\"time\": %.1f, \"job\": \"j%d\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 1}", start, i)));
-            ds.add(new D(start + 1000, String.format("{\"time\": %.1f, \"job\": \"j%d\", \"action\": \"COMPLETE\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 1}", start + 1000, i)));
+            ds.add(new D(
+                    start,
+                    String.format(
+                            "{\"time\": %.1f, \"job\": \"j%d\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 1}",
+                            start, i)));
+            ds.add(new D(
+                    start + 1000,
+                    String.format(
+                            "{\"time\": %.1f, \"job\": \"j%d\", \"action\": \"COMPLETE\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 1}",
+                            start + 1000, i)));
         }
         ds.sort(java.util.Comparator.comparingDouble(D::time));
         for (D x : ds) dec.append(x.text()).append('\n');
         Files.writeString(d.resolve("jobs.jsonl"), j);
         Files.writeString(d.resolve("decisions.jsonl"), dec);
-        Files.writeString(d.resolve("metrics.json"), "{\"totalCost\": 1, \"executionCost\": 1, \"tardinessCost\": 0, \"completedJobs\": " + jobs + "}");
+        Files.writeString(
+                d.resolve("metrics.json"),
+                "{\"totalCost\": 1, \"executionCost\": 1, \"tardinessCost\": 0, \"completedJobs\": " + jobs + "}");
         return d;
     }
 
@@ -79,18 +93,39 @@ class RunTimelineTest {
         Reports.write(List.of(small), tmp.resolve("rs"), "small", null);
         Reports.write(List.of(large), tmp.resolve("rl"), "large", null);
         String html = Files.readString(tmp.resolve("rl/report.html"));
-        for (String section : List.of("GPUs busy over time, per node type", "Jobs waiting over time", "Job completion time", "Tardiness",
-                "Moves per job", "No Gantt chart")) {
+        for (String section : List.of(
+                "GPUs busy over time, per node type",
+                "Jobs waiting over time",
+                "Job completion time",
+                "Tardiness",
+                "Moves per job",
+                "No Gantt chart")) {
             assertTrue(html.contains(section), section);
         }
         assertTrue(html.contains("saving vs best queue policy") && !html.contains("vs best FP"));
         // axis labels are drawn as glyph outlines in the SVG: ask the charts
         RunResult run = RunResult.read(large);
-        assertEquals(ReportHtml.COST_AXIS, ReportHtml.costChart(java.util.Map.of("fifo", new double[] {1, 1, 0, 0, 1})).getCategoryPlot().getRangeAxis().getLabel());
-        assertTrue(ReportHtml.cumulativeChart(List.of(run)).getXYPlot().getRangeAxis().getLabel().contains("(currency of the cluster file's prices)"));
-        assertTrue(ReportHtml.cumulativeChart(List.of(run)).getXYPlot().getDataset().getItemCount(0) <= ReportHtml.MAX_LINE_POINTS + 1);
-        long smallBytes = Files.size(tmp.resolve("rs/report.html")), largeBytes = Files.size(tmp.resolve("rl/report.html"));
-        assertTrue(largeBytes < 2 * smallBytes && largeBytes < 400_000, "200x the jobs: " + smallBytes + " -> " + largeBytes + " bytes");
+        assertEquals(
+                ReportHtml.COST_AXIS,
+                ReportHtml.costChart(java.util.Map.of("fifo", new double[] {1, 1, 0, 0, 1}))
+                        .getCategoryPlot()
+                        .getRangeAxis()
+                        .getLabel());
+        assertTrue(ReportHtml.cumulativeChart(List.of(run))
+                .getXYPlot()
+                .getRangeAxis()
+                .getLabel()
+                .contains("(currency of the cluster file's prices)"));
+        assertTrue(ReportHtml.cumulativeChart(List.of(run))
+                        .getXYPlot()
+                        .getDataset()
+                        .getItemCount(0)
+                <= ReportHtml.MAX_LINE_POINTS + 1);
+        long smallBytes = Files.size(tmp.resolve("rs/report.html")),
+                largeBytes = Files.size(tmp.resolve("rl/report.html"));
+        assertTrue(
+                largeBytes < 2 * smallBytes && largeBytes < 400_000,
+                "200x the jobs: " + smallBytes + " -> " + largeBytes + " bytes");
         // every line chart is one path per series, not an SVG element per point
         long lineElements = html.split("<line", -1).length - 1;
         assertTrue(lineElements < 600, lineElements + " <line> elements");

@@ -25,7 +25,9 @@ import org.gpusched.streaming.state.JobRecord;
  */
 final class ActiveJobs {
     /** Submission order, the order the optimizer sees jobs in: (submit, id). */
-    static final Comparator<JobRecord> ORDER = Comparator.<JobRecord>comparingDouble(j -> j.getSpec().getSubmit()).thenComparing(j -> j.getSpec().getId());
+    static final Comparator<JobRecord> ORDER = Comparator.<JobRecord>comparingDouble(
+                    j -> j.getSpec().getSubmit())
+            .thenComparing(j -> j.getSpec().getId());
 
     /** One job: its current record and what follows from its immutable spec. */
     static final class Entry {
@@ -39,12 +41,14 @@ final class ActiveJobs {
 
         /** Indices of the placement in {@link #indexedIn}, valid while node and type are these very strings. */
         private Cluster indexedIn;
+
         private String indexedNode;
         private String indexedType;
         private int nodeIndex = -1;
         private int typeIndex = -1;
         /** What {@link ActiveJobs}' running index holds for this entry: whether it runs, and its end (-1: none). */
         private boolean indexedRunning;
+
         private long indexedEnd = -1;
 
         boolean running() {
@@ -70,6 +74,7 @@ final class ActiveJobs {
          * slowest full time there.
          */
         double predictedSeconds = Double.NaN;
+
         Cluster pricedIn;
         boolean runnable;
         double weightPerHour, dueSeconds, slowestSeconds;
@@ -79,6 +84,7 @@ final class ActiveJobs {
          * waiting order (ascending: considered first) and its postponement term, as {@link WaitingFigures} gave them.
          */
         double waitRank, penaltyWeight, penaltyOffset;
+
         private boolean queued;
         private PostponedPenalty.Term penalty;
 
@@ -101,8 +107,10 @@ final class ActiveJobs {
     }
 
     private static final Comparator<Entry> ENTRY_ORDER = Comparator.comparing(e -> e.record, ORDER);
-    private static final Comparator<Entry> WAIT_ORDER = Comparator.<Entry>comparingDouble(e -> e.waitRank).thenComparing(ENTRY_ORDER);
-    private static final Comparator<Entry> END_ORDER = Comparator.<Entry>comparingLong(e -> e.indexedEnd).thenComparing(ENTRY_ORDER);
+    private static final Comparator<Entry> WAIT_ORDER =
+            Comparator.<Entry>comparingDouble(e -> e.waitRank).thenComparing(ENTRY_ORDER);
+    private static final Comparator<Entry> END_ORDER =
+            Comparator.<Entry>comparingLong(e -> e.indexedEnd).thenComparing(ENTRY_ORDER);
 
     private final Map<String, Entry> byId = new HashMap<>();
     /**
@@ -110,9 +118,11 @@ final class ActiveJobs {
      * mostly arrive in that order (added at the end), and an insertion or removal elsewhere moves references, a memmove.
      */
     private final ArrayList<Entry> ordered = new ArrayList<>();
+
     private final List<Entry> orderedView = Collections.unmodifiableList(ordered);
     /** Running entries that have an end time, by (end, {@link #ORDER}). */
     private final TreeSet<Entry> byEnd = new TreeSet<>(END_ORDER);
+
     private int running;
     /** Running entries in {@link #ORDER}. */
     private final TreeSet<Entry> runningSet = new TreeSet<>(ENTRY_ORDER);
@@ -122,6 +132,7 @@ final class ActiveJobs {
      * share without a walk over it.
      */
     private final TreeSet<Entry> waiting = new TreeSet<>(WAIT_ORDER);
+
     private Object rankedFor;
     private WaitingFigures figures;
     private PostponedPenalty penalties;

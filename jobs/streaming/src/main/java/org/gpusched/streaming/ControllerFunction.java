@@ -70,9 +70,12 @@ import org.gpusched.streaming.state.NodeSlot;
 public final class ControllerFunction extends KeyedProcessFunction<String, ControllerEvent, PlacementDecision> {
     private static final long serialVersionUID = 1L;
 
-    public static final OutputTag<SchedulingMetrics> SCHEDULING_METRICS = new OutputTag<>("scheduling-metrics", new AvroTypeInfo<>(SchedulingMetrics.class));
-    public static final OutputTag<JobMetrics> JOB_METRICS = new OutputTag<>("job-metrics", new AvroTypeInfo<>(JobMetrics.class));
-    public static final OutputTag<JobCompleted> COMPLETIONS = new OutputTag<>("completions", new AvroTypeInfo<>(JobCompleted.class));
+    public static final OutputTag<SchedulingMetrics> SCHEDULING_METRICS =
+            new OutputTag<>("scheduling-metrics", new AvroTypeInfo<>(SchedulingMetrics.class));
+    public static final OutputTag<JobMetrics> JOB_METRICS =
+            new OutputTag<>("job-metrics", new AvroTypeInfo<>(JobMetrics.class));
+    public static final OutputTag<JobCompleted> COMPLETIONS =
+            new OutputTag<>("completions", new AvroTypeInfo<>(JobCompleted.class));
 
     /** Periodic ticks kept for a waiting job (with nothing running) after its due date; see Step.waitingJobMayStart. */
     static final long WAITING_TICKS_AFTER_DUE = 1000;
@@ -84,9 +87,13 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
     static final int OPTIMIZER_WINDOW_PER_GPU = 2;
     /** Waiting jobs an optimizer is asked about at least. */
     static final int OPTIMIZER_WINDOW_MIN = 256;
-    static final MapStateDescriptor<Long, EventBatch> PENDING = new MapStateDescriptor<>("controller-pending", Types.LONG, new AvroTypeInfo<>(EventBatch.class));
-    static final MapStateDescriptor<String, JobRecord> JOBS = new MapStateDescriptor<>("controller-jobs", Types.STRING, new AvroTypeInfo<>(JobRecord.class));
-    static final ValueStateDescriptor<ControllerState> CONTROLLER = new ValueStateDescriptor<>("controller-state", new AvroTypeInfo<>(ControllerState.class));
+
+    static final MapStateDescriptor<Long, EventBatch> PENDING =
+            new MapStateDescriptor<>("controller-pending", Types.LONG, new AvroTypeInfo<>(EventBatch.class));
+    static final MapStateDescriptor<String, JobRecord> JOBS =
+            new MapStateDescriptor<>("controller-jobs", Types.STRING, new AvroTypeInfo<>(JobRecord.class));
+    static final ValueStateDescriptor<ControllerState> CONTROLLER =
+            new ValueStateDescriptor<>("controller-state", new AvroTypeInfo<>(ControllerState.class));
 
     /** Largest done fraction the optimizer may see: the model requires done < 1 while a job still runs. */
     private static final double MAX_MODEL_DONE = 1 - 1e-6;
@@ -127,7 +134,9 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         for (int t = 0; t < catalog.size(); t++) catalogIndex.put(catalog.get(t).name(), t);
         activeJobs = new HashMap<>();
         topologies = new HashMap<>();
-        stabilizer = config.stability() == SchedulerConfig.Stability.STABLE ? new PlanStabilizer(config.moveOverheadSeconds()) : null;
+        stabilizer = config.stability() == SchedulerConfig.Stability.STABLE
+                ? new PlanStabilizer(config.moveOverheadSeconds())
+                : null;
     }
 
     @Override
@@ -152,6 +161,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         ActiveJobs jobs;
         /** Jobs whose record this step replaced (their new record goes to state at the end) or created. */
         final Set<String> dirty = new HashSet<>();
+
         final Set<String> removed = new HashSet<>();
         final TreeSet<String> triggers = new TreeSet<>(Comparator.comparingInt(Step::triggerRank));
         long now;
@@ -164,7 +174,13 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         }
 
         static int triggerRank(String t) {
-            return switch (t) { case "COMPLETION" -> 0; case "NODE" -> 1; case "SUBMISSION" -> 3; case "PERIOD" -> 4; default -> 2; };
+            return switch (t) {
+                case "COMPLETION" -> 0;
+                case "NODE" -> 1;
+                case "SUBMISSION" -> 3;
+                case "PERIOD" -> 4;
+                default -> 2;
+            };
         }
 
         /**
@@ -176,7 +192,9 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             long horizon = WAITING_TICKS_AFTER_DUE * config.periodMillis();
             for (ActiveJobs.Entry e : jobs.inOrder()) {
                 JobRecord j = e.record;
-                if (j.getNode() == null && j.getSpec().getWeight() > 0 && now < (long) (j.getSpec().getDue() * 1000) + horizon) return true;
+                if (j.getNode() == null
+                        && j.getSpec().getWeight() > 0
+                        && now < (long) (j.getSpec().getDue() * 1000) + horizon) return true;
             }
             return false;
         }
@@ -184,7 +202,10 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         void run(long timestamp) throws Exception {
             s = controllerState.value();
             EventBatch batch = pending.get(timestamp);
-            if (s != null && batch == null && s.getNextEndMillis() >= 0 && timestamp < s.getNextEndMillis()
+            if (s != null
+                    && batch == null
+                    && s.getNextEndMillis() >= 0
+                    && timestamp < s.getNextEndMillis()
                     && (s.getNextPeriodMillis() < 0 || timestamp < s.getNextPeriodMillis())) {
                 // A stale timer (a job's end before it was moved, or a deleted period): nothing happens now. Progress
                 // and costs are linear until the next real event, which accounts for this interval too.
@@ -216,7 +237,9 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             // a policy may postpone by choice (milp-relaxed) and only the passing of time makes it start the job.
             // Otherwise a tick would change nothing, and in replay it would keep the final watermark firing forever;
             // nor for a policy whose decisions a tick cannot change (the queue baselines).
-            if (policies.get(policy).decidesOnTicks() && !jobs.isEmpty() && (running > 0 || waitingJobMayStart())
+            if (policies.get(policy).decidesOnTicks()
+                    && !jobs.isEmpty()
+                    && (running > 0 || waitingJobMayStart())
                     && s.getNextPeriodMillis() < 0) {
                 long period = config.periodMillis();
                 long next = (now / period + 1) * period;
@@ -226,7 +249,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             if (jobs.isEmpty() && s.getNextPeriodMillis() >= 0) {
                 // idle: no periodic rescheduling pending, so an idle key holds no timer. Timers are one per timestamp:
                 // keep it when input events are buffered for that same time, or they would never be handled.
-                if (!pending.contains(s.getNextPeriodMillis())) ctx.timerService().deleteEventTimeTimer(s.getNextPeriodMillis());
+                if (!pending.contains(s.getNextPeriodMillis()))
+                    ctx.timerService().deleteEventTimeTimer(s.getNextPeriodMillis());
                 s.setNextPeriodMillis(-1L);
             }
             s.setNextEndMillis(config.mode() == SchedulerConfig.Mode.REPLAY ? nextEnd : -1L);
@@ -263,9 +287,18 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 SchedulerConfig.NodeSpec n = configured.get(i);
                 nodes.add(new NodeSlot(n.id(), n.fixedType(), new ArrayList<>(n.allowedTypes()), null, true));
             }
-            return ControllerState.newBuilder().setNowMillis(Long.MIN_VALUE).setRandomState(RandomState.derive(config.seed(), controller).state())
-                    .setAccruedExecutionCost(0).setAccruedTardinessCost(0).setCompletedJobs(0).setNextPeriodMillis(-1).setSeq(0).setNextEndMillis(-1)
-                    .setNodes(nodes).build();
+            return ControllerState.newBuilder()
+                    .setNowMillis(Long.MIN_VALUE)
+                    .setRandomState(
+                            RandomState.derive(config.seed(), controller).state())
+                    .setAccruedExecutionCost(0)
+                    .setAccruedTardinessCost(0)
+                    .setCompletedJobs(0)
+                    .setNextPeriodMillis(-1)
+                    .setSeq(0)
+                    .setNextEndMillis(-1)
+                    .setNodes(nodes)
+                    .build();
         }
 
         /**
@@ -323,8 +356,20 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 case SUBMISSION -> {
                     JobSubmitted spec = e.getSubmitted();
                     if (jobs.contains(spec.getId())) return;
-                    jobs.add(JobRecord.newBuilder().setSpec(spec).setDone(0).setModelDone(0).setProgressMillis(now).setNode(null).setType(null)
-                            .setGpus(0).setEndMillis(-1).setFirstStart(null).setPreemptions(0).setMigrations(0).setResizes(0).build());
+                    jobs.add(JobRecord.newBuilder()
+                            .setSpec(spec)
+                            .setDone(0)
+                            .setModelDone(0)
+                            .setProgressMillis(now)
+                            .setNode(null)
+                            .setType(null)
+                            .setGpus(0)
+                            .setEndMillis(-1)
+                            .setFirstStart(null)
+                            .setPreemptions(0)
+                            .setMigrations(0)
+                            .setResizes(0)
+                            .build());
                     dirty.add(spec.getId());
                     triggers.add("SUBMISSION");
                 }
@@ -357,7 +402,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             switch (ev.getKind()) {
                 case ADDED -> {
                     if (slot == null) {
-                        nodes.add(new NodeSlot(ev.getNode(), ev.getType(), new ArrayList<>(ev.getAllowedTypes()), null, true));
+                        nodes.add(new NodeSlot(
+                                ev.getNode(), ev.getType(), new ArrayList<>(ev.getAllowedTypes()), null, true));
                     } else {
                         slot.setUp(true);
                         slot.setFixedType(ev.getType());
@@ -366,9 +412,11 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 }
                 case REMOVED, FAILED, TYPE_CHANGED -> {
                     if (slot == null) return;
-                    String reason = "node " + ev.getNode() + " " + ev.getKind().name().toLowerCase().replace('_', ' ');
+                    String reason = "node " + ev.getNode() + " "
+                            + ev.getKind().name().toLowerCase().replace('_', ' ');
                     List<ActiveJobs.Entry> onNode = new ArrayList<>();
-                    for (ActiveJobs.Entry j : jobs.inOrder()) if (ev.getNode().equals(j.record.getNode())) onNode.add(j);
+                    for (ActiveJobs.Entry j : jobs.inOrder())
+                        if (ev.getNode().equals(j.record.getNode())) onNode.add(j);
                     for (ActiveJobs.Entry j : onNode) preempt(j, reason);
                     slot.setCurrentType(null);
                     switch (ev.getKind()) {
@@ -386,7 +434,9 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
 
         void preempt(ActiveJobs.Entry e, String reason) {
             JobRecord j = writable(e);
-            emit(decision(j, DecisionAction.PREEMPT, j.getNode(), j.getType(), j.getGpus(), null, null, null).setReason(reason).build());
+            emit(decision(j, DecisionAction.PREEMPT, j.getNode(), j.getType(), j.getGpus(), null, null, null)
+                    .setReason(reason)
+                    .build());
             stop(e);
         }
 
@@ -408,20 +458,44 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             JobSubmitted spec = j.getSpec();
             double t = now / 1000.0;
             if (j.getNode() != null) {
-                emit(decision(j, DecisionAction.COMPLETE, j.getNode(), j.getType(), j.getGpus(), null, t, null).build());
+                emit(decision(j, DecisionAction.COMPLETE, j.getNode(), j.getType(), j.getGpus(), null, t, null)
+                        .build());
                 moved(j.getNode(), j.getType(), -j.getGpus());
             }
             double tardiness = RealCost.tardinessCost(spec.getWeight(), t, spec.getDue());
             s.setAccruedTardinessCost(s.getAccruedTardinessCost() + tardiness);
             s.setCompletedJobs(s.getCompletedJobs() + 1);
-            ctx.output(JOB_METRICS, JobMetrics.newBuilder().setTime(t).setJob(spec.getId()).setPolicy(policy).setController(controller)
-                    .setSubmit(spec.getSubmit()).setDue(spec.getDue()).setWeight(spec.getWeight()).setFirstStart(j.getFirstStart())
-                    .setJctSeconds(t - spec.getSubmit()).setTardinessSeconds(Math.max(0, t - spec.getDue())).setTardinessCost(tardiness)
-                    .setPreemptions(j.getPreemptions()).setMigrations(j.getMigrations()).setResizes(j.getResizes())
-                    .setActualFactor(factor(j)).build());
+            ctx.output(
+                    JOB_METRICS,
+                    JobMetrics.newBuilder()
+                            .setTime(t)
+                            .setJob(spec.getId())
+                            .setPolicy(policy)
+                            .setController(controller)
+                            .setSubmit(spec.getSubmit())
+                            .setDue(spec.getDue())
+                            .setWeight(spec.getWeight())
+                            .setFirstStart(j.getFirstStart())
+                            .setJctSeconds(t - spec.getSubmit())
+                            .setTardinessSeconds(Math.max(0, t - spec.getDue()))
+                            .setTardinessCost(tardiness)
+                            .setPreemptions(j.getPreemptions())
+                            .setMigrations(j.getMigrations())
+                            .setResizes(j.getResizes())
+                            .setActualFactor(factor(j))
+                            .build());
             if (simulated) {
-                ctx.output(COMPLETIONS, JobCompleted.newBuilder().setTime(t).setJob(spec.getId()).setNode(j.getNode()).setType(j.getType())
-                        .setGpus(j.getNode() == null ? null : j.getGpus()).setPolicy(policy).setController(controller).build());
+                ctx.output(
+                        COMPLETIONS,
+                        JobCompleted.newBuilder()
+                                .setTime(t)
+                                .setJob(spec.getId())
+                                .setNode(j.getNode())
+                                .setType(j.getType())
+                                .setGpus(j.getNode() == null ? null : j.getGpus())
+                                .setPolicy(policy)
+                                .setController(controller)
+                                .build());
             }
             jobs.remove(spec.getId());
             removed.add(spec.getId());
@@ -450,13 +524,16 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 List<JobTimes> tables = new ArrayList<>(candidates.size());
                 for (ActiveJobs.Entry e : candidates) {
                     JobRecord j = e.record;
-                    Placement current = j.getNode() == null ? null : new Placement(e.nodeIndex(cluster), e.typeIndex(cluster), j.getGpus());
+                    Placement current = j.getNode() == null
+                            ? null
+                            : new Placement(e.nodeIndex(cluster), e.typeIndex(cluster), j.getGpus());
                     states.add(new JobState(model(e), optimizerDone(e), current));
                     tables.add(e.times);
                 }
                 if (!candidates.isEmpty()) {
                     double beyondWindow = postponedBeyond(candidates);
-                    SchedulingProblem problem = SchedulingProblem.ofDistinctJobs(now / 1000.0, cluster, states, tables, topology.currentType, config.objective());
+                    SchedulingProblem problem = SchedulingProblem.ofDistinctJobs(
+                            now / 1000.0, cluster, states, tables, topology.currentType, config.objective());
                     RandomState random = new RandomState(s.getRandomState());
                     long start = System.nanoTime();
                     Schedule schedule = scheduler.schedule(problem, random);
@@ -471,13 +548,24 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             changes.forEach(this::emit);
             int running = jobs.runningCount();
             Topology load = running == 0 ? null : topology();
-            ctx.output(SCHEDULING_METRICS, SchedulingMetrics.newBuilder().setTime(now / 1000.0).setPolicy(policy).setController(controller)
-                    .setTrigger(String.join("+", triggers)).setFObj(objective).setOptimizerNanos(nanos)
-                    .setQueueLength(jobs.size() - running).setRunning(running).setDecisions(changes.size())
-                    .setAccruedExecutionCost(s.getAccruedExecutionCost()).setAccruedTardinessCost(s.getAccruedTardinessCost())
-                    .setCompletedJobs(s.getCompletedJobs())
-                    .setBusyGpus(load == null ? 0 : load.load.busyGpus())
-                    .setCostRatePerHour(load == null ? 0 : load.load.costPerSecond() * 3600.0).build());
+            ctx.output(
+                    SCHEDULING_METRICS,
+                    SchedulingMetrics.newBuilder()
+                            .setTime(now / 1000.0)
+                            .setPolicy(policy)
+                            .setController(controller)
+                            .setTrigger(String.join("+", triggers))
+                            .setFObj(objective)
+                            .setOptimizerNanos(nanos)
+                            .setQueueLength(jobs.size() - running)
+                            .setRunning(running)
+                            .setDecisions(changes.size())
+                            .setAccruedExecutionCost(s.getAccruedExecutionCost())
+                            .setAccruedTardinessCost(s.getAccruedTardinessCost())
+                            .setCompletedJobs(s.getCompletedJobs())
+                            .setBusyGpus(load == null ? 0 : load.load.busyGpus())
+                            .setCostRatePerHour(load == null ? 0 : load.load.costPerSecond() * 3600.0)
+                            .build());
         }
 
         /** A policy call's f_OBJ and wall time. */
@@ -502,7 +590,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             for (int type : held) if (type == -1) free++;
             Map<ActiveJobs.Entry, Placement> started = new java.util.IdentityHashMap<>();
             long nanos = 0;
-            java.util.Iterator<ActiveJobs.Entry> queue = jobs.waitingInRankOrder().iterator();
+            java.util.Iterator<ActiveJobs.Entry> queue =
+                    jobs.waitingInRankOrder().iterator();
             while (free > 0 && queue.hasNext()) {
                 List<ActiveJobs.Entry> slice = new ArrayList<>();
                 List<JobState> waiting = new ArrayList<>();
@@ -514,7 +603,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     waiting.add(new JobState(model(e), optimizerDone(e), null));
                     tables.add(e.times);
                 }
-                SchedulingProblem problem = SchedulingProblem.ofDistinctJobs(now / 1000.0, cluster, waiting, tables, topology.currentType, config.objective());
+                SchedulingProblem problem = SchedulingProblem.ofDistinctJobs(
+                        now / 1000.0, cluster, waiting, tables, topology.currentType, config.objective());
                 long start = System.nanoTime();
                 Placement[] placed = policy.startOnFreeNodes(problem, held);
                 nanos += System.nanoTime() - start;
@@ -528,7 +618,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             if (jobs.runningCount() == 0 && jobs.queuedCount() == 0) return new Call(0, nanos);
             double objective = Double.NaN;
             if (exactPricing()) {
-                ObjectiveFunction.Sum sum = new ObjectiveFunction.Sum(config.objective(), cluster, now / 1000.0, jobs.size());
+                ObjectiveFunction.Sum sum =
+                        new ObjectiveFunction.Sum(config.objective(), cluster, now / 1000.0, jobs.size());
                 for (ActiveJobs.Entry e : jobs.inOrder()) {
                     if (priced(e, cluster).runnable) price(sum, cluster, e, e.running() ? null : started.get(e));
                 }
@@ -562,7 +653,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
          */
         double keptObjective(Topology topology) {
             Cluster cluster = topology.cluster;
-            ObjectiveFunction.Sum sum = new ObjectiveFunction.Sum(config.objective(), cluster, now / 1000.0, jobs.size());
+            ObjectiveFunction.Sum sum =
+                    new ObjectiveFunction.Sum(config.objective(), cluster, now / 1000.0, jobs.size());
             if (!exactPricing()) {
                 for (ActiveJobs.Entry e : jobs.runningInOrder()) {
                     if (priced(e, cluster).runnable) price(sum, cluster, e, null);
@@ -593,14 +685,19 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             Cluster cluster = topology.cluster;
             double horizon = config.objective().horizonSeconds();
             FreeNodePolicy queue = scheduler instanceof FreeNodePolicy free ? free : null;
-            jobs.rankFor(cluster, e -> {
-                if (!priced(e, cluster).runnable) return false;
-                double left = 1 - Math.min(e.record.getModelDone(), MAX_MODEL_DONE);
-                e.waitRank = queue != null ? queue.queueKey(model(e)) : e.dueSeconds - e.times.fastest(cluster) * left;
-                e.penaltyWeight = e.weightPerHour;
-                e.penaltyOffset = horizon + e.slowestSeconds * left - e.dueSeconds;
-                return true;
-            }, config.objective().rho());
+            jobs.rankFor(
+                    cluster,
+                    e -> {
+                        if (!priced(e, cluster).runnable) return false;
+                        double left = 1 - Math.min(e.record.getModelDone(), MAX_MODEL_DONE);
+                        e.waitRank = queue != null
+                                ? queue.queueKey(model(e))
+                                : e.dueSeconds - e.times.fastest(cluster) * left;
+                        e.penaltyWeight = e.weightPerHour;
+                        e.penaltyOffset = horizon + e.slowestSeconds * left - e.dueSeconds;
+                        return true;
+                    },
+                    config.objective().rho());
         }
 
         /**
@@ -614,7 +711,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             List<ActiveJobs.Entry> candidates = new ArrayList<>();
             if (jobs.queuedCount() <= topology.optimizerWindow) {
                 for (ActiveJobs.Entry e : jobs.inOrder()) {
-                    if (priced(e, cluster).runnable) candidates.add(e); // else it waits until a node that can run it comes (back)
+                    if (priced(e, cluster).runnable)
+                        candidates.add(e); // else it waits until a node that can run it comes (back)
                 }
                 return candidates;
             }
@@ -656,11 +754,18 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             double left = 1 - optimizerDone(e);
             if (e.running()) {
                 // its time table's time on its placement: the cluster's type indices are the catalog's
-                sum.scheduled(e.weightPerHour, e.dueSeconds, predictedSeconds(e) * left, e.nodeIndex(cluster), e.typeIndex(cluster), e.record.getGpus());
+                sum.scheduled(
+                        e.weightPerHour,
+                        e.dueSeconds,
+                        predictedSeconds(e) * left,
+                        e.nodeIndex(cluster),
+                        e.typeIndex(cluster),
+                        e.record.getGpus());
             } else if (started == null) {
                 sum.postponed(e.weightPerHour, e.dueSeconds, e.slowestSeconds * left);
             } else {
-                sum.scheduled(e.weightPerHour, e.dueSeconds, e.times.seconds(started.type(), started.gpus()) * left, started);
+                sum.scheduled(
+                        e.weightPerHour, e.dueSeconds, e.times.seconds(started.type(), started.gpus()) * left, started);
             }
         }
 
@@ -719,7 +824,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 int type = topology.load.used(n) && t >= 0 ? t : -1;
                 if (type != topology.currentType[n]) {
                     topology.currentType[n] = type;
-                    slots.get(topology.slotOfNode[n]).setCurrentType(type < 0 ? null : cluster.type(type).name());
+                    slots.get(topology.slotOfNode[n])
+                            .setCurrentType(type < 0 ? null : cluster.type(type).name());
                 }
             };
             if (topology.allTouched) {
@@ -731,7 +837,11 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             topology.allTouched = false;
         }
 
-        void applySchedule(Cluster cluster, List<ActiveJobs.Entry> candidates, Schedule schedule, List<PlacementDecision> changes) {
+        void applySchedule(
+                Cluster cluster,
+                List<ActiveJobs.Entry> candidates,
+                Schedule schedule,
+                List<PlacementDecision> changes) {
             List<PlacementDecision> preempt = new ArrayList<>();
             List<PlacementDecision> resize = new ArrayList<>();
             List<PlacementDecision> migrate = new ArrayList<>();
@@ -744,7 +854,9 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 if (p == null) {
                     if (oldNode != null) {
                         JobRecord j = writable(e);
-                        preempt.add(decision(j, DecisionAction.PREEMPT, oldNode, j.getType(), j.getGpus(), null, null, null).build());
+                        preempt.add(
+                                decision(j, DecisionAction.PREEMPT, oldNode, j.getType(), j.getGpus(), null, null, null)
+                                        .build());
                         stop(e);
                     }
                     continue;
@@ -753,7 +865,9 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 String type = cluster.type(p.type()).name();
                 boolean sameNode = node.equals(oldNode);
                 if (sameNode && type.equals(e.record.getType()) && p.gpus() == e.record.getGpus()) continue;
-                DecisionAction action = oldNode == null ? DecisionAction.START : sameNode ? DecisionAction.RESIZE : DecisionAction.MIGRATE;
+                DecisionAction action = oldNode == null
+                        ? DecisionAction.START
+                        : sameNode ? DecisionAction.RESIZE : DecisionAction.MIGRATE;
                 JobRecord j = writable(e);
                 if (oldNode != null) moved(oldNode, j.getType(), -j.getGpus());
                 moved(node, type, p.gpus());
@@ -768,8 +882,13 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 double remaining = model(e).timeOn(type, p.gpus()) * (1 - optimizerDone(e));
                 double expectedEnd = t + remaining;
                 double expectedCost = remaining / 3600.0 * typesByName.get(type).costPerHour(p.gpus())
-                        + RealCost.tardinessCost(j.getSpec().getWeight(), expectedEnd, j.getSpec().getDue());
-                PlacementDecision d = decision(j, action, node, type, p.gpus(), sameNode ? null : oldNode, expectedEnd, expectedCost).build();
+                        + RealCost.tardinessCost(
+                                j.getSpec().getWeight(),
+                                expectedEnd,
+                                j.getSpec().getDue());
+                PlacementDecision d = decision(
+                                j, action, node, type, p.gpus(), sameNode ? null : oldNode, expectedEnd, expectedCost)
+                        .build();
                 (action == DecisionAction.START ? start : action == DecisionAction.RESIZE ? resize : migrate).add(d);
             }
             // Releases first, so a reader applying decisions in order never sees a node over capacity.
@@ -783,18 +902,37 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         /** Replay: the real end of a running job on its placement, and a timer for it (its progress is as of now). */
         void setEnd(ActiveJobs.Entry e) {
             JobRecord j = e.record;
-            double actualRemaining = model(e).timeOn(j.getType(), j.getGpus()) * factor(j) * Math.max(0, 1 - j.getDone());
+            double actualRemaining =
+                    model(e).timeOn(j.getType(), j.getGpus()) * factor(j) * Math.max(0, 1 - j.getDone());
             long end = now + Math.max(1, (long) Math.ceil(actualRemaining * 1000 - 1e-6));
             j.setEndMillis(end);
             jobs.reindex(e);
             ctx.timerService().registerEventTimeTimer(end);
         }
 
-        PlacementDecision.Builder decision(JobRecord j, DecisionAction action, String node, String type, int gpus, String previousNode,
-                                           Double expectedCompletion, Double expectedCost) {
-            return PlacementDecision.newBuilder().setTime(now / 1000.0).setJob(j.getSpec().getId()).setAction(action).setNode(node).setType(type)
-                    .setGpus(gpus).setPreviousNode(previousNode).setExpectedCompletion(expectedCompletion).setExpectedCost(expectedCost)
-                    .setPolicy(policy).setController(controller).setSeq(0).setReason(null);
+        PlacementDecision.Builder decision(
+                JobRecord j,
+                DecisionAction action,
+                String node,
+                String type,
+                int gpus,
+                String previousNode,
+                Double expectedCompletion,
+                Double expectedCost) {
+            return PlacementDecision.newBuilder()
+                    .setTime(now / 1000.0)
+                    .setJob(j.getSpec().getId())
+                    .setAction(action)
+                    .setNode(node)
+                    .setType(type)
+                    .setGpus(gpus)
+                    .setPreviousNode(previousNode)
+                    .setExpectedCompletion(expectedCompletion)
+                    .setExpectedCost(expectedCost)
+                    .setPolicy(policy)
+                    .setController(controller)
+                    .setSeq(0)
+                    .setReason(null);
         }
 
         void emit(PlacementDecision d) {
@@ -816,6 +954,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         final int[] slotOfNode;
         /** Per up node, the catalog index of the type it runs as, or -1: the same as its slot's currentType. */
         final int[] currentType;
+
         final NodeLoad load;
         /** Up nodes where a placement changed since the node types were last updated. */
         final Set<Integer> touched = new TreeSet<>();
@@ -823,12 +962,14 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         boolean allTouched = true;
         /** Waiting jobs an optimizer is asked about at most: {@value #OPTIMIZER_WINDOW_PER_GPU} per GPU the nodes can have. */
         final int optimizerWindow;
+
         Topology(Cluster cluster, int slots, int[] slotOfNode) {
             this.cluster = cluster;
             int gpus = 0;
             for (int n = 0; n < cluster.nodeCount(); n++) {
                 int most = 0;
-                for (int t : cluster.candidateTypes(n)) most = Math.max(most, cluster.type(t).gpus());
+                for (int t : cluster.candidateTypes(n))
+                    most = Math.max(most, cluster.type(t).gpus());
                 gpus += most;
             }
             this.optimizerWindow = Math.max(OPTIMIZER_WINDOW_MIN, OPTIMIZER_WINDOW_PER_GPU * gpus);
@@ -873,8 +1014,19 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
 
     /** A shallow copy of a job's record: its spec is never changed, every other field is a value. */
     private static JobRecord copy(JobRecord j) {
-        return new JobRecord(j.getSpec(), j.getDone(), j.getModelDone(), j.getProgressMillis(), j.getNode(), j.getType(), j.getGpus(),
-                j.getEndMillis(), j.getFirstStart(), j.getPreemptions(), j.getMigrations(), j.getResizes());
+        return new JobRecord(
+                j.getSpec(),
+                j.getDone(),
+                j.getModelDone(),
+                j.getProgressMillis(),
+                j.getNode(),
+                j.getType(),
+                j.getGpus(),
+                j.getEndMillis(),
+                j.getFirstStart(),
+                j.getPreemptions(),
+                j.getMigrations(),
+                j.getResizes());
     }
 
     private static double factor(JobRecord j) {

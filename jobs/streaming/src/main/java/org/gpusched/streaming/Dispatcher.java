@@ -49,22 +49,33 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
     public static final String KEY = "dispatch";
     public static final Duration JOB_OWNER_RETENTION = Duration.ofHours(24);
     public static final OutputTag<RejectedRecord> REJECTED = RecordParser.REJECTED;
-    public static final OutputTag<JobSubmitted> ACCEPTED = new OutputTag<>("accepted-jobs", new AvroTypeInfo<>(JobSubmitted.class));
+    public static final OutputTag<JobSubmitted> ACCEPTED =
+            new OutputTag<>("accepted-jobs", new AvroTypeInfo<>(JobSubmitted.class));
 
-    static final MapStateDescriptor<Long, EventBatch> PENDING = new MapStateDescriptor<>("dispatch-pending", Types.LONG, new AvroTypeInfo<>(EventBatch.class));
+    static final MapStateDescriptor<Long, EventBatch> PENDING =
+            new MapStateDescriptor<>("dispatch-pending", Types.LONG, new AvroTypeInfo<>(EventBatch.class));
     static final ValueStateDescriptor<Integer> NEXT = new ValueStateDescriptor<>("dispatch-next", Types.INT);
     /** GPU_WEIGHTED: each controller's credit in the smooth weighted round robin. */
-    static final ValueStateDescriptor<long[]> CREDITS = new ValueStateDescriptor<>("dispatch-credits", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
-    static final MapStateDescriptor<String, Integer> JOB_OWNER = new MapStateDescriptor<>("dispatch-job-owner", Types.STRING, Types.INT);
-    static final MapStateDescriptor<String, NodeSlot> NODES = new MapStateDescriptor<>("dispatch-nodes", Types.STRING, new AvroTypeInfo<>(NodeSlot.class));
-    static final MapStateDescriptor<String, Integer> NODE_OWNER = new MapStateDescriptor<>("dispatch-node-owner", Types.STRING, Types.INT);
-    static final ValueStateDescriptor<Integer> NODE_COUNT = new ValueStateDescriptor<>("dispatch-node-count", Types.INT);
+    static final ValueStateDescriptor<long[]> CREDITS =
+            new ValueStateDescriptor<>("dispatch-credits", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+
+    static final MapStateDescriptor<String, Integer> JOB_OWNER =
+            new MapStateDescriptor<>("dispatch-job-owner", Types.STRING, Types.INT);
+    static final MapStateDescriptor<String, NodeSlot> NODES =
+            new MapStateDescriptor<>("dispatch-nodes", Types.STRING, new AvroTypeInfo<>(NodeSlot.class));
+    static final MapStateDescriptor<String, Integer> NODE_OWNER =
+            new MapStateDescriptor<>("dispatch-node-owner", Types.STRING, Types.INT);
+    static final ValueStateDescriptor<Integer> NODE_COUNT =
+            new ValueStateDescriptor<>("dispatch-node-count", Types.INT);
 
     static {
         // No background cleanup: on the heap backend an incremental cleanup step visits a whole key's map, and this
         // state has one key with an entry per active job, so each access cost O(jobs) (a third of a 10k-job replay's
         // dispatch time). Expired entries go when read and from full snapshots; live completions remove theirs.
-        JOB_OWNER.enableTimeToLive(StateTtlConfig.newBuilder(JOB_OWNER_RETENTION).disableCleanupInBackground().cleanupFullSnapshot().build());
+        JOB_OWNER.enableTimeToLive(StateTtlConfig.newBuilder(JOB_OWNER_RETENTION)
+                .disableCleanupInBackground()
+                .cleanupFullSnapshot()
+                .build());
     }
 
     private final SchedulerConfig config;
@@ -123,7 +134,12 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
                 case TELEMETRY -> {
                     boolean job = e.getTelemetry().getKind() == TelemetryKind.JOB_PROGRESS;
                     Integer owner = job ? jobOwner.get(e.getId()) : nodeOwner.get(e.getId());
-                    if (owner == null) reject(ctx, e, "telemetry of unknown " + (job ? "job " : "node ") + e.getId(), job ? "job" : "node");
+                    if (owner == null)
+                        reject(
+                                ctx,
+                                e,
+                                "telemetry of unknown " + (job ? "job " : "node ") + e.getId(),
+                                job ? "job" : "node");
                     else broadcast(e, owner, out);
                 }
                 case NODE -> node(e, ctx, out);
@@ -137,11 +153,19 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
             reject(ctx, e, "job " + job.getId() + ": duplicate id (a job with this id is already active)", "id");
             return;
         }
-        int c = config.dispatch() == SchedulerConfig.Dispatch.GPU_WEIGHTED ? weightedController(job, capacity()) : nextController(job, capacity());
-        // Every node that can run it is down (FAILED, not REMOVED): it waits at a controller owning one until it is back.
+        int c = config.dispatch() == SchedulerConfig.Dispatch.GPU_WEIGHTED
+                ? weightedController(job, capacity())
+                : nextController(job, capacity());
+        // Every node that can run it is down (FAILED, not REMOVED): it waits at a controller owning one until it is
+        // back.
         if (c < 0) c = nextController(job, capacityOf(false));
         if (c < 0) {
-            reject(ctx, e, "job " + job.getId() + ": no controller has a node that can run any of its configurations " + configurations(job), "times");
+            reject(
+                    ctx,
+                    e,
+                    "job " + job.getId() + ": no controller has a node that can run any of its configurations "
+                            + configurations(job),
+                    "times");
             return;
         }
         jobOwner.put(job.getId(), c);
@@ -245,17 +269,39 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
 
     private void broadcast(ControllerEvent e, int controller, Collector<ControllerEvent> out) {
         for (String policy : config.policies()) {
-            // Shallow: the payload records are immutable once parsed, and Avro's builder copy would deep-copy them per policy.
-            out.collect(new ControllerEvent(policy, controller, e.getTimeMillis(), e.getKind(), e.getId(), e.getSource(), e.getPosition(),
-                    e.getSubmitted(), e.getCompleted(), e.getNodeEvent(), e.getTelemetry()));
+            // Shallow: the payload records are immutable once parsed, and Avro's builder copy would deep-copy them per
+            // policy.
+            out.collect(new ControllerEvent(
+                    policy,
+                    controller,
+                    e.getTimeMillis(),
+                    e.getKind(),
+                    e.getId(),
+                    e.getSource(),
+                    e.getPosition(),
+                    e.getSubmitted(),
+                    e.getCompleted(),
+                    e.getNodeEvent(),
+                    e.getTelemetry()));
         }
     }
 
     private void reject(OnTimerContext ctx, ControllerEvent e, String reason, String field) {
-        Object payload = e.getSubmitted() != null ? TraceLines.of(e.getSubmitted()) : e.getCompleted() != null ? e.getCompleted()
-                : e.getNodeEvent() != null ? e.getNodeEvent() : e.getTelemetry();
-        ctx.output(REJECTED, RejectedRecord.newBuilder().setSource(e.getSource()).setPosition(e.getPosition())
-                .setText(String.valueOf(payload)).setBytes(null).setReason(reason).setField(field).build());
+        Object payload = e.getSubmitted() != null
+                ? TraceLines.of(e.getSubmitted())
+                : e.getCompleted() != null
+                        ? e.getCompleted()
+                        : e.getNodeEvent() != null ? e.getNodeEvent() : e.getTelemetry();
+        ctx.output(
+                REJECTED,
+                RejectedRecord.newBuilder()
+                        .setSource(e.getSource())
+                        .setPosition(e.getPosition())
+                        .setText(String.valueOf(payload))
+                        .setBytes(null)
+                        .setReason(reason)
+                        .setField(field)
+                        .build());
     }
 
     /** First use: the configured nodes, node i owned by controller i mod K. */
@@ -289,7 +335,8 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
             NodeSlot slot = e.getValue();
             if (upOnly && !slot.getUp()) continue;
             int owner = nodeOwner.get(e.getKey());
-            List<String> possible = slot.getFixedType() != null ? List.of(slot.getFixedType())
+            List<String> possible = slot.getFixedType() != null
+                    ? List.of(slot.getFixedType())
                     : slot.getAllowedTypes().isEmpty() ? new ArrayList<>(allTypes) : slot.getAllowedTypes();
             int largest = 0;
             for (String t : possible) {

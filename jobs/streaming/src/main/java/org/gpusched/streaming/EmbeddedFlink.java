@@ -20,8 +20,10 @@ public final class EmbeddedFlink {
 
     /** The cluster's environment under {@code flink run}, else a loopback-only local one; conf is the job's configuration. */
     public static StreamExecutionEnvironment environment(Configuration conf) {
-        boolean local = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration()) instanceof LocalStreamEnvironment;
-        return local ? StreamExecutionEnvironment.createLocalEnvironment(loopback(conf))
+        boolean local = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration())
+                instanceof LocalStreamEnvironment;
+        return local
+                ? StreamExecutionEnvironment.createLocalEnvironment(loopback(conf))
                 : StreamExecutionEnvironment.getExecutionEnvironment(conf);
     }
 

@@ -25,7 +25,8 @@ final class EventOrder {
      * Holds an event back until the watermark passes its timestamp (an event-time timer at that time), so that all
      * events of one timestamp are handled together, in {@link #ORDER}, whatever order they arrived in.
      */
-    static void holdUntilWatermark(ControllerEvent event, MapState<Long, EventBatch> pending, TimerService timers) throws Exception {
+    static void holdUntilWatermark(ControllerEvent event, MapState<Long, EventBatch> pending, TimerService timers)
+            throws Exception {
         long t = event.getTimeMillis();
         EventBatch batch = pending.get(t);
         if (batch == null) batch = new EventBatch(new ArrayList<>());

@@ -30,5 +30,5 @@ public interface JobSinks {
     void rejected(DataStream<RejectedRecord> rejected);
 
     /** The valid submissions as the run used them (with actualFactor under noise); a run directory's jobs.jsonl. */
-    default void acceptedJobs(DataStream<JobSubmitted> jobs) { }
+    default void acceptedJobs(DataStream<JobSubmitted> jobs) {}
 }

@@ -17,11 +17,17 @@ public interface JobSources {
     DataStream<RawRecord> submissions(StreamExecutionEnvironment env);
 
     /** Job completions ({@link Topics#COMPLETIONS}); live mode only (replay simulates them). */
-    default Optional<DataStream<RawRecord>> completions(StreamExecutionEnvironment env) { return Optional.empty(); }
+    default Optional<DataStream<RawRecord>> completions(StreamExecutionEnvironment env) {
+        return Optional.empty();
+    }
 
     /** Node events ({@link Topics#NODE_EVENTS}). */
-    default Optional<DataStream<RawRecord>> nodeEvents(StreamExecutionEnvironment env) { return Optional.empty(); }
+    default Optional<DataStream<RawRecord>> nodeEvents(StreamExecutionEnvironment env) {
+        return Optional.empty();
+    }
 
     /** Telemetry ({@link Topics#TELEMETRY}). */
-    default Optional<DataStream<RawRecord>> telemetry(StreamExecutionEnvironment env) { return Optional.empty(); }
+    default Optional<DataStream<RawRecord>> telemetry(StreamExecutionEnvironment env) {
+        return Optional.empty();
+    }
 }

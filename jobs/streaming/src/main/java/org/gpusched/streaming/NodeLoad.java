@@ -14,9 +14,11 @@ final class NodeLoad {
     private final int[] type;
     /** tree[leaves + n]: node n's cost per hour at its busy GPUs (0 when idle); tree[i]: tree[2i] + tree[2i + 1]. */
     private final double[] tree;
+
     private final int leaves;
     /** Nodes whose load changed since the tree was last summed: mid-step a node may hold a job that is still to leave it. */
     private final java.util.BitSet stale = new java.util.BitSet();
+
     private int usedNodes;
     private int busyGpus;
 
@@ -39,13 +41,19 @@ final class NodeLoad {
         stale.set(n);
     }
 
-    boolean used(int n) { return busy[n] > 0; }
+    boolean used(int n) {
+        return busy[n] > 0;
+    }
 
     /** GPUs held by running jobs, over every node. */
-    int busyGpus() { return busyGpus; }
+    int busyGpus() {
+        return busyGpus;
+    }
 
     /** Nodes some job runs on. */
-    int usedNodes() { return usedNodes; }
+    int usedNodes() {
+        return usedNodes;
+    }
 
     double costPerSecond() {
         for (int n = stale.nextSetBit(0); n >= 0; n = stale.nextSetBit(n + 1)) {

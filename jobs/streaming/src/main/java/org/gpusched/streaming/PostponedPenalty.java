@@ -27,11 +27,13 @@ final class PostponedPenalty {
         }
     }
 
-    private static final Comparator<Term> BY_LATENESS = Comparator.<Term>comparingDouble(t -> -t.offset).thenComparingLong(t -> t.order);
+    private static final Comparator<Term> BY_LATENESS =
+            Comparator.<Term>comparingDouble(t -> -t.offset).thenComparingLong(t -> t.order);
 
     private final double rho;
     /** Jobs not late yet, the first to become late first. */
     private final TreeSet<Term> onTime = new TreeSet<>(BY_LATENESS);
+
     private BigDecimal lateWeight = BigDecimal.ZERO;
     private BigDecimal lateWeightedOffset = BigDecimal.ZERO;
     private long nextOrder;
@@ -50,7 +52,8 @@ final class PostponedPenalty {
         if (t.weight <= 0) return;
         if (t.late) {
             lateWeight = lateWeight.subtract(new BigDecimal(t.weight));
-            lateWeightedOffset = lateWeightedOffset.subtract(new BigDecimal(t.weight).multiply(new BigDecimal(t.offset)));
+            lateWeightedOffset =
+                    lateWeightedOffset.subtract(new BigDecimal(t.weight).multiply(new BigDecimal(t.offset)));
         } else {
             onTime.remove(t);
         }

@@ -55,10 +55,24 @@ public class RawRecord {
         return bytes == null ? "" : new String(bytes, StandardCharsets.UTF_8);
     }
 
-    @Override public boolean equals(Object o) {
-        return o instanceof RawRecord r && Objects.equals(r.source, source) && Objects.equals(r.position, position)
-                && Objects.equals(r.text, text) && Arrays.equals(r.bytes, bytes) && Objects.equals(r.error, error);
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof RawRecord r
+                && Objects.equals(r.source, source)
+                && Objects.equals(r.position, position)
+                && Objects.equals(r.text, text)
+                && Arrays.equals(r.bytes, bytes)
+                && Objects.equals(r.error, error);
     }
-    @Override public int hashCode() { return Objects.hash(source, position, text, Arrays.hashCode(bytes), error); }
-    @Override public String toString() { return source + "@" + position + ": " + (text != null ? text : (bytes == null ? "null" : bytes.length + " bytes")); }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(source, position, text, Arrays.hashCode(bytes), error);
+    }
+
+    @Override
+    public String toString() {
+        return source + "@" + position + ": "
+                + (text != null ? text : (bytes == null ? "null" : bytes.length + " bytes"));
+    }
 }

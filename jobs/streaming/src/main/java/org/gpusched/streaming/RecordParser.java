@@ -3,10 +3,10 @@ package org.gpusched.streaming;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,10 +17,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
-import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.gpusched.core.model.InvalidInstanceException;
 import org.gpusched.core.model.Job;
 import org.gpusched.core.model.NodeType;
@@ -50,13 +50,16 @@ import org.gpusched.streaming.state.EventKind;
  */
 public final class RecordParser extends ProcessFunction<RawRecord, ControllerEvent> {
     private static final long serialVersionUID = 1L;
-    public static final OutputTag<RejectedRecord> REJECTED = new OutputTag<>("rejected", new AvroTypeInfo<>(RejectedRecord.class));
+    public static final OutputTag<RejectedRecord> REJECTED =
+            new OutputTag<>("rejected", new AvroTypeInfo<>(RejectedRecord.class));
     private static final long NOISE_STREAM = 0x4E4F495345L;
     /** The largest real/predicted duration ratio: a real duration stays within the time range of {@link TraceJson#MAX_SECONDS}. */
     static final double MAX_ACTUAL_FACTOR = 1000;
     /** The largest power a node may report, in watts (a whole rack draws tens of kilowatts). */
     static final double MAX_POWER_WATTS = 1e7;
-    private static final ObjectMapper EXTRAS_JSON = new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+
+    private static final ObjectMapper EXTRAS_JSON =
+            new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
 
     private final Topics topic;
     private final SchedulerConfig config;
@@ -72,8 +75,11 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
 
     @Override
     public void open(OpenContext openContext) {
-        json = JsonMapper.builder().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
-                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
+        json = JsonMapper.builder()
+                .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .build();
         types = config.cluster().typesByName();
         avro = new HashMap<>();
     }
@@ -98,7 +104,13 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
             ctx.output(REJECTED, rejected(raw, e.getMessage(), e.field));
             return;
         } catch (RuntimeException | Error e) {
-            ctx.output(REJECTED, rejected(raw, "the record could not be read (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", FormatException.WHOLE_RECORD));
+            ctx.output(
+                    REJECTED,
+                    rejected(
+                            raw,
+                            "the record could not be read (" + e.getClass().getSimpleName() + ": " + e.getMessage()
+                                    + ")",
+                            FormatException.WHOLE_RECORD));
             return;
         }
         out.collect(event);
@@ -120,6 +132,7 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
     /** A record the job cannot use: reason and, when known, the field. */
     static final class Rejection extends Exception {
         final String field;
+
         Rejection(String message, String field) {
             super(message, null, false, false);
             this.field = field == null ? FormatException.WHOLE_RECORD : field;
@@ -131,14 +144,20 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
      * already cut by its reader) so that one huge record cannot make the rejected output unreadable.
      */
     static RejectedRecord rejected(RawRecord raw, String reason, String field) {
-        String text = raw.text == null || raw.text.length() <= LineReader.MAX_LINE_BYTES ? raw.text : raw.text.substring(0, LineReader.MAX_LINE_BYTES);
-        byte[] bytes = raw.bytes == null || raw.bytes.length <= LineReader.MAX_LINE_BYTES ? raw.bytes : Arrays.copyOf(raw.bytes, LineReader.MAX_LINE_BYTES);
+        String text = raw.text == null || raw.text.length() <= LineReader.MAX_LINE_BYTES
+                ? raw.text
+                : raw.text.substring(0, LineReader.MAX_LINE_BYTES);
+        byte[] bytes = raw.bytes == null || raw.bytes.length <= LineReader.MAX_LINE_BYTES
+                ? raw.bytes
+                : Arrays.copyOf(raw.bytes, LineReader.MAX_LINE_BYTES);
         return RejectedRecord.newBuilder()
                 .setSource(raw.source == null ? "" : raw.source)
                 .setPosition(raw.position == null ? "" : raw.position)
                 .setText(text)
                 .setBytes(bytes == null ? null : java.nio.ByteBuffer.wrap(bytes))
-                .setReason(reason).setField(field == null ? FormatException.WHOLE_RECORD : field).build();
+                .setReason(reason)
+                .setField(field == null ? FormatException.WHOLE_RECORD : field)
+                .build();
     }
 
     /** Flink timestamp of a time in seconds: rounded up to the ms so nothing is processed before it happens. */
@@ -163,12 +182,18 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
             validate(job);
         }
         checkAgainstCluster(job);
-        if (job.getActualFactor() == null && config.noise() > 0) job.setActualFactor(actualFactor(config.seed(), config.noise(), job.getId()));
+        if (job.getActualFactor() == null && config.noise() > 0)
+            job.setActualFactor(actualFactor(config.seed(), config.noise(), job.getId()));
         Double factor = job.getActualFactor();
         if (factor != null && !(factor > 0 && factor <= MAX_ACTUAL_FACTOR)) {
-            throw new Rejection("job " + job.getId() + ": actualFactor must be a number in (0, " + MAX_ACTUAL_FACTOR + "], got " + job.getActualFactor(), "actualFactor");
+            throw new Rejection(
+                    "job " + job.getId() + ": actualFactor must be a number in (0, " + MAX_ACTUAL_FACTOR + "], got "
+                            + job.getActualFactor(),
+                    "actualFactor");
         }
-        return event(toMillis(job.getSubmit()), EventKind.SUBMISSION, job.getId()).setSubmitted(job).build();
+        return event(toMillis(job.getSubmit()), EventKind.SUBMISSION, job.getId())
+                .setSubmitted(job)
+                .build();
     }
 
     /** The real/predicted duration ratio of a job under noise F: uniform in [1-F, 1+F], a pure function of seed and id. */
@@ -210,7 +235,9 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
         Double factor = null;
         Object f = extras.remove("actualFactor");
         if (f != null) {
-            if (!(f instanceof Number n)) throw new IllegalArgumentException("job " + j.id() + ": field 'actualFactor' must be a number, got " + f);
+            if (!(f instanceof Number n))
+                throw new IllegalArgumentException(
+                        "job " + j.id() + ": field 'actualFactor' must be a number, got " + f);
             factor = n.doubleValue();
         }
         String extrasJson = null;
@@ -218,11 +245,19 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
             try {
                 extrasJson = EXTRAS_JSON.writeValueAsString(extras);
             } catch (JsonProcessingException e) {
-                throw new IllegalArgumentException("job " + j.id() + ": optional fields cannot be re-encoded (" + e.getOriginalMessage() + ")");
+                throw new IllegalArgumentException(
+                        "job " + j.id() + ": optional fields cannot be re-encoded (" + e.getOriginalMessage() + ")");
             }
         }
-        return JobSubmitted.newBuilder().setId(j.id()).setSubmit(j.submitSeconds()).setDue(j.dueSeconds()).setWeight(j.weightPerHour())
-                .setTimes(times).setActualFactor(factor).setExtrasJson(extrasJson).build();
+        return JobSubmitted.newBuilder()
+                .setId(j.id())
+                .setSubmit(j.submitSeconds())
+                .setDue(j.dueSeconds())
+                .setWeight(j.weightPerHour())
+                .setTimes(times)
+                .setActualFactor(factor)
+                .setExtrasJson(extrasJson)
+                .build();
     }
 
     /** The trace's checks of every field ({@link TraceJson#checkJob}) on an Avro submission, each naming its field. */
@@ -263,7 +298,8 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
             for (ExecutionTime t : job.getTimes()) {
                 Map<Integer, Double> perGpus = times.computeIfAbsent(t.getType(), k -> new TreeMap<>());
                 if (perGpus.put(t.getGpus(), t.getSeconds()) != null) {
-                    throw new InvalidInstanceException("job " + job.getId() + ": times." + t.getType() + "." + t.getGpus() + " given twice");
+                    throw new InvalidInstanceException(
+                            "job " + job.getId() + ": times." + t.getType() + "." + t.getGpus() + " given twice");
                 }
             }
         }
@@ -275,10 +311,16 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
             NodeType type = types.get(t.getType());
             String field = "times." + t.getType();
             if (type == null) {
-                throw new Rejection("job " + job.getId() + ": unknown node type '" + t.getType() + "' in times (cluster types: " + types.keySet() + ")", field);
+                throw new Rejection(
+                        "job " + job.getId() + ": unknown node type '" + t.getType() + "' in times (cluster types: "
+                                + types.keySet() + ")",
+                        field);
             }
             if (t.getGpus() > type.gpus()) {
-                throw new Rejection("job " + job.getId() + ": " + field + "." + t.getGpus() + " asks for more GPUs than " + t.getType() + " has (" + type.gpus() + ")", field + "." + t.getGpus());
+                throw new Rejection(
+                        "job " + job.getId() + ": " + field + "." + t.getGpus() + " asks for more GPUs than "
+                                + t.getType() + " has (" + type.gpus() + ")",
+                        field + "." + t.getGpus());
             }
         }
     }
@@ -289,13 +331,18 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
         JobCompleted c;
         if (raw.text != null) {
             JsonNode root = jsonObject(raw.text);
-            c = JobCompleted.newBuilder().setTime(number(root, "time")).setJob(text(root, "job")).build();
+            c = JobCompleted.newBuilder()
+                    .setTime(number(root, "time"))
+                    .setJob(text(root, "job"))
+                    .build();
         } else {
             c = decode(raw, JobCompleted.class);
         }
         checkTime(c.getTime(), "time");
         if (c.getJob() == null || c.getJob().isBlank()) throw new Rejection("field 'job' is missing", "job");
-        return event(toMillis(c.getTime()), EventKind.COMPLETION, c.getJob()).setCompleted(c).build();
+        return event(toMillis(c.getTime()), EventKind.COMPLETION, c.getJob())
+                .setCompleted(c)
+                .build();
     }
 
     private ControllerEvent nodeEvent(RawRecord raw) throws Rejection {
@@ -307,28 +354,46 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
             try {
                 kind = NodeEventKind.valueOf(k);
             } catch (IllegalArgumentException ex) {
-                throw new Rejection("field 'kind' must be one of ADDED, REMOVED, FAILED, TYPE_CHANGED, got '" + k + "'", "kind");
+                throw new Rejection(
+                        "field 'kind' must be one of ADDED, REMOVED, FAILED, TYPE_CHANGED, got '" + k + "'", "kind");
             }
             List<String> allowed = new ArrayList<>();
             JsonNode a = root.get("allowedTypes");
             if (a != null && !a.isNull()) {
-                if (!a.isArray()) throw new Rejection("field 'allowedTypes' must be an array of type names", "allowedTypes");
+                if (!a.isArray())
+                    throw new Rejection("field 'allowedTypes' must be an array of type names", "allowedTypes");
                 a.forEach(n -> allowed.add(n.asText()));
             }
             JsonNode type = root.get("type");
-            e = NodeEvent.newBuilder().setTime(number(root, "time")).setNode(text(root, "node")).setKind(kind)
-                    .setType(type == null || type.isNull() ? null : type.asText()).setAllowedTypes(allowed).build();
+            e = NodeEvent.newBuilder()
+                    .setTime(number(root, "time"))
+                    .setNode(text(root, "node"))
+                    .setKind(kind)
+                    .setType(type == null || type.isNull() ? null : type.asText())
+                    .setAllowedTypes(allowed)
+                    .build();
         } else {
             e = decode(raw, NodeEvent.class);
         }
         checkTime(e.getTime(), "time");
         if (e.getNode() == null || e.getNode().isBlank()) throw new Rejection("field 'node' is missing", "node");
-        if (e.getKind() == NodeEventKind.TYPE_CHANGED && e.getType() == null) throw new Rejection("node " + e.getNode() + ": TYPE_CHANGED needs a type", "type");
-        if (e.getType() != null && !types.containsKey(e.getType())) throw new Rejection("node " + e.getNode() + ": unknown node type '" + e.getType() + "' (cluster types: " + types.keySet() + ")", "type");
+        if (e.getKind() == NodeEventKind.TYPE_CHANGED && e.getType() == null)
+            throw new Rejection("node " + e.getNode() + ": TYPE_CHANGED needs a type", "type");
+        if (e.getType() != null && !types.containsKey(e.getType()))
+            throw new Rejection(
+                    "node " + e.getNode() + ": unknown node type '" + e.getType() + "' (cluster types: "
+                            + types.keySet() + ")",
+                    "type");
         for (String t : e.getAllowedTypes()) {
-            if (!types.containsKey(t)) throw new Rejection("node " + e.getNode() + ": unknown node type '" + t + "' in allowedTypes (cluster types: " + types.keySet() + ")", "allowedTypes");
+            if (!types.containsKey(t))
+                throw new Rejection(
+                        "node " + e.getNode() + ": unknown node type '" + t + "' in allowedTypes (cluster types: "
+                                + types.keySet() + ")",
+                        "allowedTypes");
         }
-        return event(toMillis(e.getTime()), EventKind.NODE, e.getNode() + "/" + e.getKind()).setNodeEvent(e).build();
+        return event(toMillis(e.getTime()), EventKind.NODE, e.getNode() + "/" + e.getKind())
+                .setNodeEvent(e)
+                .build();
     }
 
     private ControllerEvent telemetry(RawRecord raw) throws Rejection {
@@ -342,10 +407,14 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
             } catch (IllegalArgumentException ex) {
                 throw new Rejection("field 'kind' must be JOB_PROGRESS or NODE_POWER, got '" + k + "'", "kind");
             }
-            t = Telemetry.newBuilder().setTime(number(root, "time")).setKind(kind)
-                    .setJob(optionalText(root, "job")).setNode(optionalText(root, "node"))
+            t = Telemetry.newBuilder()
+                    .setTime(number(root, "time"))
+                    .setKind(kind)
+                    .setJob(optionalText(root, "job"))
+                    .setNode(optionalText(root, "node"))
                     .setProgress(root.hasNonNull("progress") ? number(root, "progress") : null)
-                    .setPowerWatts(root.hasNonNull("powerWatts") ? number(root, "powerWatts") : null).build();
+                    .setPowerWatts(root.hasNonNull("powerWatts") ? number(root, "powerWatts") : null)
+                    .build();
         } else {
             t = decode(raw, Telemetry.class);
         }
@@ -353,26 +422,41 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
         String id;
         if (t.getKind() == TelemetryKind.JOB_PROGRESS) {
             if (t.getJob() == null) throw new Rejection("JOB_PROGRESS: field 'job' is missing", "job");
-            if (t.getProgress() == null || !(t.getProgress() >= 0 && t.getProgress() < 1)) throw new Rejection("job " + t.getJob() + ": progress must be in [0, 1), got " + t.getProgress(), "progress");
+            if (t.getProgress() == null || !(t.getProgress() >= 0 && t.getProgress() < 1))
+                throw new Rejection(
+                        "job " + t.getJob() + ": progress must be in [0, 1), got " + t.getProgress(), "progress");
             id = t.getJob();
         } else {
             if (t.getNode() == null) throw new Rejection("NODE_POWER: field 'node' is missing", "node");
             if (t.getPowerWatts() == null || !(t.getPowerWatts() >= 0 && t.getPowerWatts() <= MAX_POWER_WATTS)) {
-                throw new Rejection("node " + t.getNode() + ": powerWatts must be in [0, " + MAX_POWER_WATTS + "], got " + t.getPowerWatts(), "powerWatts");
+                throw new Rejection(
+                        "node " + t.getNode() + ": powerWatts must be in [0, " + MAX_POWER_WATTS + "], got "
+                                + t.getPowerWatts(),
+                        "powerWatts");
             }
             id = t.getNode();
         }
-        return event(toMillis(t.getTime()), EventKind.TELEMETRY, id).setTelemetry(t).build();
+        return event(toMillis(t.getTime()), EventKind.TELEMETRY, id)
+                .setTelemetry(t)
+                .build();
     }
 
     // ---------------------------------------------------------------- helpers
 
     private static ControllerEvent.Builder event(long millis, EventKind kind, String id) {
-        return ControllerEvent.newBuilder().setPolicy("").setController(-1).setTimeMillis(millis).setKind(kind).setId(id);
+        return ControllerEvent.newBuilder()
+                .setPolicy("")
+                .setController(-1)
+                .setTimeMillis(millis)
+                .setKind(kind)
+                .setId(id);
     }
 
     private static void checkTime(double t, String field) throws Rejection {
-        if (!(t >= 0 && t <= TraceJson.MAX_SECONDS)) throw new Rejection("field '" + field + "' must be a time in [0, " + TraceJson.MAX_SECONDS + "] seconds, got " + t, field);
+        if (!(t >= 0 && t <= TraceJson.MAX_SECONDS))
+            throw new Rejection(
+                    "field '" + field + "' must be a time in [0, " + TraceJson.MAX_SECONDS + "] seconds, got " + t,
+                    field);
     }
 
     /** One record of the topic's schema, decoded within its own size ({@link AvroBinary}); anything else is rejected. */
@@ -393,7 +477,9 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
         } catch (JsonProcessingException e) {
             String message = e.getOriginalMessage();
             if (message.startsWith("Duplicate field '")) {
-                String field = message.substring("Duplicate field '".length(), Math.max("Duplicate field '".length(), message.lastIndexOf('\'')));
+                String field = message.substring(
+                        "Duplicate field '".length(),
+                        Math.max("Duplicate field '".length(), message.lastIndexOf('\'')));
                 throw new Rejection("field '" + field + "' is given twice", field);
             }
             throw new Rejection("not valid JSON (" + message + ")", null);
@@ -411,7 +497,8 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
 
     private static String text(JsonNode root, String field) throws Rejection {
         JsonNode v = root.get(field);
-        if (v == null || v.isNull() || v.asText().isBlank()) throw new Rejection("field '" + field + "' is missing", field);
+        if (v == null || v.isNull() || v.asText().isBlank())
+            throw new Rejection("field '" + field + "' is missing", field);
         return v.asText();
     }
 

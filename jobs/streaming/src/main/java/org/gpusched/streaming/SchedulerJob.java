@@ -27,9 +27,11 @@ public final class SchedulerJob {
     private SchedulerJob() {}
 
     /** The operators of a defined job, for callers that want to attach more (tests, compare). */
-    public record Pipeline(SingleOutputStreamOperator<PlacementDecision> controllers, DataStream<RejectedRecord> rejected) {}
+    public record Pipeline(
+            SingleOutputStreamOperator<PlacementDecision> controllers, DataStream<RejectedRecord> rejected) {}
 
-    public static Pipeline define(StreamExecutionEnvironment env, JobSources sources, JobSinks sinks, SchedulerConfig cfg) {
+    public static Pipeline define(
+            StreamExecutionEnvironment env, JobSources sources, JobSinks sinks, SchedulerConfig cfg) {
         Configuration pipeline = new Configuration();
         // Every record type is Avro or a Flink basic type: a Kryo fallback would be a bug, so fail at build time.
         pipeline.set(PipelineOptions.GENERIC_TYPES, false);
@@ -37,10 +39,12 @@ public final class SchedulerJob {
         // or one it has emitted, and a keyed function's buffered input arrived over the network, deserialized afresh.
         pipeline.set(PipelineOptions.OBJECT_REUSE, true);
         // Events wait in the dispatcher's and controllers' buffers until the watermark passes them. At Flink's 200 ms
-        // default they outlive young collections and get copied and promoted: fifo 100k at K = 1 ran 8.4 -> 7.2 s at 20 ms.
+        // default they outlive young collections and get copied and promoted: fifo 100k at K = 1 ran 8.4 -> 7.2 s at 20
+        // ms.
         pipeline.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, cfg.watermarkInterval());
         env.configure(pipeline);
-        if (!cfg.checkpointInterval().isZero()) env.enableCheckpointing(cfg.checkpointInterval().toMillis());
+        if (!cfg.checkpointInterval().isZero())
+            env.enableCheckpointing(cfg.checkpointInterval().toMillis());
 
         AvroTypeInfo<ControllerEvent> eventType = new AvroTypeInfo<>(ControllerEvent.class);
         List<SingleOutputStreamOperator<ControllerEvent>> parsed = new ArrayList<>();
@@ -54,23 +58,27 @@ public final class SchedulerJob {
         DataStream<ControllerEvent> events = timed.get(0);
         for (int i = 1; i < timed.size(); i++) events = events.union(timed.get(i));
 
-        SingleOutputStreamOperator<ControllerEvent> dispatched = events
-                .keyBy(e -> Dispatcher.KEY, org.apache.flink.api.common.typeinfo.Types.STRING)
+        SingleOutputStreamOperator<ControllerEvent> dispatched = events.keyBy(
+                        e -> Dispatcher.KEY, org.apache.flink.api.common.typeinfo.Types.STRING)
                 .process(new Dispatcher(cfg), eventType)
-                .uid("dispatch").name("dispatch (round robin over " + cfg.controllers() + " controllers)");
+                .uid("dispatch")
+                .name("dispatch (round robin over " + cfg.controllers() + " controllers)");
 
         SingleOutputStreamOperator<PlacementDecision> controllers = dispatched
                 .keyBy(new ControllerKey(), org.apache.flink.api.common.typeinfo.Types.STRING)
                 .process(new ControllerFunction(cfg), new AvroTypeInfo<>(PlacementDecision.class))
-                .uid("controllers").name("controllers " + cfg.policies());
+                .uid("controllers")
+                .name("controllers " + cfg.policies());
 
         DataStream<RejectedRecord> rejected = dispatched.getSideOutput(Dispatcher.REJECTED);
-        for (SingleOutputStreamOperator<ControllerEvent> p : parsed) rejected = rejected.union(p.getSideOutput(RecordParser.REJECTED));
+        for (SingleOutputStreamOperator<ControllerEvent> p : parsed)
+            rejected = rejected.union(p.getSideOutput(RecordParser.REJECTED));
 
         sinks.decisions(controllers);
         sinks.schedulingMetrics(controllers.getSideOutput(ControllerFunction.SCHEDULING_METRICS));
         sinks.jobMetrics(controllers.getSideOutput(ControllerFunction.JOB_METRICS));
-        if (cfg.mode() == SchedulerConfig.Mode.REPLAY) sinks.completions(controllers.getSideOutput(ControllerFunction.COMPLETIONS));
+        if (cfg.mode() == SchedulerConfig.Mode.REPLAY)
+            sinks.completions(controllers.getSideOutput(ControllerFunction.COMPLETIONS));
         sinks.rejected(rejected);
         sinks.acceptedJobs(dispatched.getSideOutput(Dispatcher.ACCEPTED));
         OperationalMetrics.attach(controllers, rejected);
@@ -82,12 +90,20 @@ public final class SchedulerJob {
      * event time. Event time is chained to the parser, per input: each input's watermark follows its own records (the
      * union downstream takes the least), and a record reaches the dispatcher in one network hop.
      */
-    private static DataStream<ControllerEvent> input(DataStream<RawRecord> raw, Topics topic, SchedulerConfig cfg, AvroTypeInfo<ControllerEvent> type,
-                                                     List<SingleOutputStreamOperator<ControllerEvent>> parsers) {
+    private static DataStream<ControllerEvent> input(
+            DataStream<RawRecord> raw,
+            Topics topic,
+            SchedulerConfig cfg,
+            AvroTypeInfo<ControllerEvent> type,
+            List<SingleOutputStreamOperator<ControllerEvent>> parsers) {
         String id = topic.operatorId();
-        SingleOutputStreamOperator<ControllerEvent> parser = raw.process(new RecordParser(topic, cfg), type).uid("parse-" + id).name("parse " + topic.topic());
+        SingleOutputStreamOperator<ControllerEvent> parser = raw.process(new RecordParser(topic, cfg), type)
+                .uid("parse-" + id)
+                .name("parse " + topic.topic());
         parsers.add(parser);
-        return parser.assignTimestampsAndWatermarks(watermarks(cfg)).uid("event-time-" + id).name("event time " + topic.topic());
+        return parser.assignTimestampsAndWatermarks(watermarks(cfg))
+                .uid("event-time-" + id)
+                .name("event time " + topic.topic());
     }
 
     static WatermarkStrategy<ControllerEvent> watermarks(SchedulerConfig cfg) {
@@ -103,5 +119,7 @@ public final class SchedulerJob {
     }
 
     /** Unused sources are simply absent. */
-    static <T> Optional<T> none() { return Optional.empty(); }
+    static <T> Optional<T> none() {
+        return Optional.empty();
+    }
 }

@@ -45,15 +45,23 @@ public enum Topics {
     }
 
     /** The topic name without prefix. */
-    public String topic() { return topic; }
+    public String topic() {
+        return topic;
+    }
 
     /** The part of operator uids and names that stands for this topic ({@code NODE_EVENTS} -> {@code node-events}). */
-    public String operatorId() { return name().toLowerCase().replace('_', '-'); }
+    public String operatorId() {
+        return name().toLowerCase().replace('_', '-');
+    }
 
     /** The topic name with a deployment prefix (empty or null = none). */
-    public String topic(String prefix) { return prefix == null || prefix.isEmpty() ? topic : prefix + topic; }
+    public String topic(String prefix) {
+        return prefix == null || prefix.isEmpty() ? topic : prefix + topic;
+    }
 
-    public Class<? extends SpecificRecordBase> recordClass() { return recordClass; }
+    public Class<? extends SpecificRecordBase> recordClass() {
+        return recordClass;
+    }
 
     public Schema schema() {
         try {
@@ -64,17 +72,27 @@ public enum Topics {
     }
 
     /** Whether the job reads it (completions are read in live mode and written in replay mode). */
-    public boolean isInput() { return input; }
+    public boolean isInput() {
+        return input;
+    }
 
-    public boolean isOutput() { return !input || this == COMPLETIONS; }
+    public boolean isOutput() {
+        return !input || this == COMPLETIONS;
+    }
 
-    public static List<Topics> all() { return Arrays.asList(values()); }
+    public static List<Topics> all() {
+        return Arrays.asList(values());
+    }
 
     /** Whether the placement job ({@code run --nodes}) uses it: pods in, placements and rejected records out. */
-    public boolean isPlacement() { return this == PODS || this == POD_PLACEMENTS || this == REJECTED; }
+    public boolean isPlacement() {
+        return this == PODS || this == POD_PLACEMENTS || this == REJECTED;
+    }
 
     /** Whether the scheduler job ({@code run --cluster}) uses it: all but the placement job's own topics. */
-    public boolean isScheduler() { return this != PODS && this != POD_PLACEMENTS; }
+    public boolean isScheduler() {
+        return this != PODS && this != POD_PLACEMENTS;
+    }
 
     /** The entry for a topic name (without prefix). */
     public static Topics byTopic(String topic) {

@@ -13,7 +13,13 @@ import org.junit.jupiter.api.Test;
 
 class ActiveJobsTest {
     private static JobRecord job(String id, double submit) {
-        JobSubmitted spec = JobSubmitted.newBuilder().setId(id).setSubmit(submit).setDue(submit + 100).setWeight(1).setTimes(List.of()).build();
+        JobSubmitted spec = JobSubmitted.newBuilder()
+                .setId(id)
+                .setSubmit(submit)
+                .setDue(submit + 100)
+                .setWeight(1)
+                .setTimes(List.of())
+                .build();
         return JobRecord.newBuilder().setSpec(spec).setDone(0).setModelDone(0).build();
     }
 
@@ -97,7 +103,12 @@ class ActiveJobsTest {
             }
             assertEquals(running, jobs.runningCount(), "running at step " + step);
             assertEquals(next, jobs.nextEndMillis(), "next end at step " + step);
-            assertEquals(ending, jobs.endingBy(at).stream().map(x -> x.record.getSpec().getId()).toList(), "ending by " + at + " at step " + step);
+            assertEquals(
+                    ending,
+                    jobs.endingBy(at).stream()
+                            .map(x -> x.record.getSpec().getId())
+                            .toList(),
+                    "ending by " + at + " at step " + step);
         }
     }
 }

@@ -39,25 +39,74 @@ class AvroCodersTest {
     @Test
     void theTestsRunWithTheGeneratedCodersAsTheJobDoes() {
         SpecificData model = SpecificData.getForClass(ControllerEvent.class);
-        assertTrue(model.useCustomCoders(), "-Dorg.apache.avro.specific.use_custom_coders=true (avro.jvm.coders in the parent pom)");
-        assertFalse(model.isFastReaderEnabled(), "-Dorg.apache.avro.fastread=false (avro.jvm.coders in the parent pom)");
+        assertTrue(
+                model.useCustomCoders(),
+                "-Dorg.apache.avro.specific.use_custom_coders=true (avro.jvm.coders in the parent pom)");
+        assertFalse(
+                model.isFastReaderEnabled(), "-Dorg.apache.avro.fastread=false (avro.jvm.coders in the parent pom)");
     }
 
     @Test
     void generatedCodersWriteAndReadTheSameBytesAsTheReflectiveOnes() throws IOException {
-        JobSubmitted job = JobSubmitted.newBuilder().setId("j1").setSubmit(12.5).setDue(7200).setWeight(0.25)
-                .setTimes(List.of(new ExecutionTime("g1", 1, 3600.0), new ExecutionTime("g4", 2, 1900.5), new ExecutionTime("g4", 4, 1000.25)))
-                .setActualFactor(1.07).setExtrasJson("{\"application\":\"AlexNet\"}").build();
+        JobSubmitted job = JobSubmitted.newBuilder()
+                .setId("j1")
+                .setSubmit(12.5)
+                .setDue(7200)
+                .setWeight(0.25)
+                .setTimes(List.of(
+                        new ExecutionTime("g1", 1, 3600.0),
+                        new ExecutionTime("g4", 2, 1900.5),
+                        new ExecutionTime("g4", 4, 1000.25)))
+                .setActualFactor(1.07)
+                .setExtrasJson("{\"application\":\"AlexNet\"}")
+                .build();
         sameBothWays(TestData.submission(job, "fifo", 3));
         sameBothWays(TestData.nodeEvent(40, "n7", NodeEventKind.TYPE_CHANGED, "g4", "andreas-rg", 1));
-        sameBothWays(PlacementDecision.newBuilder().setTime(99.125).setJob("j1").setAction(DecisionAction.MIGRATE).setNode("n2").setType("g4")
-                .setGpus(2).setPreviousNode("n1").setPolicy("fifo").setController(0).setSeq(41).setExpectedCompletion(5000.0).setExpectedCost(null).build());
-        sameBothWays(SchedulingMetrics.newBuilder().setTime(1).setPolicy("edf").setController(2).setTrigger("SUBMISSION+PERIOD").setFObj(1.5e-3)
-                .setOptimizerNanos(0).setQueueLength(4).setRunning(9).setDecisions(1).setAccruedExecutionCost(10).setAccruedTardinessCost(0)
-                .setCompletedJobs(3).build());
-        sameBothWays(JobMetrics.newBuilder().setTime(10).setJob("j1").setPolicy("fifo").setController(0).setSubmit(0).setDue(5).setWeight(1)
-                .setFirstStart(null).setJctSeconds(10).setTardinessSeconds(5).setTardinessCost(0.001).setPreemptions(0).setMigrations(1)
-                .setResizes(0).setActualFactor(1).build());
+        sameBothWays(PlacementDecision.newBuilder()
+                .setTime(99.125)
+                .setJob("j1")
+                .setAction(DecisionAction.MIGRATE)
+                .setNode("n2")
+                .setType("g4")
+                .setGpus(2)
+                .setPreviousNode("n1")
+                .setPolicy("fifo")
+                .setController(0)
+                .setSeq(41)
+                .setExpectedCompletion(5000.0)
+                .setExpectedCost(null)
+                .build());
+        sameBothWays(SchedulingMetrics.newBuilder()
+                .setTime(1)
+                .setPolicy("edf")
+                .setController(2)
+                .setTrigger("SUBMISSION+PERIOD")
+                .setFObj(1.5e-3)
+                .setOptimizerNanos(0)
+                .setQueueLength(4)
+                .setRunning(9)
+                .setDecisions(1)
+                .setAccruedExecutionCost(10)
+                .setAccruedTardinessCost(0)
+                .setCompletedJobs(3)
+                .build());
+        sameBothWays(JobMetrics.newBuilder()
+                .setTime(10)
+                .setJob("j1")
+                .setPolicy("fifo")
+                .setController(0)
+                .setSubmit(0)
+                .setDue(5)
+                .setWeight(1)
+                .setFirstStart(null)
+                .setJctSeconds(10)
+                .setTardinessSeconds(5)
+                .setTardinessCost(0.001)
+                .setPreemptions(0)
+                .setMigrations(1)
+                .setResizes(0)
+                .setActualFactor(1)
+                .build());
     }
 
     /** A record written before actualFactor and extrasJson existed reads with their defaults (state restored after an upgrade). */
@@ -69,7 +118,8 @@ class AvroCodersTest {
                   {"name": "weight", "type": "double"},
                   {"name": "times", "type": {"type": "array", "items": {"type": "record", "name": "ExecutionTime", "fields": [
                     {"name": "type", "type": "string"}, {"name": "gpus", "type": "int"}, {"name": "seconds", "type": "double"}]}}}]}""");
-        GenericRecord time = new GenericData.Record(old.getField("times").schema().getElementType());
+        GenericRecord time =
+                new GenericData.Record(old.getField("times").schema().getElementType());
         time.put("type", "g1");
         time.put("gpus", 2);
         time.put("seconds", 60.0);
@@ -116,7 +166,9 @@ class AvroCodersTest {
         return bytes.toByteArray();
     }
 
-    private static <T extends SpecificRecordBase> T decode(byte[] bytes, T like, SpecificData model) throws IOException {
-        return new SpecificDatumReader<T>(like.getSchema(), like.getSchema(), model).read(null, DecoderFactory.get().binaryDecoder(bytes, null));
+    private static <T extends SpecificRecordBase> T decode(byte[] bytes, T like, SpecificData model)
+            throws IOException {
+        return new SpecificDatumReader<T>(like.getSchema(), like.getSchema(), model)
+                .read(null, DecoderFactory.get().binaryDecoder(bytes, null));
     }
 }

@@ -30,8 +30,10 @@ class BurstTest {
     @ParameterizedTest
     @ValueSource(strings = {"fifo", "edf", "priority"})
     void aBurstStartsJobsInThePolicysQueueOrder(String policy) throws Exception {
-        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(3, 3600), policy).build();
-        var h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ControllerFunction(cfg)), new ControllerKey(), Types.STRING);
+        SchedulerConfig cfg =
+                TestData.config(TestData.oneGpuNodes(3, 3600), policy).build();
+        var h = new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(new ControllerFunction(cfg)), new ControllerKey(), Types.STRING);
         h.open();
         List<JobSubmitted> jobs = new ArrayList<>();
         for (int i = 0; i < JOBS; i++) {
@@ -46,34 +48,45 @@ class BurstTest {
         Comparator<JobSubmitted> byId = Comparator.comparing(JobSubmitted::getId);
         Comparator<JobSubmitted> queue = switch (policy) {
             case "fifo" -> byId; // one submission time: ties by id
-            case "edf" -> Comparator.<JobSubmitted>comparingDouble(JobSubmitted::getDue).thenComparing(byId);
-            default -> Comparator.<JobSubmitted>comparingDouble(j -> -j.getWeight()).thenComparing(byId);
+            case "edf" ->
+                Comparator.<JobSubmitted>comparingDouble(JobSubmitted::getDue).thenComparing(byId);
+            default ->
+                Comparator.<JobSubmitted>comparingDouble(j -> -j.getWeight()).thenComparing(byId);
         };
-        List<String> inQueue = jobs.stream().sorted(queue).map(JobSubmitted::getId).toList();
+        List<String> inQueue =
+                jobs.stream().sorted(queue).map(JobSubmitted::getId).toList();
         // three nodes, 1000 s each: the jobs at queue positions 3r..3r+2 start together at 1000 r, their decisions in
         // submission order (here: by id)
         List<String> expected = new ArrayList<>();
-        for (int r = 0; 3 * r < JOBS; r++) expected.addAll(inQueue.subList(3 * r, Math.min(JOBS, 3 * r + 3)).stream().sorted().toList());
+        for (int r = 0; 3 * r < JOBS; r++)
+            expected.addAll(inQueue.subList(3 * r, Math.min(JOBS, 3 * r + 3)).stream()
+                    .sorted()
+                    .toList());
 
         h.processWatermark(new Watermark(Long.MAX_VALUE));
         List<String> started = new ArrayList<>();
         List<Double> startTimes = new ArrayList<>();
         for (Object o : h.getOutput()) {
-            if (o instanceof StreamRecord<?> r && r.getValue() instanceof PlacementDecision d && d.getAction() == DecisionAction.START) {
+            if (o instanceof StreamRecord<?> r
+                    && r.getValue() instanceof PlacementDecision d
+                    && d.getAction() == DecisionAction.START) {
                 started.add(d.getJob());
                 startTimes.add(d.getTime());
             }
         }
         assertEquals(expected.size(), started.size(), "every job starts");
-        for (int k = 0; k < started.size(); k++) assertEquals(expected.get(k), started.get(k), "the " + k + "th job to start");
-        for (int k = 0; k < started.size(); k++) assertEquals(1000.0 * (k / 3), startTimes.get(k), 1e-9, "start of the " + k + "th job");
+        for (int k = 0; k < started.size(); k++)
+            assertEquals(expected.get(k), started.get(k), "the " + k + "th job to start");
+        for (int k = 0; k < started.size(); k++)
+            assertEquals(1000.0 * (k / 3), startTimes.get(k), 1e-9, "start of the " + k + "th job");
 
         // f_OBJ at each event, by hand: the three jobs just started (1000 s left, 1/h each node) and the waiting ones'
         // postponement terms (rho 100, H 3600 s, slowest 1000 s). More than EXACT_PRICING_QUEUE wait at the first
         // events, so both ways of summing the queue are checked.
         List<SchedulingMetrics> metrics = new ArrayList<>();
         h.getSideOutput(ControllerFunction.SCHEDULING_METRICS).forEach(r -> metrics.add(r.getValue()));
-        assertEquals((JOBS + 2) / 3 + 1, metrics.size(), "one rescheduling for the burst, then one per completion time");
+        assertEquals(
+                (JOBS + 2) / 3 + 1, metrics.size(), "one rescheduling for the burst, then one per completion time");
         List<JobSubmitted> inQueueOrder = jobs.stream().sorted(queue).toList();
         for (SchedulingMetrics m : metrics) {
             double t = m.getTime();

@@ -35,58 +35,72 @@ import org.junit.jupiter.api.Test;
 class ControllerFunctionTest {
     private static final String KEY_FIFO = ControllerKey.of("fifo", 0);
 
-    private static KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> harness(SchedulerConfig cfg) throws Exception {
-        var h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ControllerFunction(cfg)), new ControllerKey(), Types.STRING);
+    private static KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> harness(
+            SchedulerConfig cfg) throws Exception {
+        var h = new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(new ControllerFunction(cfg)), new ControllerKey(), Types.STRING);
         h.open();
         return h;
     }
 
-    private static KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> restored(SchedulerConfig cfg,
-            OperatorSubtaskState snapshot) throws Exception {
-        var h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ControllerFunction(cfg)), new ControllerKey(), Types.STRING);
+    private static KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> restored(
+            SchedulerConfig cfg, OperatorSubtaskState snapshot) throws Exception {
+        var h = new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(new ControllerFunction(cfg)), new ControllerKey(), Types.STRING);
         h.initializeState(snapshot);
         h.open();
         return h;
     }
 
     /** The harness's function, with the state of {@code key} current. */
-    private static ControllerFunction function(KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h, String key) {
+    private static ControllerFunction function(
+            KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h, String key) {
         h.getOperator().setCurrentKey(key);
         return (ControllerFunction) ((KeyedProcessOperator<?, ?, ?>) h.getOperator()).getUserFunction();
     }
 
     /** "time job action node" per decision. */
-    private static List<String> decisionLines(KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h) {
+    private static List<String> decisionLines(
+            KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h) {
         List<String> lines = new ArrayList<>();
-        for (PlacementDecision x : decisions(h)) lines.add(x.getTime() + " " + x.getJob() + " " + x.getAction() + " " + x.getNode());
+        for (PlacementDecision x : decisions(h))
+            lines.add(x.getTime() + " " + x.getJob() + " " + x.getAction() + " " + x.getNode());
         return lines;
     }
 
-    private static List<PlacementDecision> decisions(KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h) {
+    private static List<PlacementDecision> decisions(
+            KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h) {
         List<PlacementDecision> out = new ArrayList<>();
         for (Object o : h.getOutput()) if (o instanceof StreamRecord<?> r) out.add((PlacementDecision) r.getValue());
         return out;
     }
 
-    private static <T> List<T> sideOutput(KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h, OutputTag<T> tag) {
+    private static <T> List<T> sideOutput(
+            KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h, OutputTag<T> tag) {
         List<T> out = new ArrayList<>();
         h.getSideOutput(tag).forEach(r -> out.add(r.getValue()));
         return out;
     }
 
-    private static void submit(KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h, JobSubmitted job) throws Exception {
+    private static void submit(
+            KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h, JobSubmitted job)
+            throws Exception {
         submit(h, job, "fifo");
     }
 
-    private static void submit(KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h, JobSubmitted job,
-                               String policy) throws Exception {
+    private static void submit(
+            KeyedOneInputStreamOperatorTestHarness<String, ControllerEvent, PlacementDecision> h,
+            JobSubmitted job,
+            String policy)
+            throws Exception {
         ControllerEvent e = TestData.submission(job, policy, 0);
         h.processElement(new StreamRecord<>(e, e.getTimeMillis()));
     }
 
     @Test
     void completionTimerFiresAtRealEndAndStateFallsToZero() throws Exception {
-        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 3600), "fifo").build();
+        SchedulerConfig cfg =
+                TestData.config(TestData.oneGpuNodes(1, 3600), "fifo").build();
         var h = harness(cfg);
         JobSubmitted a = TestData.job("a", 10, 2000, 1, 1000);
         a.setActualFactor(1.5); // really takes 1500 s
@@ -120,7 +134,8 @@ class ControllerFunctionTest {
         assertEquals(1500.0 / 3600, last.getAccruedExecutionCost(), 1e-9);
         assertEquals("COMPLETION", last.getTrigger());
 
-        assertEquals(0, h.numEventTimeTimers(), "no timer left once the controller is idle (the periodic one is deleted)");
+        assertEquals(
+                0, h.numEventTimeTimers(), "no timer left once the controller is idle (the periodic one is deleted)");
         ControllerFunction f = function(h, KEY_FIFO);
         assertEquals(0, f.activeJobs(), "finished jobs leave state");
         assertEquals(0, f.pendingTimestamps());
@@ -134,7 +149,8 @@ class ControllerFunctionTest {
         // Due in 10 h on an idle cluster: milp-relaxed postpones the job (postponing is free in f_OBJ while
         // now + H + M < due, running costs energy; the work-conserving milp would start it at once). Only the periodic
         // ticks, as time passes, can make it start: nothing else arrives.
-        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 3600), "milp-relaxed").build();
+        SchedulerConfig cfg =
+                TestData.config(TestData.oneGpuNodes(1, 3600), "milp-relaxed").build();
         var h = harness(cfg);
         JobSubmitted a = TestData.job("a", 0, 36_000, 1, 1000);
         ControllerEvent e = TestData.submission(a, "milp-relaxed", 0);
@@ -144,15 +160,20 @@ class ControllerFunctionTest {
         assertEquals(1, h.numEventTimeTimers(), "a waiting job keeps a periodic tick even with nothing running");
         h.processWatermark(new Watermark(Long.MAX_VALUE));
         List<PlacementDecision> d = decisions(h);
-        assertEquals(List.of(DecisionAction.START, DecisionAction.COMPLETE), d.stream().map(PlacementDecision::getAction).toList());
-        assertTrue(d.get(0).getTime() > 0 && d.get(1).getTime() <= 36_000, "started by a tick, finished by its due date: " + d);
+        assertEquals(
+                List.of(DecisionAction.START, DecisionAction.COMPLETE),
+                d.stream().map(PlacementDecision::getAction).toList());
+        assertTrue(
+                d.get(0).getTime() > 0 && d.get(1).getTime() <= 36_000,
+                "started by a tick, finished by its due date: " + d);
         assertEquals(0, h.numEventTimeTimers());
         h.close();
     }
 
     @Test
     void tardinessCostAndQueueingOnOneNode() throws Exception {
-        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 3600), "fifo").build();
+        SchedulerConfig cfg =
+                TestData.config(TestData.oneGpuNodes(1, 3600), "fifo").build();
         var h = harness(cfg);
         submit(h, TestData.job("a", 0, 10_000, 1, 3600));
         submit(h, TestData.job("b", 0, 3600, 2, 1800)); // waits for a: ends at 5400, 1800 s late at 2/h -> cost 1
@@ -168,12 +189,17 @@ class ControllerFunctionTest {
 
     @Test
     void sameTimestampEventsGiveTheSameDecisionsInAnyArrivalOrder() throws Exception {
-        List<JobSubmitted> jobs = List.of(TestData.job("a", 0, 5000, 1, 3000), TestData.job("b", 0, 4000, 3, 1000),
-                TestData.job("c", 0, 2000, 2, 500), TestData.job("d", 100, 3000, 1, 800));
+        List<JobSubmitted> jobs = List.of(
+                TestData.job("a", 0, 5000, 1, 3000),
+                TestData.job("b", 0, 4000, 3, 1000),
+                TestData.job("c", 0, 2000, 2, 500),
+                TestData.job("d", 100, 3000, 1, 800));
         List<String> first = null;
         for (List<Integer> order : List.of(List.of(0, 1, 2, 3), List.of(3, 2, 1, 0), List.of(2, 0, 3, 1))) {
-            SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 600), "andreas-rg").build();
-            var h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ControllerFunction(cfg)), new ControllerKey(), Types.STRING);
+            SchedulerConfig cfg =
+                    TestData.config(TestData.oneGpuNodes(2, 600), "andreas-rg").build();
+            var h = new KeyedOneInputStreamOperatorTestHarness<>(
+                    new KeyedProcessOperator<>(new ControllerFunction(cfg)), new ControllerKey(), Types.STRING);
             h.open();
             for (int i : order) {
                 ControllerEvent e = TestData.submission(jobs.get(i), "andreas-rg", 0);
@@ -181,7 +207,8 @@ class ControllerFunctionTest {
             }
             h.processWatermark(new Watermark(Long.MAX_VALUE));
             List<String> d = new ArrayList<>();
-            for (Object o : h.getOutput()) if (o instanceof StreamRecord<?> r) d.add(r.getValue().toString());
+            for (Object o : h.getOutput())
+                if (o instanceof StreamRecord<?> r) d.add(r.getValue().toString());
             assertEquals(4, d.stream().filter(s -> s.contains("\"COMPLETE\"")).count(), "every job completes: " + d);
             if (first == null) first = d;
             else assertEquals(first, d, "arrival order " + order);
@@ -191,7 +218,8 @@ class ControllerFunctionTest {
 
     @Test
     void failedNodePreemptsItsJobKeepingProgress() throws Exception {
-        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 3600), "fifo").build();
+        SchedulerConfig cfg =
+                TestData.config(TestData.oneGpuNodes(2, 3600), "fifo").build();
         var h = harness(cfg);
         submit(h, TestData.job("a", 0, 100_000, 1, 1000));
         h.processWatermark(new Watermark(0));
@@ -213,7 +241,9 @@ class ControllerFunctionTest {
 
     @Test
     void periodicReschedulingEveryHWhileJobsRun() throws Exception {
-        assertEquals(List.of("0.0:SUBMISSION", "600.0:PERIOD", "1200.0:PERIOD", "1800.0:PERIOD", "2000.0:COMPLETION"), triggersOfOneJob("andreas-rg"));
+        assertEquals(
+                List.of("0.0:SUBMISSION", "600.0:PERIOD", "1200.0:PERIOD", "1800.0:PERIOD", "2000.0:COMPLETION"),
+                triggersOfOneJob("andreas-rg"));
     }
 
     @Test
@@ -222,12 +252,15 @@ class ControllerFunctionTest {
     }
 
     private List<String> triggersOfOneJob(String policy) throws Exception {
-        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 600), policy).build();
+        SchedulerConfig cfg =
+                TestData.config(TestData.oneGpuNodes(1, 600), policy).build();
         var h = harness(cfg);
         submit(h, TestData.job("a", 0, 100_000, 1, 2000), policy);
         h.processWatermark(new Watermark(Long.MAX_VALUE));
         List<String> triggers = new ArrayList<>();
-        h.getSideOutput(ControllerFunction.SCHEDULING_METRICS).forEach(r -> triggers.add(r.getValue().getTime() + ":" + r.getValue().getTrigger()));
+        h.getSideOutput(ControllerFunction.SCHEDULING_METRICS)
+                .forEach(r ->
+                        triggers.add(r.getValue().getTime() + ":" + r.getValue().getTrigger()));
         assertEquals(0, h.numEventTimeTimers(), "no timer left behind");
         h.close();
         return triggers;
@@ -235,33 +268,40 @@ class ControllerFunctionTest {
 
     @Test
     void restoreFromSnapshotContinuesWithTheSameDecisions() throws Exception {
-        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 600), "andreas-rg").build();
+        SchedulerConfig cfg =
+                TestData.config(TestData.oneGpuNodes(2, 600), "andreas-rg").build();
         List<ControllerEvent> events = new ArrayList<>();
-        for (int i = 0; i < 12; i++) events.add(TestData.submission(TestData.job("j" + i, i * 50, 600 + i * 100, 1 + i % 3, 300 + 97 * i), "andreas-rg", 0));
+        for (int i = 0; i < 12; i++)
+            events.add(TestData.submission(
+                    TestData.job("j" + i, i * 50, 600 + i * 100, 1 + i % 3, 300 + 97 * i), "andreas-rg", 0));
 
         var straight = harness(cfg);
         for (ControllerEvent e : events) straight.processElement(new StreamRecord<>(e, e.getTimeMillis()));
         straight.processWatermark(new Watermark(Long.MAX_VALUE));
         List<String> expected = new ArrayList<>();
-        for (Object o : straight.getOutput()) if (o instanceof StreamRecord<?> r) expected.add(r.getValue().toString());
+        for (Object o : straight.getOutput())
+            if (o instanceof StreamRecord<?> r) expected.add(r.getValue().toString());
         straight.close();
 
         var before = harness(cfg);
         for (ControllerEvent e : events) before.processElement(new StreamRecord<>(e, e.getTimeMillis()));
         before.processWatermark(new Watermark(400_000)); // mid-run: some jobs done, some running, random state advanced
         List<String> got = new ArrayList<>();
-        for (Object o : before.getOutput()) if (o instanceof StreamRecord<?> r) got.add(r.getValue().toString());
+        for (Object o : before.getOutput())
+            if (o instanceof StreamRecord<?> r) got.add(r.getValue().toString());
         var snapshot = before.snapshot(1, 1);
         // The snapshotted instance goes on too: its working memory of jobs must stay equal to state after a snapshot.
         before.processWatermark(new Watermark(Long.MAX_VALUE));
         List<String> continued = new ArrayList<>();
-        for (Object o : before.getOutput()) if (o instanceof StreamRecord<?> r) continued.add(r.getValue().toString());
+        for (Object o : before.getOutput())
+            if (o instanceof StreamRecord<?> r) continued.add(r.getValue().toString());
         assertEquals(expected, continued, "going on after a snapshot must not change any decision");
         before.close();
 
         var after = restored(cfg, snapshot);
         after.processWatermark(new Watermark(Long.MAX_VALUE));
-        for (Object o : after.getOutput()) if (o instanceof StreamRecord<?> r) got.add(r.getValue().toString());
+        for (Object o : after.getOutput())
+            if (o instanceof StreamRecord<?> r) got.add(r.getValue().toString());
         after.close();
         assertTrue(expected.size() > 12, "a non-trivial run: " + expected.size());
         assertEquals(expected, got, "a restore from a snapshot must not change any decision");
@@ -269,17 +309,25 @@ class ControllerFunctionTest {
 
     @Test
     void aRestoredJobRecordWithoutItsProgressTimeHoldsItsDoneAtTheControllersClock() throws Exception {
-        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 3600), "fifo").build();
+        SchedulerConfig cfg =
+                TestData.config(TestData.oneGpuNodes(2, 3600), "fifo").build();
         var before = harness(cfg);
         submit(before, TestData.job("a", 0, 100_000, 1, 1000));
         submit(before, TestData.job("b", 500, 100_000, 1, 100));
         before.processWatermark(new Watermark(500_000));
-        assertEquals(List.of("a", "b"), decisions(before).stream().map(PlacementDecision::getJob).toList());
+        assertEquals(
+                List.of("a", "b"),
+                decisions(before).stream().map(PlacementDecision::getJob).toList());
         // Records written before progressMillis existed (-1) held done as of the controller's clock, here 500 s.
         var backend = before.getOperator().getKeyedStateBackend();
         backend.setCurrentKey(KEY_FIFO);
-        var jobs = backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, ControllerFunction.JOBS);
-        JobRecord a = JobRecord.newBuilder(jobs.get("a")).setProgressMillis(-1L).setDone(0.5).setModelDone(0.5).build();
+        var jobs = backend.getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, ControllerFunction.JOBS);
+        JobRecord a = JobRecord.newBuilder(jobs.get("a"))
+                .setProgressMillis(-1L)
+                .setDone(0.5)
+                .setModelDone(0.5)
+                .build();
         jobs.put("a", a);
         var snapshot = before.snapshot(1, 1);
         before.close();
@@ -290,31 +338,49 @@ class ControllerFunctionTest {
         after.processWatermark(new Watermark(Long.MAX_VALUE));
         List<String> d = decisionLines(after);
         // b ended at 600; a, half done at 500, is 0.7 done when n0 fails at 700 and needs 300 s more on n1
-        assertEquals(List.of("600.0 b COMPLETE n1", "700.0 a PREEMPT n0", "700.0 a START n1", "1000.0 a COMPLETE n1"), d);
-        assertEquals(0, function(after, KEY_FIFO).activeJobs(), "the rewritten record left state when its job finished");
+        assertEquals(
+                List.of("600.0 b COMPLETE n1", "700.0 a PREEMPT n0", "700.0 a START n1", "1000.0 a COMPLETE n1"), d);
+        assertEquals(
+                0, function(after, KEY_FIFO).activeJobs(), "the rewritten record left state when its job finished");
         after.close();
     }
 
     @Test
-    void aQueueBaselineKeepsItsPlacementsWithoutACallWhenNoJobCanStartAndEveryEventIsPricedAsTheObjectiveDoes() throws Exception {
-        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 3600), "fifo").build();
+    void aQueueBaselineKeepsItsPlacementsWithoutACallWhenNoJobCanStartAndEveryEventIsPricedAsTheObjectiveDoes()
+            throws Exception {
+        SchedulerConfig cfg =
+                TestData.config(TestData.oneGpuNodes(2, 3600), "fifo").build();
         var h = harness(cfg);
         submit(h, TestData.job("a", 0, 1000, 1, 3600));
         submit(h, TestData.job("b", 100, 200, 2, 1800));
         submit(h, TestData.job("c", 150, 400, 3, 900)); // both nodes busy: c waits, nothing can start
         h.processWatermark(new Watermark(Long.MAX_VALUE));
         List<String> d = decisionLines(h);
-        assertEquals(List.of("0.0 a START n0", "100.0 b START n1", "1900.0 b COMPLETE n1", "1900.0 c START n1", "2800.0 c COMPLETE n1",
-                "3600.0 a COMPLETE n0"), d);
+        assertEquals(
+                List.of(
+                        "0.0 a START n0",
+                        "100.0 b START n1",
+                        "1900.0 b COMPLETE n1",
+                        "1900.0 c START n1",
+                        "2800.0 c COMPLETE n1",
+                        "3600.0 a COMPLETE n0"),
+                d);
         List<SchedulingMetrics> m = sideOutput(h, ControllerFunction.SCHEDULING_METRICS);
         List<Double> times = new ArrayList<>();
         for (SchedulingMetrics x : m) times.add(x.getTime());
         assertEquals(List.of(0.0, 100.0, 150.0, 1900.0, 2800.0, 3600.0), times);
-        for (int i : new int[] {0, 1, 3}) assertTrue(m.get(i).getOptimizerNanos() > 0, "a job could start at " + times.get(i) + ": the policy is called");
-        for (int i : new int[] {2, 4, 5}) assertEquals(0, m.get(i).getOptimizerNanos(), "nothing could start at " + times.get(i));
+        for (int i : new int[] {0, 1, 3})
+            assertTrue(
+                    m.get(i).getOptimizerNanos() > 0,
+                    "a job could start at " + times.get(i) + ": the policy is called");
+        for (int i : new int[] {2, 4, 5})
+            assertEquals(0, m.get(i).getOptimizerNanos(), "nothing could start at " + times.get(i));
         // at 150: a (3450 s left, ends 2600 s late at 1/h) and b (1750 s left, 1700 s late at 2/h) run at 1/h each;
         // c waits: rho 100 x 3/h x (150 + H 3600 + 900 - due 400) s
-        assertEquals((3450 + 2600 + 1750 + 2 * 1700 + 100 * 3 * 4250) / 3600.0, m.get(2).getFObj(), 1e-9);
+        assertEquals(
+                (3450 + 2600 + 1750 + 2 * 1700 + 100 * 3 * 4250) / 3600.0,
+                m.get(2).getFObj(),
+                1e-9);
         assertEquals((800 + 2600) / 3600.0, m.get(4).getFObj(), 1e-9, "at 2800 only a runs, 800 s left");
         // Where a job starts, the policy sees the queue alone (FreeNodePolicy) and the controller prices every job:
         // at 100, a (3500 s left, 2600 s late) and b, started (1800 s, 1700 s late at 2/h); at 1900, a (1700 s left)
@@ -329,14 +395,17 @@ class ControllerFunctionTest {
     void aQueueBaselineOnRightsizableNodesPricesTheTypesItStartsNodesAs() throws Exception {
         var g1 = new NodeType("G1", "X", 1, new double[] {0.5, 1.0});
         var g2 = new NodeType("G2", "X", 2, new double[] {0.5, 1.0, 1.8});
-        var cluster = new ClusterSpec(new Cluster(List.of(g1, g2), List.of(Node.rightsizable("n0"), Node.rightsizable("n1"))),
+        var cluster = new ClusterSpec(
+                new Cluster(List.of(g1, g2), List.of(Node.rightsizable("n0"), Node.rightsizable("n1"))),
                 new ObjectiveParameters(100, 3600, 1));
         var h = harness(TestData.config(cluster, "fifo").build());
         submit(h, oneGpuOfG2("a", 0, 3600));
         submit(h, oneGpuOfG2("b", 100, 1800));
         h.processWatermark(new Watermark(150_000));
         List<String> starts = new ArrayList<>();
-        for (PlacementDecision d : decisions(h)) if (d.getAction() == DecisionAction.START) starts.add(d.getJob() + " " + d.getNode() + " " + d.getType() + " " + d.getGpus());
+        for (PlacementDecision d : decisions(h))
+            if (d.getAction() == DecisionAction.START)
+                starts.add(d.getJob() + " " + d.getNode() + " " + d.getType() + " " + d.getGpus());
         assertEquals(List.of("a n0 G2 1", "b n1 G2 1"), starts);
         List<SchedulingMetrics> m = sideOutput(h, ControllerFunction.SCHEDULING_METRICS);
         // at 100: a (3500 s left) and b (1800 s) at 1/h each, on two G2 nodes with one of their two GPUs idle (mu = 1)
@@ -347,23 +416,33 @@ class ControllerFunctionTest {
 
     /** A job that runs on one GPU of a G2 only, due long after it ends, 1/h late. */
     private static JobSubmitted oneGpuOfG2(String id, double submit, double seconds) {
-        return JobSubmitted.newBuilder().setId(id).setSubmit(submit).setDue(100_000).setWeight(1)
-                .setTimes(List.of(new ExecutionTime("G2", 1, seconds))).build();
+        return JobSubmitted.newBuilder()
+                .setId(id)
+                .setSubmit(submit)
+                .setDue(100_000)
+                .setWeight(1)
+                .setTimes(List.of(new ExecutionTime("G2", 1, seconds)))
+                .build();
     }
 
     @Test
     void sameSeedGivesTheSameObjectives() throws Exception {
         List<List<String>> runs = new ArrayList<>();
         for (int run = 0; run < 2; run++) {
-            SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 600), "andreas-rg").seed(3).build();
+            SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 600), "andreas-rg")
+                    .seed(3)
+                    .build();
             var h = harness(cfg);
             for (int i = 0; i < 12; i++) {
-                ControllerEvent e = TestData.submission(TestData.job("j" + i, i * 50, 600 + i * 100, 1 + i % 3, 300 + 97 * i), "andreas-rg", 0);
+                ControllerEvent e = TestData.submission(
+                        TestData.job("j" + i, i * 50, 600 + i * 100, 1 + i % 3, 300 + 97 * i), "andreas-rg", 0);
                 h.processElement(new StreamRecord<>(e, e.getTimeMillis()));
             }
             h.processWatermark(new Watermark(Long.MAX_VALUE));
             List<String> d = new ArrayList<>();
-            h.getSideOutput(ControllerFunction.SCHEDULING_METRICS).forEach(r -> d.add(r.getValue().getTime() + ":" + r.getValue().getFObj()));
+            h.getSideOutput(ControllerFunction.SCHEDULING_METRICS)
+                    .forEach(r ->
+                            d.add(r.getValue().getTime() + ":" + r.getValue().getFObj()));
             runs.add(d);
             h.close();
         }
@@ -375,29 +454,62 @@ class ControllerFunctionTest {
     void liveModeTakesCompletionsFromTheTopicAndTelemetryCorrectsProgress() throws Exception {
         double[] fObjAt200 = new double[2];
         for (int withTelemetry = 0; withTelemetry < 2; withTelemetry++) {
-            SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 3600), "fifo").mode(SchedulerConfig.Mode.LIVE).build();
+            SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 3600), "fifo")
+                    .mode(SchedulerConfig.Mode.LIVE)
+                    .build();
             var h = harness(cfg);
             submit(h, TestData.job("a", 0, 100_000, 1, 1000));
             if (withTelemetry == 1) {
-                var t = org.gpusched.streaming.avro.Telemetry.newBuilder().setTime(100).setKind(org.gpusched.streaming.avro.TelemetryKind.JOB_PROGRESS)
-                        .setJob("a").setProgress(0.5).build();
-                h.processElement(new StreamRecord<>(ControllerEvent.newBuilder().setPolicy("fifo").setController(0).setTimeMillis(100_000)
-                        .setKind(org.gpusched.streaming.state.EventKind.TELEMETRY).setId("a").setTelemetry(t).setSource("t").setPosition("").build(), 100_000L));
+                var t = org.gpusched.streaming.avro.Telemetry.newBuilder()
+                        .setTime(100)
+                        .setKind(org.gpusched.streaming.avro.TelemetryKind.JOB_PROGRESS)
+                        .setJob("a")
+                        .setProgress(0.5)
+                        .build();
+                h.processElement(new StreamRecord<>(
+                        ControllerEvent.newBuilder()
+                                .setPolicy("fifo")
+                                .setController(0)
+                                .setTimeMillis(100_000)
+                                .setKind(org.gpusched.streaming.state.EventKind.TELEMETRY)
+                                .setId("a")
+                                .setTelemetry(t)
+                                .setSource("t")
+                                .setPosition("")
+                                .build(),
+                        100_000L));
             }
             submit(h, TestData.job("b", 200, 100_000, 1, 500));
             h.processWatermark(new Watermark(5_000_000));
             assertEquals(1, decisions(h).size(), "live mode: no simulated completion, a keeps running");
-            for (var r : h.getSideOutput(ControllerFunction.SCHEDULING_METRICS)) if (r.getValue().getTime() == 200.0) fObjAt200[withTelemetry] = r.getValue().getFObj();
-            var done = org.gpusched.streaming.avro.JobCompleted.newBuilder().setTime(5000).setJob("a").build();
-            h.processElement(new StreamRecord<>(ControllerEvent.newBuilder().setPolicy("fifo").setController(0).setTimeMillis(5_000_000)
-                    .setKind(org.gpusched.streaming.state.EventKind.COMPLETION).setId("a").setCompleted(done).setSource("c").setPosition("").build(), 5_000_000L));
+            for (var r : h.getSideOutput(ControllerFunction.SCHEDULING_METRICS))
+                if (r.getValue().getTime() == 200.0)
+                    fObjAt200[withTelemetry] = r.getValue().getFObj();
+            var done = org.gpusched.streaming.avro.JobCompleted.newBuilder()
+                    .setTime(5000)
+                    .setJob("a")
+                    .build();
+            h.processElement(new StreamRecord<>(
+                    ControllerEvent.newBuilder()
+                            .setPolicy("fifo")
+                            .setController(0)
+                            .setTimeMillis(5_000_000)
+                            .setKind(org.gpusched.streaming.state.EventKind.COMPLETION)
+                            .setId("a")
+                            .setCompleted(done)
+                            .setSource("c")
+                            .setPosition("")
+                            .build(),
+                    5_000_000L));
             h.processWatermark(new Watermark(5_000_000));
             List<PlacementDecision> d = decisions(h);
             assertEquals(DecisionAction.COMPLETE, d.get(1).getAction());
             assertEquals(5000.0, d.get(1).getTime(), 1e-9);
             assertEquals("b", d.get(2).getJob());
             assertEquals(DecisionAction.START, d.get(2).getAction());
-            assertTrue(h.getSideOutput(ControllerFunction.COMPLETIONS) == null || h.getSideOutput(ControllerFunction.COMPLETIONS).isEmpty(),
+            assertTrue(
+                    h.getSideOutput(ControllerFunction.COMPLETIONS) == null
+                            || h.getSideOutput(ControllerFunction.COMPLETIONS).isEmpty(),
                     "live completions are not re-emitted");
             h.close();
         }
@@ -410,7 +522,8 @@ class ControllerFunctionTest {
     void submissionAtTheCancelledPeriodBoundaryIsStillHandled() throws Exception {
         // a ends at 500 and the key goes idle, cancelling its periodic timer at 600 -- the very timestamp of b's
         // submission, whose buffered event must still be handled (regression: b was never started)
-        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 600), "fifo").build();
+        SchedulerConfig cfg =
+                TestData.config(TestData.oneGpuNodes(1, 600), "fifo").build();
         var h = harness(cfg);
         submit(h, TestData.job("a", 0, 10_000, 1, 500));
         submit(h, TestData.job("b", 600, 10_000, 1, 100));

@@ -21,16 +21,20 @@ import org.junit.jupiter.api.Test;
 /** The embedded mini cluster's servers (REST, blob, RPC) listen on 127.0.0.1 only, seen in this process's own sockets. */
 class EmbeddedFlinkTest {
     /** 127.0.0.1 as /proc/net/tcp writes it, as an IPv4-mapped address in tcp6, and ::1. */
-    private static final Set<String> LOOPBACK = Set.of("0100007F", "0000000000000000FFFF00000100007F", "00000000000000000000000001000000");
+    private static final Set<String> LOOPBACK =
+            Set.of("0100007F", "0000000000000000FFFF00000100007F", "00000000000000000000000001000000");
 
     @Test
     void theEmbeddedClustersServersListenOnLoopbackOnly() throws Exception {
         Set<String> before = new HashSet<>(listening());
         StreamExecutionEnvironment env = EmbeddedFlink.local(1, new Configuration());
-        env.fromData(1, 2).map(i -> {
-            Thread.sleep(1500);
-            return i;
-        }).returns(Types.INT).sinkTo(new DiscardingSink<>());
+        env.fromData(1, 2)
+                .map(i -> {
+                    Thread.sleep(1500);
+                    return i;
+                })
+                .returns(Types.INT)
+                .sinkTo(new DiscardingSink<>());
         JobClient job = env.executeAsync("sockets");
         Set<String> seen = new HashSet<>();
         while (!job.getJobExecutionResult().isDone()) {
@@ -39,7 +43,9 @@ class EmbeddedFlinkTest {
         }
         job.getJobExecutionResult().get();
         assertTrue(seen.size() >= 2, "the mini cluster listens (REST, blob server): " + seen);
-        List<String> notLoopback = seen.stream().filter(s -> !LOOPBACK.contains(s.substring(0, s.indexOf(':')))).toList();
+        List<String> notLoopback = seen.stream()
+                .filter(s -> !LOOPBACK.contains(s.substring(0, s.indexOf(':'))))
+                .toList();
         assertEquals(List.of(), notLoopback, "listening sockets not on 127.0.0.1 (hex address:port)");
     }
 
@@ -50,7 +56,8 @@ class EmbeddedFlinkTest {
             for (Path fd : fds) {
                 try {
                     String target = Files.readSymbolicLink(fd).toString();
-                    if (target.startsWith("socket:[")) inodes.add(target.substring("socket:[".length(), target.length() - 1));
+                    if (target.startsWith("socket:["))
+                        inodes.add(target.substring("socket:[".length(), target.length() - 1));
                 } catch (IOException closedMeanwhile) {
                     // the descriptor went away while listing
                 }

@@ -32,7 +32,11 @@ class NodeLoadTest {
                 int n = random.nextInt(nodes);
                 boolean used = running.stream().anyMatch(p -> p.node() == n);
                 if (!used) typeOf[n] = random.nextInt(CATALOG.size());
-                int free = CATALOG.get(typeOf[n]).gpus() - running.stream().filter(p -> p.node() == n).mapToInt(Placed::gpus).sum();
+                int free = CATALOG.get(typeOf[n]).gpus()
+                        - running.stream()
+                                .filter(p -> p.node() == n)
+                                .mapToInt(Placed::gpus)
+                                .sum();
                 if (free == 0) continue;
                 Placed p = new Placed(n, typeOf[n], 1 + random.nextInt(free));
                 running.add(p);
@@ -44,7 +48,10 @@ class NodeLoadTest {
             NodeLoad rebuilt = new NodeLoad(CATALOG, nodes);
             for (int n = 0; n < nodes; n++) {
                 int node = n;
-                int busy = running.stream().filter(p -> p.node() == node).mapToInt(Placed::gpus).sum();
+                int busy = running.stream()
+                        .filter(p -> p.node() == node)
+                        .mapToInt(Placed::gpus)
+                        .sum();
                 if (busy == 0) continue;
                 usedNodes++;
                 perHour += CATALOG.get(typeOf[n]).costPerHour(busy);
@@ -52,7 +59,11 @@ class NodeLoadTest {
             }
             assertEquals(perHour / 3600, load.costPerSecond(), 1e-12);
             assertEquals(usedNodes, load.usedNodes());
-            assertEquals(rebuilt.costPerSecond(), load.costPerSecond(), 0.0, "the same loads give the very same rate (restore)");
+            assertEquals(
+                    rebuilt.costPerSecond(),
+                    load.costPerSecond(),
+                    0.0,
+                    "the same loads give the very same rate (restore)");
         }
     }
 

@@ -22,10 +22,14 @@ import org.gpusched.streaming.state.EventKind;
 import org.junit.jupiter.api.Test;
 
 class RecordParserTest {
-    private static final String GOOD = "{\"id\":\"a\",\"submit\":1.5,\"due\":100,\"weight\":2,\"times\":{\"G1\":{\"1\":50}},\"epochs\":3}";
+    private static final String GOOD =
+            "{\"id\":\"a\",\"submit\":1.5,\"due\":100,\"weight\":2,\"times\":{\"G1\":{\"1\":50}},\"epochs\":3}";
 
-    private static OneInputStreamOperatorTestHarness<RawRecord, ControllerEvent> harness(Topics topic, double noise) throws Exception {
-        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 3600), "fifo").noise(noise).build();
+    private static OneInputStreamOperatorTestHarness<RawRecord, ControllerEvent> harness(Topics topic, double noise)
+            throws Exception {
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 3600), "fifo")
+                .noise(noise)
+                .build();
         var h = new OneInputStreamOperatorTestHarness<>(new ProcessOperator<>(new RecordParser(topic, cfg)));
         h.open();
         return h;
@@ -56,7 +60,8 @@ class RecordParserTest {
             "   ",
             "{\"id\":\"f\",\"submit\":5,\"due\":10,\"weight\":1,\"times\":{\"G1\":{\"1\":5}}}",
         };
-        for (int i = 0; i < lines.length; i++) h.processElement(new StreamRecord<>(RawRecord.text("t.jsonl", "t.jsonl:" + (i + 1), lines[i])));
+        for (int i = 0; i < lines.length; i++)
+            h.processElement(new StreamRecord<>(RawRecord.text("t.jsonl", "t.jsonl:" + (i + 1), lines[i])));
         List<ControllerEvent> ok = valid(h);
         assertEquals(List.of("a", "f"), ok.stream().map(ControllerEvent::getId).toList());
         assertEquals(1500, ok.get(0).getTimeMillis());
@@ -64,11 +69,18 @@ class RecordParserTest {
         assertEquals("{\"epochs\":3}", ok.get(0).getSubmitted().getExtrasJson());
         assertNull(ok.get(0).getSubmitted().getActualFactor(), "no noise, no factor");
         List<RejectedRecord> bad = rejected(h);
-        assertEquals(List.of("t.jsonl:2", "t.jsonl:3", "t.jsonl:4", "t.jsonl:5", "t.jsonl:6"), bad.stream().map(RejectedRecord::getPosition).toList());
-        assertTrue(bad.get(0).getReason().startsWith("not valid JSON"), bad.get(0).getReason());
+        assertEquals(
+                List.of("t.jsonl:2", "t.jsonl:3", "t.jsonl:4", "t.jsonl:5", "t.jsonl:6"),
+                bad.stream().map(RejectedRecord::getPosition).toList());
+        assertTrue(
+                bad.get(0).getReason().startsWith("not valid JSON"), bad.get(0).getReason());
         assertEquals("{not json", bad.get(0).getText());
-        assertTrue(bad.get(1).getReason().contains("before its submission"), bad.get(1).getReason());
-        assertTrue(bad.get(2).getReason().contains("unknown node type 'A100'"), bad.get(2).getReason());
+        assertTrue(
+                bad.get(1).getReason().contains("before its submission"),
+                bad.get(1).getReason());
+        assertTrue(
+                bad.get(2).getReason().contains("unknown node type 'A100'"),
+                bad.get(2).getReason());
         assertEquals("times.A100", bad.get(2).getField());
         assertTrue(bad.get(3).getReason().contains("more GPUs"), bad.get(3).getReason());
         assertEquals("weight", bad.get(4).getField());
@@ -93,7 +105,9 @@ class RecordParserTest {
         List<RejectedRecord> bad = rejected(h);
         assertEquals(1, bad.size());
         assertEquals("topic-0@8", bad.get(0).getPosition());
-        assertTrue(bad.get(0).getReason().startsWith("not a JobSubmitted"), bad.get(0).getReason());
+        assertTrue(
+                bad.get(0).getReason().startsWith("not a JobSubmitted"),
+                bad.get(0).getReason());
         assertEquals("record", bad.get(0).getField());
         assertEquals(4, bad.get(0).getBytes().remaining());
         h.close();
@@ -102,14 +116,21 @@ class RecordParserTest {
     @Test
     void nodeEventsAndTelemetryAreValidated() throws Exception {
         var nodes = harness(Topics.NODE_EVENTS, 0);
-        nodes.processElement(new StreamRecord<>(RawRecord.text("n", "n:1", "{\"time\":5,\"node\":\"n0\",\"kind\":\"FAILED\"}")));
-        nodes.processElement(new StreamRecord<>(RawRecord.text("n", "n:2", "{\"time\":5,\"node\":\"n0\",\"kind\":\"EXPLODED\"}")));
-        nodes.processElement(new StreamRecord<>(RawRecord.text("n", "n:3", "{\"time\":5,\"node\":\"n7\",\"kind\":\"ADDED\",\"type\":\"H100\"}")));
+        nodes.processElement(
+                new StreamRecord<>(RawRecord.text("n", "n:1", "{\"time\":5,\"node\":\"n0\",\"kind\":\"FAILED\"}")));
+        nodes.processElement(
+                new StreamRecord<>(RawRecord.text("n", "n:2", "{\"time\":5,\"node\":\"n0\",\"kind\":\"EXPLODED\"}")));
+        nodes.processElement(new StreamRecord<>(
+                RawRecord.text("n", "n:3", "{\"time\":5,\"node\":\"n7\",\"kind\":\"ADDED\",\"type\":\"H100\"}")));
         assertEquals(1, valid(nodes).size());
-        assertEquals(List.of("kind", "type"), rejected(nodes).stream().map(RejectedRecord::getField).toList());
+        assertEquals(
+                List.of("kind", "type"),
+                rejected(nodes).stream().map(RejectedRecord::getField).toList());
         var telemetry = harness(Topics.TELEMETRY, 0);
-        telemetry.processElement(new StreamRecord<>(RawRecord.text("t", "t:1", "{\"time\":5,\"kind\":\"JOB_PROGRESS\",\"job\":\"a\",\"progress\":0.5}")));
-        telemetry.processElement(new StreamRecord<>(RawRecord.text("t", "t:2", "{\"time\":5,\"kind\":\"JOB_PROGRESS\",\"job\":\"a\",\"progress\":1.5}")));
+        telemetry.processElement(new StreamRecord<>(
+                RawRecord.text("t", "t:1", "{\"time\":5,\"kind\":\"JOB_PROGRESS\",\"job\":\"a\",\"progress\":0.5}")));
+        telemetry.processElement(new StreamRecord<>(
+                RawRecord.text("t", "t:2", "{\"time\":5,\"kind\":\"JOB_PROGRESS\",\"job\":\"a\",\"progress\":1.5}")));
         assertEquals(1, valid(telemetry).size());
         assertEquals("progress", rejected(telemetry).get(0).getField());
     }
@@ -121,15 +142,24 @@ class RecordParserTest {
         assertEquals(37, HostileRecords.hugeArray().length);
         h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@0", HostileRecords.twoGigabyteString())));
         h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@1", HostileRecords.hugeArray())));
-        h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@2", "{\"id\":\"raw json, not Avro\"}".getBytes())));
+        h.processElement(
+                new StreamRecord<>(RawRecord.bytes("s", "s-0@2", "{\"id\":\"raw json, not Avro\"}".getBytes())));
         h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@3", new byte[0])));
         h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@4", null)));
-        h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@5", new AvroBinary<>(JobSubmitted.class).encode(TestData.job("ok", 3, 100, 1, 40)))));
-        assertEquals(List.of("ok"), valid(h).stream().map(ControllerEvent::getId).toList());
+        h.processElement(new StreamRecord<>(RawRecord.bytes(
+                "s", "s-0@5", new AvroBinary<>(JobSubmitted.class).encode(TestData.job("ok", 3, 100, 1, 40)))));
+        assertEquals(
+                List.of("ok"), valid(h).stream().map(ControllerEvent::getId).toList());
         List<RejectedRecord> bad = rejected(h);
-        assertEquals(List.of("s-0@0", "s-0@1", "s-0@2", "s-0@3", "s-0@4"), bad.stream().map(RejectedRecord::getPosition).toList());
-        assertTrue(bad.get(0).getReason().contains("a string of 2000000000 bytes claimed with 1 bytes left in the record"), bad.get(0).getReason());
-        assertTrue(bad.get(1).getReason().contains("an array block of 1073741824 items claimed with 6 bytes left"), bad.get(1).getReason());
+        assertEquals(
+                List.of("s-0@0", "s-0@1", "s-0@2", "s-0@3", "s-0@4"),
+                bad.stream().map(RejectedRecord::getPosition).toList());
+        assertTrue(
+                bad.get(0).getReason().contains("a string of 2000000000 bytes claimed with 1 bytes left in the record"),
+                bad.get(0).getReason());
+        assertTrue(
+                bad.get(1).getReason().contains("an array block of 1073741824 items claimed with 6 bytes left"),
+                bad.get(1).getReason());
         for (RejectedRecord r : bad) assertEquals("record", r.getField(), r.getReason());
         h.close();
     }
@@ -142,18 +172,25 @@ class RecordParserTest {
         h.processElement(new StreamRecord<>(RawRecord.text("t", "t:1", line)));
         JobSubmitted avro = TestData.job("submit-due", 3, 100, 1, 40);
         avro.setWeight(-1);
-        h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@1", new AvroBinary<>(JobSubmitted.class).encode(avro))));
+        h.processElement(
+                new StreamRecord<>(RawRecord.bytes("s", "s-0@1", new AvroBinary<>(JobSubmitted.class).encode(avro))));
         avro.setWeight(1.5e308);
-        h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@2", new AvroBinary<>(JobSubmitted.class).encode(avro))));
+        h.processElement(
+                new StreamRecord<>(RawRecord.bytes("s", "s-0@2", new AvroBinary<>(JobSubmitted.class).encode(avro))));
         avro.setWeight(1);
         avro.setSubmit(1e17);
         avro.setDue(1e17);
-        h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@3", new AvroBinary<>(JobSubmitted.class).encode(avro))));
-        h.processElement(new StreamRecord<>(RawRecord.text("t", "t:5", line.replace("\"weight\":-1", "\"weight\":1").replace("\"1\":50", "\"1\":1e16"))));
-        h.processElement(new StreamRecord<>(RawRecord.unreadable("t", "t:6", "{\"id\":\"\ufffd\"}", "not valid UTF-8 at byte 8 (length 1)")));
+        h.processElement(
+                new StreamRecord<>(RawRecord.bytes("s", "s-0@3", new AvroBinary<>(JobSubmitted.class).encode(avro))));
+        h.processElement(new StreamRecord<>(RawRecord.text(
+                "t", "t:5", line.replace("\"weight\":-1", "\"weight\":1").replace("\"1\":50", "\"1\":1e16"))));
+        h.processElement(new StreamRecord<>(
+                RawRecord.unreadable("t", "t:6", "{\"id\":\"\ufffd\"}", "not valid UTF-8 at byte 8 (length 1)")));
         assertTrue(valid(h).isEmpty());
         List<RejectedRecord> bad = rejected(h);
-        assertEquals(List.of("weight", "weight", "weight", "submit", "times.G1.1", "record"), bad.stream().map(RejectedRecord::getField).toList());
+        assertEquals(
+                List.of("weight", "weight", "weight", "submit", "times.G1.1", "record"),
+                bad.stream().map(RejectedRecord::getField).toList());
         assertEquals("not valid UTF-8 at byte 8 (length 1)", bad.get(5).getReason());
         assertEquals("t:6", bad.get(5).getPosition());
         h.close();
@@ -162,10 +199,15 @@ class RecordParserTest {
     @Test
     void jsonRecordsOfTheOtherTopicsAreOneObjectWithEveryKeyOnce() throws Exception {
         var nodes = harness(Topics.NODE_EVENTS, 0);
-        nodes.processElement(new StreamRecord<>(RawRecord.text("n", "n:1", "{\"time\":5,\"node\":\"n0\",\"kind\":\"FAILED\",\"node\":\"n1\"}")));
-        nodes.processElement(new StreamRecord<>(RawRecord.text("n", "n:2", "{\"time\":5,\"node\":\"n0\",\"kind\":\"FAILED\"} {\"time\":6}")));
-        nodes.processElement(new StreamRecord<>(RawRecord.text("n", "n:3", "{\"time\":1e17,\"node\":\"n0\",\"kind\":\"FAILED\"}")));
+        nodes.processElement(new StreamRecord<>(
+                RawRecord.text("n", "n:1", "{\"time\":5,\"node\":\"n0\",\"kind\":\"FAILED\",\"node\":\"n1\"}")));
+        nodes.processElement(new StreamRecord<>(
+                RawRecord.text("n", "n:2", "{\"time\":5,\"node\":\"n0\",\"kind\":\"FAILED\"} {\"time\":6}")));
+        nodes.processElement(
+                new StreamRecord<>(RawRecord.text("n", "n:3", "{\"time\":1e17,\"node\":\"n0\",\"kind\":\"FAILED\"}")));
         assertTrue(valid(nodes).isEmpty());
-        assertEquals(List.of("node", "record", "time"), rejected(nodes).stream().map(RejectedRecord::getField).toList());
+        assertEquals(
+                List.of("node", "record", "time"),
+                rejected(nodes).stream().map(RejectedRecord::getField).toList());
     }
 }

@@ -39,12 +39,16 @@ final class RunDirectoryCheck {
         Map<String, Integer> typeGpus = new HashMap<>();
         run.get("nodeTypes").fields().forEachRemaining(e -> {
             double[] r = new double[e.getValue().get("costPerHour").size()];
-            for (int i = 0; i < r.length; i++) r[i] = e.getValue().get("costPerHour").get(i).asDouble();
+            for (int i = 0; i < r.length; i++)
+                r[i] = e.getValue().get("costPerHour").get(i).asDouble();
             rates.put(e.getKey(), r);
             typeGpus.put(e.getKey(), e.getValue().get("gpus").asInt());
         });
         Map<String, String> nodeType = new HashMap<>();
-        for (JsonNode n : run.get("nodes")) nodeType.put(n.get("id").asText(), n.get("type").isNull() ? null : n.get("type").asText());
+        for (JsonNode n : run.get("nodes"))
+            nodeType.put(
+                    n.get("id").asText(),
+                    n.get("type").isNull() ? null : n.get("type").asText());
         Map<String, JsonNode> jobs = new HashMap<>();
         for (String line : Files.readAllLines(dir.resolve("jobs.jsonl"))) {
             JsonNode j = JSON.readTree(line);
@@ -73,7 +77,8 @@ final class RunDirectoryCheck {
                     typeOn.put(r.node, r.type);
                     r.done += dt / (time(jobs.get(e.getKey()), r.type, r.gpus) * factor(jobs.get(e.getKey())));
                 }
-                for (Map.Entry<String, Integer> b : busy.entrySet()) execution += rates.get(typeOn.get(b.getKey()))[b.getValue()] * dt / 3600;
+                for (Map.Entry<String, Integer> b : busy.entrySet())
+                    execution += rates.get(typeOn.get(b.getKey()))[b.getValue()] * dt / 3600;
             }
             last = t;
             String id = d.get("job").asText();
@@ -92,7 +97,8 @@ final class RunDirectoryCheck {
                 }
                 case "RESIZE", "MIGRATE" -> {
                     assertNotNull(r, id + " " + action + " while not running at " + t);
-                    if (action.equals("RESIZE")) assertEquals(r.node, d.get("node").asText());
+                    if (action.equals("RESIZE"))
+                        assertEquals(r.node, d.get("node").asText());
                     place(r, d, nodeType);
                 }
                 case "PREEMPT" -> {
@@ -104,7 +110,9 @@ final class RunDirectoryCheck {
                     assertNotNull(r, id + " completes while not running at " + t);
                     double slack = 0.002 / (time(job, r.type, r.gpus) * factor(job)); // ms rounding of the timers
                     assertEquals(1.0, r.done, slack * 4, id + " completes at " + t + " with done fraction " + r.done);
-                    tardiness += job.get("weight").asDouble() * Math.max(0, t - job.get("due").asDouble()) / 3600;
+                    tardiness += job.get("weight").asDouble()
+                            * Math.max(0, t - job.get("due").asDouble())
+                            / 3600;
                     running.remove(id);
                     completed++;
                 }
@@ -116,10 +124,14 @@ final class RunDirectoryCheck {
                 for (Running x : running.values()) {
                     busy.merge(x.node, x.gpus, Integer::sum);
                     String previous = typeOn.put(x.node, x.type);
-                    assertTrue(previous == null || previous.equals(x.type), "node " + x.node + " runs as two types at " + t);
+                    assertTrue(
+                            previous == null || previous.equals(x.type),
+                            "node " + x.node + " runs as two types at " + t);
                 }
                 for (Map.Entry<String, Integer> b : busy.entrySet()) {
-                    assertTrue(b.getValue() <= typeGpus.get(typeOn.get(b.getKey())), "node " + b.getKey() + " over capacity at " + t);
+                    assertTrue(
+                            b.getValue() <= typeGpus.get(typeOn.get(b.getKey())),
+                            "node " + b.getKey() + " over capacity at " + t);
                 }
             }
         }
@@ -132,7 +144,9 @@ final class RunDirectoryCheck {
         r.type = d.get("type").asText();
         r.gpus = d.get("gpus").asInt();
         String fixed = nodeType.get(r.node);
-        assertTrue(fixed == null || fixed.equals(r.type), "node " + r.node + " is fixed " + fixed + " but runs as " + r.type);
+        assertTrue(
+                fixed == null || fixed.equals(r.type),
+                "node " + r.node + " is fixed " + fixed + " but runs as " + r.type);
     }
 
     private static double time(JsonNode job, String type, int gpus) {

@@ -16,17 +16,46 @@ class SchedulerConfigTest {
     @Test
     void invalidValuesAreRejectedWithAMessageNamingThem() {
         var cluster = TestData.oneGpuNodes(2, 600);
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> TestData.config(cluster, "nope").build()).getMessage().contains("unknown policy 'nope'"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> TestData.config(cluster, "fifo").controllers(3).build()).getMessage().contains("controllers (3)"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> TestData.config(cluster, "fifo").noise(1.5).build()).getMessage().contains("noise"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> TestData.config(cluster, "fifo").periodSeconds(0).build()).getMessage().contains("period"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> TestData.config(cluster, "fifo").policies(List.of("fifo", "fifo")).build()).getMessage().contains("twice"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> TestData.config(cluster, "fifo").watermarkInterval(Duration.ZERO).build()).getMessage().contains("watermark interval"));
+        assertTrue(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> TestData.config(cluster, "nope").build())
+                .getMessage()
+                .contains("unknown policy 'nope'"));
+        assertTrue(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> TestData.config(cluster, "fifo").controllers(3).build())
+                .getMessage()
+                .contains("controllers (3)"));
+        assertTrue(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> TestData.config(cluster, "fifo").noise(1.5).build())
+                .getMessage()
+                .contains("noise"));
+        assertTrue(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> TestData.config(cluster, "fifo").periodSeconds(0).build())
+                .getMessage()
+                .contains("period"));
+        assertTrue(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> TestData.config(cluster, "fifo")
+                                .policies(List.of("fifo", "fifo"))
+                                .build())
+                .getMessage()
+                .contains("twice"));
+        assertTrue(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> TestData.config(cluster, "fifo")
+                                .watermarkInterval(Duration.ZERO)
+                                .build())
+                .getMessage()
+                .contains("watermark interval"));
     }
 
     @Test
     void defaultsComeFromTheClusterFileAndTheConfigIsSerializable() throws Exception {
-        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 600), "fifo").build();
+        SchedulerConfig cfg =
+                TestData.config(TestData.oneGpuNodes(2, 600), "fifo").build();
         assertEquals(600, cfg.periodSeconds());
         assertEquals(600, cfg.objective().horizonSeconds());
         assertEquals(100, cfg.objective().rho());
@@ -36,7 +65,9 @@ class SchedulerConfigTest {
 
     @Test
     void fromFlinkConfiguration() throws Exception {
-        Path cluster = Path.of(SchedulerConfigTest.class.getResource("/replay/small-cluster.yaml").toURI());
+        Path cluster = Path.of(SchedulerConfigTest.class
+                .getResource("/replay/small-cluster.yaml")
+                .toURI());
         Configuration conf = new Configuration();
         conf.set(SchedulerConfig.CLUSTER_FILE, cluster.toString());
         conf.set(SchedulerConfig.POLICIES, List.of("fifo", "andreas-rg"));
@@ -55,7 +86,8 @@ class SchedulerConfigTest {
         assertEquals(Duration.ofMillis(50), cfg.watermarkInterval());
         Configuration unset = new Configuration(conf);
         unset.removeConfig(SchedulerConfig.WATERMARK_INTERVAL);
-        assertEquals(Duration.ofMillis(20), SchedulerConfig.fromConfiguration(unset).watermarkInterval());
+        assertEquals(
+                Duration.ofMillis(20), SchedulerConfig.fromConfiguration(unset).watermarkInterval());
         assertEquals(4, cfg.nodes().size());
         assertThrows(IllegalArgumentException.class, () -> SchedulerConfig.fromConfiguration(new Configuration()));
     }

@@ -22,16 +22,37 @@ class SchedulerJobTest {
     @Test
     void everyOperatorHasAUidAndANameGenericTypesAreDisabledAndWatermarksFollowTheConfig() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 600), "fifo").policies(List.of("fifo", "edf")).mode(SchedulerConfig.Mode.LIVE)
-                .watermarkInterval(java.time.Duration.ofMillis(7)).build();
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 600), "fifo")
+                .policies(List.of("fifo", "edf"))
+                .mode(SchedulerConfig.Mode.LIVE)
+                .watermarkInterval(java.time.Duration.ofMillis(7))
+                .build();
         JobSources sources = new JobSources() {
             private DataStream<RawRecord> of(StreamExecutionEnvironment e, String uid) {
-                return e.fromData(List.of(RawRecord.text("x", "x:1", "{}")), TypeInformation.of(RawRecord.class)).uid(uid).name(uid);
+                return e.fromData(List.of(RawRecord.text("x", "x:1", "{}")), TypeInformation.of(RawRecord.class))
+                        .uid(uid)
+                        .name(uid);
             }
-            @Override public DataStream<RawRecord> submissions(StreamExecutionEnvironment e) { return of(e, "s"); }
-            @Override public java.util.Optional<DataStream<RawRecord>> completions(StreamExecutionEnvironment e) { return java.util.Optional.of(of(e, "c")); }
-            @Override public java.util.Optional<DataStream<RawRecord>> nodeEvents(StreamExecutionEnvironment e) { return java.util.Optional.of(of(e, "n")); }
-            @Override public java.util.Optional<DataStream<RawRecord>> telemetry(StreamExecutionEnvironment e) { return java.util.Optional.of(of(e, "t")); }
+
+            @Override
+            public DataStream<RawRecord> submissions(StreamExecutionEnvironment e) {
+                return of(e, "s");
+            }
+
+            @Override
+            public java.util.Optional<DataStream<RawRecord>> completions(StreamExecutionEnvironment e) {
+                return java.util.Optional.of(of(e, "c"));
+            }
+
+            @Override
+            public java.util.Optional<DataStream<RawRecord>> nodeEvents(StreamExecutionEnvironment e) {
+                return java.util.Optional.of(of(e, "n"));
+            }
+
+            @Override
+            public java.util.Optional<DataStream<RawRecord>> telemetry(StreamExecutionEnvironment e) {
+                return java.util.Optional.of(of(e, "t"));
+            }
         };
         SchedulerJob.define(env, sources, new FileJobSinks(java.nio.file.Path.of("target/unused")), cfg);
         assertTrue(env.getConfig().getSerializerConfig().hasGenericTypesDisabled(), "pipeline.generic-types=false");
@@ -43,8 +64,19 @@ class SchedulerJobTest {
             assertNotNull(node.getTransformationUID(), "operator without uid: " + node.getOperatorName());
             assertFalse(node.getOperatorName().isBlank());
         }
-        assertTrue(uids.containsAll(List.of("parse-submissions", "parse-completions", "parse-node-events", "parse-telemetry", "event-time-submissions", "event-time-completions",
-                "event-time-node-events", "event-time-telemetry", "dispatch", "controllers")), uids.toString());
+        assertTrue(
+                uids.containsAll(List.of(
+                        "parse-submissions",
+                        "parse-completions",
+                        "parse-node-events",
+                        "parse-telemetry",
+                        "event-time-submissions",
+                        "event-time-completions",
+                        "event-time-node-events",
+                        "event-time-telemetry",
+                        "dispatch",
+                        "controllers")),
+                uids.toString());
     }
 
     private static void collect(Transformation<?> t, Set<String> uids) {

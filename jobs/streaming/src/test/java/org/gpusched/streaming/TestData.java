@@ -4,8 +4,8 @@ import java.util.List;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.Node;
 import org.gpusched.core.model.NodeType;
-import org.gpusched.formats.ClusterSpec;
 import org.gpusched.core.objective.ObjectiveParameters;
+import org.gpusched.formats.ClusterSpec;
 import org.gpusched.streaming.avro.ExecutionTime;
 import org.gpusched.streaming.avro.JobSubmitted;
 import org.gpusched.streaming.avro.NodeEvent;
@@ -31,18 +31,48 @@ final class TestData {
     }
 
     static JobSubmitted job(String id, double submit, double due, double weight, double secondsOnG1) {
-        return JobSubmitted.newBuilder().setId(id).setSubmit(submit).setDue(due).setWeight(weight)
-                .setTimes(List.of(new ExecutionTime("G1", 1, secondsOnG1))).setActualFactor(null).setExtrasJson(null).build();
+        return JobSubmitted.newBuilder()
+                .setId(id)
+                .setSubmit(submit)
+                .setDue(due)
+                .setWeight(weight)
+                .setTimes(List.of(new ExecutionTime("G1", 1, secondsOnG1)))
+                .setActualFactor(null)
+                .setExtrasJson(null)
+                .build();
     }
 
     static ControllerEvent submission(JobSubmitted job, String policy, int controller) {
-        return ControllerEvent.newBuilder().setPolicy(policy).setController(controller).setTimeMillis(RecordParser.toMillis(job.getSubmit()))
-                .setKind(EventKind.SUBMISSION).setId(job.getId()).setSubmitted(job).setSource("test").setPosition("").build();
+        return ControllerEvent.newBuilder()
+                .setPolicy(policy)
+                .setController(controller)
+                .setTimeMillis(RecordParser.toMillis(job.getSubmit()))
+                .setKind(EventKind.SUBMISSION)
+                .setId(job.getId())
+                .setSubmitted(job)
+                .setSource("test")
+                .setPosition("")
+                .build();
     }
 
-    static ControllerEvent nodeEvent(double time, String node, NodeEventKind kind, String type, String policy, int controller) {
-        NodeEvent e = NodeEvent.newBuilder().setTime(time).setNode(node).setKind(kind).setType(type).setAllowedTypes(List.of()).build();
-        return ControllerEvent.newBuilder().setPolicy(policy).setController(controller).setTimeMillis(RecordParser.toMillis(time))
-                .setKind(EventKind.NODE).setId(node + "/" + kind).setNodeEvent(e).setSource("test").setPosition("").build();
+    static ControllerEvent nodeEvent(
+            double time, String node, NodeEventKind kind, String type, String policy, int controller) {
+        NodeEvent e = NodeEvent.newBuilder()
+                .setTime(time)
+                .setNode(node)
+                .setKind(kind)
+                .setType(type)
+                .setAllowedTypes(List.of())
+                .build();
+        return ControllerEvent.newBuilder()
+                .setPolicy(policy)
+                .setController(controller)
+                .setTimeMillis(RecordParser.toMillis(time))
+                .setKind(EventKind.NODE)
+                .setId(node + "/" + kind)
+                .setNodeEvent(e)
+                .setSource("test")
+                .setPosition("")
+                .build();
     }
 }

@@ -67,7 +67,10 @@ public final class AlibabaConverter {
     static final Map<String, Double> QOS_WEIGHT = Map.of("Guaranteed", 1.0, "LS", 0.5, "Burstable", 0.25, "BE", 0.1);
     static final double BALANCED = 0.5;
 
-    public enum Censored { KEEP, DROP;
+    public enum Censored {
+        KEEP,
+        DROP;
+
         public static Censored parse(String s) {
             return switch (s.toLowerCase(Locale.ROOT)) {
                 case "keep" -> KEEP;
@@ -80,13 +83,24 @@ public final class AlibabaConverter {
     public record Options(long limit, double dueFactor, long seed, Censored censored) {
         public Options {
             if (limit < 0) throw new FormatException("--limit must be >= 0 (0 = all), got " + limit, "limit");
-            if (!(dueFactor >= 1)) throw new FormatException("--due-factor must be >= 1, got " + dueFactor, "dueFactor");
+            if (!(dueFactor >= 1))
+                throw new FormatException("--due-factor must be >= 1, got " + dueFactor, "dueFactor");
         }
     }
 
     /** What was kept and why the rest was not. */
-    public record Stats(long rows, long kept, long cpuOnly, long pending, long censoredKept, long censoredDropped,
-                        long fractionalRounded, long unplaceable, long zeroLength, int nodes, int nodeTypes) {}
+    public record Stats(
+            long rows,
+            long kept,
+            long cpuOnly,
+            long pending,
+            long censoredKept,
+            long censoredDropped,
+            long fractionalRounded,
+            long unplaceable,
+            long zeroLength,
+            int nodes,
+            int nodeTypes) {}
 
     public record Result(ClusterSpec cluster, List<TraceJob> jobs, Stats stats) {}
 
@@ -120,7 +134,10 @@ public final class AlibabaConverter {
         for (TypeInfo t : types.values()) {
             var gpu = catalog.gpu(t.model());
             long sockets = Math.max(1, (long) Math.ceil(maxCpu.get(t.name())[0] / 1000.0 / VCPUS_PER_SOCKET));
-            nodeTypes.add(NodeType.energy(t.name(), t.model(), t.gpus(),
+            nodeTypes.add(NodeType.energy(
+                    t.name(),
+                    t.model(),
+                    t.gpus(),
                     new EnergyModel(gpu.idleWatts(), gpu.maxWatts(), sockets * SOCKET_WATTS, PRICE_PER_KWH, PUE)));
         }
         List<Node> nodes = new ArrayList<>();
@@ -130,11 +147,19 @@ public final class AlibabaConverter {
         // Submission order: by creation time (validated first, so a bad value is reported with its line), stable.
         List<Map.Entry<Long, Map<String, String>>> pods = readPods(podsFile);
         Map<Map<String, String>, Long> creationOf = new java.util.IdentityHashMap<>();
-        for (var e : pods) creationOf.put(e.getValue(), integer(e.getValue(), "creation_time", podsFile + ":" + e.getKey()));
+        for (var e : pods)
+            creationOf.put(e.getValue(), integer(e.getValue(), "creation_time", podsFile + ":" + e.getKey()));
         pods.sort(Comparator.comparingLong(e -> creationOf.get(e.getValue())));
         RandomState rng = RandomState.derive(options.seed(), 0xA11BABAL);
         List<TraceJob> jobs = new ArrayList<>();
-        long rows = 0, cpuOnly = 0, pending = 0, censoredKept = 0, censoredDropped = 0, fractional = 0, unplaceable = 0, zero = 0;
+        long rows = 0,
+                cpuOnly = 0,
+                pending = 0,
+                censoredKept = 0,
+                censoredDropped = 0,
+                fractional = 0,
+                unplaceable = 0,
+                zero = 0;
         for (var entry : pods) {
             rows++;
             if (options.limit() > 0 && jobs.size() >= options.limit()) continue;
@@ -153,7 +178,10 @@ public final class AlibabaConverter {
             }
             long creation = integer(p, "creation_time", where);
             long deletion = integer(p, "deletion_time", where);
-            if (deletion < creation) throw new FormatException(where + ": deletion_time " + deletion + " is before creation_time " + creation, "deletion_time");
+            if (deletion < creation)
+                throw new FormatException(
+                        where + ": deletion_time " + deletion + " is before creation_time " + creation,
+                        "deletion_time");
             boolean censored = deletion >= CUTOFF;
             if (censored && options.censored() == Censored.DROP) {
                 censoredDropped++;
@@ -182,7 +210,9 @@ public final class AlibabaConverter {
             if (censored) censoredKept++;
             String qos = p.get("qos");
             Double qosWeight = QOS_WEIGHT.get(qos);
-            if (qosWeight == null) throw new FormatException(where + ": unknown qos '" + qos + "' (known: " + QOS_WEIGHT.keySet() + ")", "qos");
+            if (qosWeight == null)
+                throw new FormatException(
+                        where + ": unknown qos '" + qos + "' (known: " + QOS_WEIGHT.keySet() + ")", "qos");
             double due = JobTimes.round3(creation + min + rng.nextDouble() * (options.dueFactor() * max - min));
             double weight = Math.round(numGpu * qosWeight * (0.5 + rng.nextDouble()) * 1e6) / 1e6;
             Map<String, Object> extras = new LinkedHashMap<>();
@@ -202,20 +232,35 @@ public final class AlibabaConverter {
                 throw new FormatException(where + ": " + e.getMessage(), null, e);
             }
         }
-        Stats stats = new Stats(rows, jobs.size(), cpuOnly, pending, censoredKept, censoredDropped, fractional, unplaceable, zero,
-                nodes.size(), nodeTypes.size());
+        Stats stats = new Stats(
+                rows,
+                jobs.size(),
+                cpuOnly,
+                pending,
+                censoredKept,
+                censoredDropped,
+                fractional,
+                unplaceable,
+                zero,
+                nodes.size(),
+                nodeTypes.size());
         return new Result(cluster, jobs, stats);
     }
 
     /** Relative speed of a GPU model for a balanced workload (reference GPU = 1). */
     private double speed(String model) {
-        var app = new ApplicationCatalog.Application("balanced", List.of(), 1, 1, 0, BALANCED, 0, List.of(1, 1), List.of(1));
+        var app = new ApplicationCatalog.Application(
+                "balanced", List.of(), 1, 1, 0, BALANCED, 0, List.of(1, 1), List.of(1));
         return 1.0 / catalog.slowdown(app, catalog.gpu(model));
     }
 
     private static Set<String> spec(String gpuSpec) {
         if (gpuSpec == null || gpuSpec.isBlank()) return Set.of();
-        return Set.of(java.util.Arrays.stream(gpuSpec.split("\\|")).map(String::trim).filter(s -> !s.isEmpty()).distinct().toArray(String[]::new));
+        return Set.of(java.util.Arrays.stream(gpuSpec.split("\\|"))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .distinct()
+                .toArray(String[]::new));
     }
 
     private List<NodeRow> readNodes(Path file) {
@@ -227,8 +272,11 @@ public final class AlibabaConverter {
             if (gpus == 0) continue;
             if (gpus < 0) throw new FormatException(where + ": gpu must be >= 0, got " + gpus, "gpu");
             String model = r.get("model");
-            if (model == null || model.isBlank()) throw new FormatException(where + ": model is empty for a GPU node", "model");
-            if (!catalog.hasGpu(model)) throw new FormatException(where + ": GPU model '" + model + "' is not in the application model's gpuModels", "model");
+            if (model == null || model.isBlank())
+                throw new FormatException(where + ": model is empty for a GPU node", "model");
+            if (!catalog.hasGpu(model))
+                throw new FormatException(
+                        where + ": GPU model '" + model + "' is not in the application model's gpuModels", "model");
             String sn = r.get("sn");
             if (sn == null || sn.isBlank()) throw new FormatException(where + ": sn is empty", "sn");
             out.add(new NodeRow(sn, integer(r, "cpu_milli", where), gpus, model));
@@ -237,8 +285,20 @@ public final class AlibabaConverter {
     }
 
     private static List<Map.Entry<Long, Map<String, String>>> readPods(Path file) {
-        return readCsv(file, List.of("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec", "qos", "pod_phase",
-                "creation_time", "deletion_time", "scheduled_time"));
+        return readCsv(
+                file,
+                List.of(
+                        "name",
+                        "cpu_milli",
+                        "memory_mib",
+                        "num_gpu",
+                        "gpu_milli",
+                        "gpu_spec",
+                        "qos",
+                        "pod_phase",
+                        "creation_time",
+                        "deletion_time",
+                        "scheduled_time"));
     }
 
     /** Rows with their line numbers; a row with the wrong number of columns is an error naming file and line. */
@@ -247,9 +307,10 @@ public final class AlibabaConverter {
         CsvSchema schema = CsvSchema.emptySchema().withHeader().withStrictHeaders(false);
         List<Map.Entry<Long, Map<String, String>>> rows = new ArrayList<>();
         try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8);
-             MappingIterator<Map<String, String>> it = mapper.readerForMapOf(String.class).with(schema)
-                     .with(com.fasterxml.jackson.dataformat.csv.CsvParser.Feature.FAIL_ON_MISSING_COLUMNS)
-                     .readValues(in)) {
+                MappingIterator<Map<String, String>> it = mapper.readerForMapOf(String.class)
+                        .with(schema)
+                        .with(com.fasterxml.jackson.dataformat.csv.CsvParser.Feature.FAIL_ON_MISSING_COLUMNS)
+                        .readValues(in)) {
             boolean headerChecked = false;
             while (true) {
                 Map<String, String> row;
@@ -258,12 +319,15 @@ public final class AlibabaConverter {
                     row = it.nextValue();
                 } catch (IOException | RuntimeJsonMappingException e) {
                     long line = it.getParser().currentTokenLocation().getLineNr();
-                    throw new FormatException(file + ":" + line + ": bad CSV row (" + firstLine(e.getMessage()) + ")", null, e);
+                    throw new FormatException(
+                            file + ":" + line + ": bad CSV row (" + firstLine(e.getMessage()) + ")", null, e);
                 }
                 long line = it.getParser().currentTokenLocation().getLineNr();
                 if (!headerChecked) {
                     for (String col : required) {
-                        if (!row.containsKey(col)) throw new FormatException(file + ":1: missing column '" + col + "' (header must have " + required + ")", col);
+                        if (!row.containsKey(col))
+                            throw new FormatException(
+                                    file + ":1: missing column '" + col + "' (header must have " + required + ")", col);
                     }
                     headerChecked = true;
                 }

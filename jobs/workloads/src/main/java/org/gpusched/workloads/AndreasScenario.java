@@ -42,16 +42,23 @@ public final class AndreasScenario implements Scenario {
     public static final ObjectiveParameters OBJECTIVE = new ObjectiveParameters(100, 3600, 0);
 
     public enum Shape {
-        SMALL(2, 1), LARGE(4, 2);
+        SMALL(2, 1),
+        LARGE(4, 2);
         final int v100;
         final int t4;
-        Shape(int v100, int t4) { this.v100 = v100; this.t4 = t4; }
+
+        Shape(int v100, int t4) {
+            this.v100 = v100;
+            this.t4 = t4;
+        }
 
         public static Shape parse(String s) {
             return switch (s.toLowerCase(Locale.ROOT)) {
                 case "small", "2xv100|1xt4", "1" -> SMALL;
                 case "large", "4xv100|2xt4", "2" -> LARGE;
-                default -> throw new FormatException("--shape must be small (2xV100 | 1xT4) or large (4xV100 | 2xT4), got '" + s + "'", "shape");
+                default ->
+                    throw new FormatException(
+                            "--shape must be small (2xV100 | 1xT4) or large (4xV100 | 2xT4), got '" + s + "'", "shape");
             };
         }
     }
@@ -63,7 +70,9 @@ public final class AndreasScenario implements Scenario {
     private final List<JobTimes.TypeShape> shapes;
     private final ClusterSpec cluster;
 
-    public AndreasScenario(int nodes, Shape shape, ApplicationCatalog catalog) { this(nodes, shape, null, catalog); }
+    public AndreasScenario(int nodes, Shape shape, ApplicationCatalog catalog) {
+        this(nodes, shape, null, catalog);
+    }
 
     /** @param meanGapOverride mean inter-arrival in seconds instead of the protocol's (null = 3600 / N) */
     public AndreasScenario(int nodes, Shape shape, Double meanGapOverride, ApplicationCatalog catalog) {
@@ -74,8 +83,10 @@ public final class AndreasScenario implements Scenario {
         this.catalog = catalog;
         String v100 = "V100x" + shape.v100;
         String t4 = "T4x" + shape.t4;
-        this.shapes = List.of(new JobTimes.TypeShape(v100, "V100", shape.v100), new JobTimes.TypeShape(t4, "T4", shape.t4));
-        List<NodeType> types = List.of(energyType(catalog, v100, "V100", shape.v100), energyType(catalog, t4, "T4", shape.t4));
+        this.shapes =
+                List.of(new JobTimes.TypeShape(v100, "V100", shape.v100), new JobTimes.TypeShape(t4, "T4", shape.t4));
+        List<NodeType> types =
+                List.of(energyType(catalog, v100, "V100", shape.v100), energyType(catalog, t4, "T4", shape.t4));
         int v100Nodes = (nodes + 1) / 2;
         List<Node> nodeList = new ArrayList<>();
         for (int i = 1; i <= v100Nodes; i++) nodeList.add(Node.fixed("v100-" + i, v100));
@@ -85,23 +96,52 @@ public final class AndreasScenario implements Scenario {
 
     static NodeType energyType(ApplicationCatalog catalog, String name, String gpuModel, int gpus) {
         var gpu = catalog.gpu(gpuModel);
-        return NodeType.energy(name, gpuModel, gpus, new EnergyModel(gpu.idleWatts(), gpu.maxWatts(), HOST_WATTS, PRICE_PER_KWH, PUE));
+        return NodeType.energy(
+                name, gpuModel, gpus, new EnergyModel(gpu.idleWatts(), gpu.maxWatts(), HOST_WATTS, PRICE_PER_KWH, PUE));
     }
 
-    public double meanGapSeconds() { return meanGapOverride != null ? meanGapOverride : MEAN_GAP_PER_NODE_SECONDS / nodes; }
-
-    @Override public String name() { return "andreas"; }
-    @Override public ClusterSpec cluster() { return cluster; }
-    @Override public int defaultJobs() { return 10 * nodes; }
-
-    @Override public Iterator<TraceJob> jobs(long count, long seed) {
-        return new SampledJobs(catalog, shapes, catalog.applicationsFor("andreas"), SampledJobs.mixed(meanGapSeconds(), PHASE_JOBS),
-                WEIGHT_MIN, WEIGHT_MAX, count, seed);
+    public double meanGapSeconds() {
+        return meanGapOverride != null ? meanGapOverride : MEAN_GAP_PER_NODE_SECONDS / nodes;
     }
 
-    @Override public String describe() {
-        return String.format("andreas (%s): %d x %s + %d x %s nodes, energy 0.172 EUR/kWh x PUE 1.33; mixed-rate arrivals, mean gap %.0f s; "
-                + "due U[min t, 2 max t]; weight U[1, 5] EUR/h; rho 100, H 3600 s, mu 0",
-                shape.name().toLowerCase(Locale.ROOT), (nodes + 1) / 2, shapes.get(0).name(), nodes / 2, shapes.get(1).name(), meanGapSeconds());
+    @Override
+    public String name() {
+        return "andreas";
+    }
+
+    @Override
+    public ClusterSpec cluster() {
+        return cluster;
+    }
+
+    @Override
+    public int defaultJobs() {
+        return 10 * nodes;
+    }
+
+    @Override
+    public Iterator<TraceJob> jobs(long count, long seed) {
+        return new SampledJobs(
+                catalog,
+                shapes,
+                catalog.applicationsFor("andreas"),
+                SampledJobs.mixed(meanGapSeconds(), PHASE_JOBS),
+                WEIGHT_MIN,
+                WEIGHT_MAX,
+                count,
+                seed);
+    }
+
+    @Override
+    public String describe() {
+        return String.format(
+                "andreas (%s): %d x %s + %d x %s nodes, energy 0.172 EUR/kWh x PUE 1.33; mixed-rate arrivals, mean gap %.0f s; "
+                        + "due U[min t, 2 max t]; weight U[1, 5] EUR/h; rho 100, H 3600 s, mu 0",
+                shape.name().toLowerCase(Locale.ROOT),
+                (nodes + 1) / 2,
+                shapes.get(0).name(),
+                nodes / 2,
+                shapes.get(1).name(),
+                meanGapSeconds());
     }
 }

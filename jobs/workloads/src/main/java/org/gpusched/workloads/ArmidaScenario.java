@@ -51,30 +51,54 @@ public final class ArmidaScenario implements Scenario {
 
     public ArmidaScenario(ApplicationCatalog catalog) {
         this.catalog = catalog;
-        this.cluster = new ClusterSpec(new Cluster(
-                List.of(AndreasScenario.energyType(catalog, "V100x1", "V100", 1),
-                        AndreasScenario.energyType(catalog, "V100x2", "V100", 2),
-                        AndreasScenario.energyType(catalog, "T4x1", "T4", 1)),
-                List.of(Node.fixed("armida-05", "V100x1"), Node.fixed("armida-06", "V100x2"), Node.fixed("armida-07", "T4x1"))),
+        this.cluster = new ClusterSpec(
+                new Cluster(
+                        List.of(
+                                AndreasScenario.energyType(catalog, "V100x1", "V100", 1),
+                                AndreasScenario.energyType(catalog, "V100x2", "V100", 2),
+                                AndreasScenario.energyType(catalog, "T4x1", "T4", 1)),
+                        List.of(
+                                Node.fixed("armida-05", "V100x1"),
+                                Node.fixed("armida-06", "V100x2"),
+                                Node.fixed("armida-07", "T4x1"))),
                 OBJECTIVE);
     }
 
-    @Override public String name() { return "armida"; }
-    @Override public ClusterSpec cluster() { return cluster; }
-    @Override public int defaultJobs() { return TABLE_V.size(); }
+    @Override
+    public String name() {
+        return "armida";
+    }
 
-    @Override public Iterator<TraceJob> jobs(long count, long seed) {
+    @Override
+    public ClusterSpec cluster() {
+        return cluster;
+    }
+
+    @Override
+    public int defaultJobs() {
+        return TABLE_V.size();
+    }
+
+    @Override
+    public Iterator<TraceJob> jobs(long count, long seed) {
         RandomState rng = RandomState.derive(seed, 0xA4D1DAL);
         return new Iterator<>() {
             long produced;
-            @Override public boolean hasNext() { return produced < count; }
-            @Override public TraceJob next() {
+
+            @Override
+            public boolean hasNext() {
+                return produced < count;
+            }
+
+            @Override
+            public TraceJob next() {
                 if (!hasNext()) throw new NoSuchElementException();
                 long k = produced++;
                 Row row = k < TABLE_V.size() ? TABLE_V.get((int) k) : TABLE_V.get(rng.nextInt(TABLE_V.size()));
                 String id = k < TABLE_V.size() ? row.id() : "J" + (k - TABLE_V.size() + 11);
                 double submit = k * GAP_SECONDS;
-                JobTimes t = JobTimes.of(catalog, shapes, catalog.application(row.application()), row.epochs(), row.batch());
+                JobTimes t =
+                        JobTimes.of(catalog, shapes, catalog.application(row.application()), row.epochs(), row.batch());
                 // armida-05 and armida-06 share the V100 model: the times differ only in the GPU counts available.
                 Map<String, Object> extras = new LinkedHashMap<>();
                 extras.put("application", row.application());
@@ -86,7 +110,8 @@ public final class ArmidaScenario implements Scenario {
         };
     }
 
-    @Override public String describe() {
+    @Override
+    public String describe() {
         return "armida: armida-05 (1xV100), armida-06 (2xV100), armida-07 (1xT4); Table V jobs every 1200 s, due = S_j + d_j; "
                 + "energy 0.172 EUR/kWh x PUE 1.33; rho 100, H 300 s, mu 0";
     }

@@ -38,10 +38,20 @@ public final class GpuSchedulerConverter {
     public static final String TIMES = "SelectJobs_times.csv";
     public static final String NODES = "tNodes.csv";
     static final List<String> JOB_COLUMNS = List.of("UniqueJobsID", "SubmissionTime", "Deadline", "Tardinessweight");
-    static final List<String> TIME_COLUMNS = List.of("UniqueJobsID", "VMtype", "GPUtype", "nGPUs", "max_nGPUs", "cost", "ExecutionTime");
+    static final List<String> TIME_COLUMNS =
+            List.of("UniqueJobsID", "VMtype", "GPUtype", "nGPUs", "max_nGPUs", "cost", "ExecutionTime");
     /** Their job descriptors, kept verbatim as trace extras when present. */
-    static final Map<String, String> JOB_EXTRAS = linked("Application", "application", "Images", "images", "Epochs", "epochs",
-            "Batchsize", "batchSize", "Jobs", "profiledJob");
+    static final Map<String, String> JOB_EXTRAS = linked(
+            "Application",
+            "application",
+            "Images",
+            "images",
+            "Epochs",
+            "epochs",
+            "Batchsize",
+            "batchSize",
+            "Jobs",
+            "profiledJob");
 
     public record Stats(int jobs, int timeRows, int vmTypes, int nodes) {}
 
@@ -49,15 +59,21 @@ public final class GpuSchedulerConverter {
 
     private record Vm(String gpuModel, int gpus, double price, String where) {}
 
-    private record JobRow(String id, double submit, double due, double weightPerSecond, Map<String, Object> extras, String where) {}
+    private record JobRow(
+            String id, double submit, double due, double weightPerSecond, Map<String, Object> extras, String where) {}
 
     public Result convert(Path instanceDir) {
-        Path jobsFile = instanceDir.resolve(JOBS), timesFile = instanceDir.resolve(TIMES), nodesFile = instanceDir.resolve(NODES);
+        Path jobsFile = instanceDir.resolve(JOBS),
+                timesFile = instanceDir.resolve(TIMES),
+                nodesFile = instanceDir.resolve(NODES);
         List<JobRow> jobRows = readJobs(jobsFile);
         Map<String, JobRow> byId = new LinkedHashMap<>();
         for (JobRow j : jobRows) {
             JobRow earlier = byId.putIfAbsent(j.id(), j);
-            if (earlier != null) throw new FormatException(j.where() + ": UniqueJobsID '" + j.id() + "' repeats the job of " + earlier.where(), "UniqueJobsID");
+            if (earlier != null)
+                throw new FormatException(
+                        j.where() + ": UniqueJobsID '" + j.id() + "' repeats the job of " + earlier.where(),
+                        "UniqueJobsID");
         }
 
         Map<String, Vm> vms = new TreeMap<>();
@@ -67,33 +83,51 @@ public final class GpuSchedulerConverter {
             String where = timesFile + ":" + e.getKey();
             Map<String, String> r = e.getValue();
             String id = text(r, "UniqueJobsID", where);
-            if (!byId.containsKey(id)) throw new FormatException(where + ": job '" + id + "' is not in " + JOBS, "UniqueJobsID");
+            if (!byId.containsKey(id))
+                throw new FormatException(where + ": job '" + id + "' is not in " + JOBS, "UniqueJobsID");
             String vmType = text(r, "VMtype", where);
             String gpuModel = text(r, "GPUtype", where);
             int gpus = positiveInt(r, "nGPUs", where);
             int maxGpus = positiveInt(r, "max_nGPUs", where);
-            if (gpus > maxGpus) throw new FormatException(where + ": nGPUs " + gpus + " exceeds the VM's max_nGPUs " + maxGpus, "nGPUs");
+            if (gpus > maxGpus)
+                throw new FormatException(
+                        where + ": nGPUs " + gpus + " exceeds the VM's max_nGPUs " + maxGpus, "nGPUs");
             double price = number(r, "cost", where);
             if (price < 0) throw new FormatException(where + ": cost must be >= 0, got " + r.get("cost"), "cost");
             double seconds = number(r, "ExecutionTime", where);
-            if (!(seconds > 0)) throw new FormatException(where + ": ExecutionTime must be > 0 seconds, got " + r.get("ExecutionTime"), "ExecutionTime");
+            if (!(seconds > 0))
+                throw new FormatException(
+                        where + ": ExecutionTime must be > 0 seconds, got " + r.get("ExecutionTime"), "ExecutionTime");
             Vm vm = new Vm(gpuModel, maxGpus, price, where);
             Vm known = vms.putIfAbsent(vmType, vm);
-            if (known != null && (!known.gpuModel().equals(gpuModel) || known.gpus() != maxGpus || known.price() != price)) {
-                throw new FormatException(where + ": VM type " + vmType + " is (" + gpuModel + ", " + maxGpus + " GPUs, " + price + " per hour) but "
-                        + known.where() + " says (" + known.gpuModel() + ", " + known.gpus() + " GPUs, " + known.price() + " per hour)", "VMtype");
+            if (known != null
+                    && (!known.gpuModel().equals(gpuModel) || known.gpus() != maxGpus || known.price() != price)) {
+                throw new FormatException(
+                        where + ": VM type " + vmType + " is (" + gpuModel + ", " + maxGpus + " GPUs, " + price
+                                + " per hour) but " + known.where() + " says (" + known.gpuModel() + ", " + known.gpus()
+                                + " GPUs, " + known.price() + " per hour)",
+                        "VMtype");
             }
-            Double before = times.computeIfAbsent(id, k -> new TreeMap<>()).computeIfAbsent(vmType, k -> new TreeMap<>()).put(gpus, seconds);
+            Double before = times.computeIfAbsent(id, k -> new TreeMap<>())
+                    .computeIfAbsent(vmType, k -> new TreeMap<>())
+                    .put(gpus, seconds);
             if (before != null && before != seconds) {
-                throw new FormatException(where + ": job " + id + " on " + vmType + " with " + gpus + " GPUs already has ExecutionTime " + before, "ExecutionTime");
+                throw new FormatException(
+                        where + ": job " + id + " on " + vmType + " with " + gpus + " GPUs already has ExecutionTime "
+                                + before,
+                        "ExecutionTime");
             }
         }
 
         List<String> untimed = new ArrayList<>();
         for (String id : byId.keySet()) if (!times.containsKey(id)) untimed.add(id);
         if (!untimed.isEmpty()) {
-            throw new FormatException(timesFile + ": no execution time for job" + (untimed.size() > 1 ? "s " : " ") + String.join(", ", untimed.subList(0, Math.min(10, untimed.size())))
-                    + (untimed.size() > 10 ? " and " + (untimed.size() - 10) + " more" : "") + " of " + JOBS + " (a job needs at least one VM type)", "UniqueJobsID");
+            throw new FormatException(
+                    timesFile + ": no execution time for job" + (untimed.size() > 1 ? "s " : " ")
+                            + String.join(", ", untimed.subList(0, Math.min(10, untimed.size())))
+                            + (untimed.size() > 10 ? " and " + (untimed.size() - 10) + " more" : "") + " of " + JOBS
+                            + " (a job needs at least one VM type)",
+                    "UniqueJobsID");
         }
 
         List<NodeType> types = new ArrayList<>();
@@ -101,13 +135,16 @@ public final class GpuSchedulerConverter {
         List<Node> nodes = readNodes(nodesFile);
         ClusterSpec cluster = new ClusterSpec(new Cluster(types, nodes), HierarchicalScenario.OBJECTIVE);
 
-        // Their simulator submits the file's rows front to back; the generator sorts them by SubmissionTime. Stable sort.
+        // Their simulator submits the file's rows front to back; the generator sorts them by SubmissionTime. Stable
+        // sort.
         List<JobRow> ordered = new ArrayList<>(jobRows);
         ordered.sort(Comparator.comparingDouble(JobRow::submit));
         List<TraceJob> jobs = new ArrayList<>(ordered.size());
         for (JobRow j : ordered) {
             try {
-                jobs.add(new TraceJob(new Job(j.id(), j.submit(), j.due(), j.weightPerSecond() * 3600, times.get(j.id())), j.extras()));
+                jobs.add(new TraceJob(
+                        new Job(j.id(), j.submit(), j.due(), j.weightPerSecond() * 3600, times.get(j.id())),
+                        j.extras()));
             } catch (RuntimeException e) {
                 throw new FormatException(j.where() + ": " + e.getMessage(), null, e);
             }
@@ -122,11 +159,19 @@ public final class GpuSchedulerConverter {
             Map<String, String> r = e.getValue();
             String id = text(r, "UniqueJobsID", where);
             double submit = number(r, "SubmissionTime", where);
-            if (submit < 0) throw new FormatException(where + ": SubmissionTime must be >= 0, got " + r.get("SubmissionTime"), "SubmissionTime");
+            if (submit < 0)
+                throw new FormatException(
+                        where + ": SubmissionTime must be >= 0, got " + r.get("SubmissionTime"), "SubmissionTime");
             double due = number(r, "Deadline", where);
-            if (due < submit) throw new FormatException(where + ": Deadline " + r.get("Deadline") + " is before SubmissionTime " + r.get("SubmissionTime"), "Deadline");
+            if (due < submit)
+                throw new FormatException(
+                        where + ": Deadline " + r.get("Deadline") + " is before SubmissionTime "
+                                + r.get("SubmissionTime"),
+                        "Deadline");
             double weight = number(r, "Tardinessweight", where);
-            if (weight < 0) throw new FormatException(where + ": Tardinessweight must be >= 0, got " + r.get("Tardinessweight"), "Tardinessweight");
+            if (weight < 0)
+                throw new FormatException(
+                        where + ": Tardinessweight must be >= 0, got " + r.get("Tardinessweight"), "Tardinessweight");
             Map<String, Object> extras = new LinkedHashMap<>();
             JOB_EXTRAS.forEach((column, field) -> {
                 String v = r.get(column);
@@ -165,7 +210,8 @@ public final class GpuSchedulerConverter {
         } catch (NumberFormatException e) {
             throw new FormatException(where + ": " + column + " must be a number, got '" + v + "'", column);
         }
-        if (!Double.isFinite(d)) throw new FormatException(where + ": " + column + " must be finite, got '" + v + "'", column);
+        if (!Double.isFinite(d))
+            throw new FormatException(where + ": " + column + " must be finite, got '" + v + "'", column);
         return d;
     }
 

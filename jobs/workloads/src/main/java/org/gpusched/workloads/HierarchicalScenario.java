@@ -58,7 +58,9 @@ public final class HierarchicalScenario implements Scenario {
     private final List<JobTimes.TypeShape> shapes = new ArrayList<>();
     private final ClusterSpec cluster;
 
-    public HierarchicalScenario(int nodes, ApplicationCatalog catalog) { this(nodes, null, catalog); }
+    public HierarchicalScenario(int nodes, ApplicationCatalog catalog) {
+        this(nodes, null, catalog);
+    }
 
     /** @param meanGapOverride mean inter-arrival in seconds instead of the protocol's (null = 45,000 x 5 / N) */
     public HierarchicalScenario(int nodes, Double meanGapOverride, ApplicationCatalog catalog) {
@@ -86,24 +88,58 @@ public final class HierarchicalScenario implements Scenario {
         this.cluster = new ClusterSpec(new Cluster(types, nodeList), OBJECTIVE);
     }
 
-    public double meanGapSeconds() { return meanGapOverride != null ? meanGapOverride : PAPER_MEAN_GAP_SECONDS * NODES_PER_CONTROLLER / nodes; }
-
-    public double dueFactor() { return dueFactor; }
-
-    private boolean isTight() { return dueFactor != SampledJobs.PAPER_DUE_FACTOR; }
-
-    @Override public String name() { return isTight() ? "hierarchical-tight" : "hierarchical"; }
-    @Override public ClusterSpec cluster() { return cluster; }
-    @Override public int defaultJobs() { return 10 * nodes; }
-
-    @Override public Iterator<TraceJob> jobs(long count, long seed) {
-        return new SampledJobs(catalog, shapes, catalog.applicationsFor("hierarchical"), SampledJobs.poisson(meanGapSeconds()),
-                dueFactor, WEIGHT_MIN, WEIGHT_MAX, count, seed);
+    public double meanGapSeconds() {
+        return meanGapOverride != null ? meanGapOverride : PAPER_MEAN_GAP_SECONDS * NODES_PER_CONTROLLER / nodes;
     }
 
-    @Override public String describe() {
-        return String.format(java.util.Locale.ROOT, "%s: %d rightsizable nodes over the 9 VM types of Table II; Poisson arrivals, mean gap %.0f s "
-                + (meanGapOverride != null ? "(--mean-gap)" : "(45,000 s x 5 / N)") + "; due U[min t, %s max t]%s; weight U[0.36, 1.08] $/h; rho 100, H 3600 s, mu 1",
-                name(), nodes, meanGapSeconds(), isTight() ? String.valueOf(dueFactor) : "2", isTight() ? " (tightened; the paper: 2 max t)" : "");
+    public double dueFactor() {
+        return dueFactor;
+    }
+
+    private boolean isTight() {
+        return dueFactor != SampledJobs.PAPER_DUE_FACTOR;
+    }
+
+    @Override
+    public String name() {
+        return isTight() ? "hierarchical-tight" : "hierarchical";
+    }
+
+    @Override
+    public ClusterSpec cluster() {
+        return cluster;
+    }
+
+    @Override
+    public int defaultJobs() {
+        return 10 * nodes;
+    }
+
+    @Override
+    public Iterator<TraceJob> jobs(long count, long seed) {
+        return new SampledJobs(
+                catalog,
+                shapes,
+                catalog.applicationsFor("hierarchical"),
+                SampledJobs.poisson(meanGapSeconds()),
+                dueFactor,
+                WEIGHT_MIN,
+                WEIGHT_MAX,
+                count,
+                seed);
+    }
+
+    @Override
+    public String describe() {
+        return String.format(
+                java.util.Locale.ROOT,
+                "%s: %d rightsizable nodes over the 9 VM types of Table II; Poisson arrivals, mean gap %.0f s "
+                        + (meanGapOverride != null ? "(--mean-gap)" : "(45,000 s x 5 / N)")
+                        + "; due U[min t, %s max t]%s; weight U[0.36, 1.08] $/h; rho 100, H 3600 s, mu 1",
+                name(),
+                nodes,
+                meanGapSeconds(),
+                isTight() ? String.valueOf(dueFactor) : "2",
+                isTight() ? " (tightened; the paper: 2 max t)" : "");
     }
 }

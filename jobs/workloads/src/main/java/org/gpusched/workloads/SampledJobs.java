@@ -42,13 +42,28 @@ final class SampledJobs implements Iterator<TraceJob> {
     private long produced;
     private double clock;
 
-    SampledJobs(ApplicationCatalog catalog, List<JobTimes.TypeShape> shapes, List<Application> pool, Arrivals arrivals,
-                double weightMin, double weightMax, long count, long seed) {
+    SampledJobs(
+            ApplicationCatalog catalog,
+            List<JobTimes.TypeShape> shapes,
+            List<Application> pool,
+            Arrivals arrivals,
+            double weightMin,
+            double weightMax,
+            long count,
+            long seed) {
         this(catalog, shapes, pool, arrivals, PAPER_DUE_FACTOR, weightMin, weightMax, count, seed);
     }
 
-    SampledJobs(ApplicationCatalog catalog, List<JobTimes.TypeShape> shapes, List<Application> pool, Arrivals arrivals,
-                double dueFactor, double weightMin, double weightMax, long count, long seed) {
+    SampledJobs(
+            ApplicationCatalog catalog,
+            List<JobTimes.TypeShape> shapes,
+            List<Application> pool,
+            Arrivals arrivals,
+            double dueFactor,
+            double weightMin,
+            double weightMax,
+            long count,
+            long seed) {
         if (!(dueFactor > 0)) throw new IllegalArgumentException("due factor must be > 0, got " + dueFactor);
         this.catalog = catalog;
         this.shapes = shapes;
@@ -61,9 +76,13 @@ final class SampledJobs implements Iterator<TraceJob> {
         this.rng = RandomState.derive(seed, 0x6A0B5L);
     }
 
-    @Override public boolean hasNext() { return produced < count; }
+    @Override
+    public boolean hasNext() {
+        return produced < count;
+    }
 
-    @Override public TraceJob next() {
+    @Override
+    public TraceJob next() {
         if (!hasNext()) throw new NoSuchElementException();
         // The first job arrives at t = 0; the following ones after each drawn gap.
         if (produced > 0) clock += arrivals.nextGap(rng);
@@ -73,7 +92,8 @@ final class SampledJobs implements Iterator<TraceJob> {
         int batch = app.batchSizes().get(rng.nextInt(app.batchSizes().size()));
         JobTimes t = JobTimes.of(catalog, shapes, app, epochs, batch);
         double submit = JobTimes.round3(clock);
-        double due = JobTimes.round3(submit + t.min + rng.nextDouble() * (dueUpperBound(t.min, t.max, dueFactor) - t.min));
+        double due =
+                JobTimes.round3(submit + t.min + rng.nextDouble() * (dueUpperBound(t.min, t.max, dueFactor) - t.min));
         double weight = Math.round((weightMin + rng.nextDouble() * (weightMax - weightMin)) * 1e6) / 1e6;
         Map<String, Object> extras = new LinkedHashMap<>();
         extras.put("application", app.name());
@@ -101,7 +121,9 @@ final class SampledJobs implements Iterator<TraceJob> {
     static Arrivals mixed(double meanSeconds, double phaseJobs) {
         return new Arrivals() {
             boolean burst = true;
-            @Override public double nextGap(RandomState rng) {
+
+            @Override
+            public double nextGap(RandomState rng) {
                 if (rng.nextDouble() < 1.0 / phaseJobs) burst = !burst;
                 return exponential(rng, burst ? meanSeconds / 2 : meanSeconds * 1.5);
             }

@@ -19,28 +19,41 @@ public final class Scenarios {
     }
 
     /** @param meanGap mean inter-arrival (s) instead of the protocol's, to vary the load; null = the protocol's */
-    public static Scenario create(String name, Integer nodes, String shape, Double meanGap, ApplicationCatalog catalog) {
+    public static Scenario create(
+            String name, Integer nodes, String shape, Double meanGap, ApplicationCatalog catalog) {
         String n = name == null ? "" : name.toLowerCase(Locale.ROOT);
-        if (shape != null && !n.equals("andreas")) throw new FormatException("--shape applies to the andreas scenario only", "shape");
-        if (meanGap != null && !(meanGap > 0)) throw new FormatException("--mean-gap must be > 0 seconds, got " + meanGap, "meanGap");
-        if (meanGap != null && n.equals("armida")) throw new FormatException("--mean-gap does not apply to armida (Table V: one job every 1200 s)", "meanGap");
+        if (shape != null && !n.equals("andreas"))
+            throw new FormatException("--shape applies to the andreas scenario only", "shape");
+        if (meanGap != null && !(meanGap > 0))
+            throw new FormatException("--mean-gap must be > 0 seconds, got " + meanGap, "meanGap");
+        if (meanGap != null && n.equals("armida"))
+            throw new FormatException("--mean-gap does not apply to armida (Table V: one job every 1200 s)", "meanGap");
         switch (n) {
             case "hierarchical":
                 return new HierarchicalScenario(requireNodes(n, nodes), meanGap, catalog);
             case "hierarchical-tight":
                 return HierarchicalScenario.tight(requireNodes(n, nodes), meanGap, catalog);
             case "andreas":
-                return new AndreasScenario(requireNodes(n, nodes), shape == null ? AndreasScenario.Shape.SMALL : AndreasScenario.Shape.parse(shape), meanGap, catalog);
+                return new AndreasScenario(
+                        requireNodes(n, nodes),
+                        shape == null ? AndreasScenario.Shape.SMALL : AndreasScenario.Shape.parse(shape),
+                        meanGap,
+                        catalog);
             case "armida":
-                if (nodes != null && nodes != 3) throw new FormatException("armida runs on its 3 nodes (armida-05/06/07); --nodes " + nodes + " is not possible", "nodes");
+                if (nodes != null && nodes != 3)
+                    throw new FormatException(
+                            "armida runs on its 3 nodes (armida-05/06/07); --nodes " + nodes + " is not possible",
+                            "nodes");
                 return new ArmidaScenario(catalog);
             default:
-                throw new FormatException("unknown scenario '" + name + "' (known: " + String.join(", ", NAMES) + ")", "scenario");
+                throw new FormatException(
+                        "unknown scenario '" + name + "' (known: " + String.join(", ", NAMES) + ")", "scenario");
         }
     }
 
     private static int requireNodes(String scenario, Integer nodes) {
-        if (nodes == null) throw new FormatException("--nodes N is required for the " + scenario + " scenario", "nodes");
+        if (nodes == null)
+            throw new FormatException("--nodes N is required for the " + scenario + " scenario", "nodes");
         if (nodes < 1) throw new FormatException("--nodes must be >= 1, got " + nodes, "nodes");
         return nodes;
     }

@@ -21,8 +21,14 @@ public final class WorkloadWriter {
     public static final String CLUSTER = "cluster.yaml";
 
     /** What was written, for the summary table. */
-    public record Summary(long jobs, int nodes, double lastSubmit, double meanFastestSeconds, double meanSlack,
-                          double meanWeight, Map<String, Long> perApplication) {}
+    public record Summary(
+            long jobs,
+            int nodes,
+            double lastSubmit,
+            double meanFastestSeconds,
+            double meanSlack,
+            double meanWeight,
+            Map<String, Long> perApplication) {}
 
     private WorkloadWriter() {}
 
@@ -44,7 +50,8 @@ public final class WorkloadWriter {
                 n++;
                 var job = tj.job();
                 double fastest = Double.POSITIVE_INFINITY;
-                for (var perGpus : job.times().values()) for (double s : perGpus.values()) fastest = Math.min(fastest, s);
+                for (var perGpus : job.times().values())
+                    for (double s : perGpus.values()) fastest = Math.min(fastest, s);
                 lastSubmit = job.submitSeconds();
                 sumFastest += fastest;
                 sumSlack += job.dueSeconds() - job.submitSeconds();
@@ -56,7 +63,13 @@ public final class WorkloadWriter {
         } catch (IOException e) {
             throw new UncheckedIOException(outDir.resolve(TRACE) + ": cannot write", e);
         }
-        return new Summary(n, cluster.cluster().nodeCount(), lastSubmit, n == 0 ? 0 : sumFastest / n, n == 0 ? 0 : sumSlack / n,
-                n == 0 ? 0 : sumWeight / n, perApp);
+        return new Summary(
+                n,
+                cluster.cluster().nodeCount(),
+                lastSubmit,
+                n == 0 ? 0 : sumFastest / n,
+                n == 0 ? 0 : sumSlack / n,
+                n == 0 ? 0 : sumWeight / n,
+                perApp);
     }
 }

@@ -8,9 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 import org.gpusched.core.model.Job;
 import org.gpusched.formats.ClusterYaml;
 import org.gpusched.formats.FormatException;
@@ -21,9 +19,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 class AlibabaConverterTest {
     final AlibabaConverter converter = new AlibabaConverter(ApplicationCatalog.defaults());
-    static final AlibabaConverter.Options DEFAULTS = new AlibabaConverter.Options(0, 2, 1, AlibabaConverter.Censored.KEEP);
-    static final String HEADER = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
-    static final String NODES = "sn,cpu_milli,memory_mib,gpu,model\nn1,64000,262144,2,P100\nn2,96000,393216,8,G2\nn3,32000,100,0,\n";
+    static final AlibabaConverter.Options DEFAULTS =
+            new AlibabaConverter.Options(0, 2, 1, AlibabaConverter.Censored.KEEP);
+    static final String HEADER =
+            "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
+    static final String NODES =
+            "sn,cpu_milli,memory_mib,gpu,model\nn1,64000,262144,2,P100\nn2,96000,393216,8,G2\nn3,32000,100,0,\n";
 
     /** The shared trace folder beside the repository (../shared from the repo root; tests run in jobs/workloads). */
     static Path traceDir() {
@@ -31,7 +32,9 @@ class AlibabaConverterTest {
             Path d = Path.of(p);
             if (Files.isRegularFile(d.resolve("openb_pod_list_default.csv"))) return d;
         }
-        assumeTrue(false, "skipped: the Alibaba 2023 trace is not at ../shared/traces/alibaba-gpu-2023 beside the repository");
+        assumeTrue(
+                false,
+                "skipped: the Alibaba 2023 trace is not at ../shared/traces/alibaba-gpu-2023 beside the repository");
         return null;
     }
 
@@ -41,7 +44,8 @@ class AlibabaConverterTest {
     AlibabaConverter.Result defaultTrace() {
         Path dir = traceDir();
         if (defaultConversion == null) {
-            defaultConversion = converter.convert(dir.resolve("openb_pod_list_default.csv"), dir.resolve("openb_node_list_gpu_node.csv"), DEFAULTS);
+            defaultConversion = converter.convert(
+                    dir.resolve("openb_pod_list_default.csv"), dir.resolve("openb_node_list_gpu_node.csv"), DEFAULTS);
         }
         return defaultConversion;
     }
@@ -60,7 +64,9 @@ class AlibabaConverterTest {
         assertEquals(1213, s.nodes());
         assertEquals(12, s.nodeTypes());
         assertEquals(0, s.unplaceable());
-        long censored = r.jobs().stream().filter(t -> Boolean.TRUE.equals(t.extras().get("censored"))).count();
+        long censored = r.jobs().stream()
+                .filter(t -> Boolean.TRUE.equals(t.extras().get("censored")))
+                .count();
         assertEquals(32, censored);
         double last = -1;
         for (TraceJob tj : r.jobs()) {
@@ -72,17 +78,29 @@ class AlibabaConverterTest {
             long milli = ((Number) tj.extras().get("gpuMilli")).longValue();
             if (milli < 1000) assertEquals(1, gpus, "fractional tasks take one whole GPU");
             double trace = ((Number) tj.extras().get("traceSeconds")).doubleValue();
-            if (Boolean.TRUE.equals(tj.extras().get("censored"))) assertEquals(AlibabaConverter.CUTOFF - j.submitSeconds(), trace, 1e-6);
-            double min = j.times().values().stream().flatMap(m -> m.values().stream()).mapToDouble(Double::doubleValue).min().orElseThrow();
-            double max = j.times().values().stream().flatMap(m -> m.values().stream()).mapToDouble(Double::doubleValue).max().orElseThrow();
+            if (Boolean.TRUE.equals(tj.extras().get("censored")))
+                assertEquals(AlibabaConverter.CUTOFF - j.submitSeconds(), trace, 1e-6);
+            double min = j.times().values().stream()
+                    .flatMap(m -> m.values().stream())
+                    .mapToDouble(Double::doubleValue)
+                    .min()
+                    .orElseThrow();
+            double max = j.times().values().stream()
+                    .flatMap(m -> m.values().stream())
+                    .mapToDouble(Double::doubleValue)
+                    .max()
+                    .orElseThrow();
             if (gpus == 1 && trace > 1) {
                 // Every model hosts a 1-GPU task, so the fleet-average duration lies between the fastest and slowest.
-                assertTrue(min < trace * 1.0001 && max > trace * 0.9999, "the observed duration lies between the fastest and slowest model");
+                assertTrue(
+                        min < trace * 1.0001 && max > trace * 0.9999,
+                        "the observed duration lies between the fastest and slowest model");
             }
             double slack = j.dueSeconds() - j.submitSeconds();
             assertTrue(slack >= min - 1e-3 && slack <= 2 * max + 1e-3);
             double perGpu = AlibabaConverter.QOS_WEIGHT.get((String) tj.extras().get("qos"));
-            assertTrue(j.weightPerHour() >= 0.5 * perGpu * gpus - 1e-6 && j.weightPerHour() <= 1.5 * perGpu * gpus + 1e-6);
+            assertTrue(
+                    j.weightPerHour() >= 0.5 * perGpu * gpus - 1e-6 && j.weightPerHour() <= 1.5 * perGpu * gpus + 1e-6);
             // A T4 is slower than a V100 for the same task.
             if (j.times().containsKey("T4x2") && j.times().containsKey("V100M32x8")) {
                 assertTrue(j.timeOn("T4x2", gpus) > j.timeOn("V100M32x8", gpus));
@@ -94,18 +112,23 @@ class AlibabaConverterTest {
         var summary = WorkloadWriter.write(r.cluster(), r.jobs().iterator(), out, null);
         assertEquals(s.kept(), summary.jobs());
         assertEquals(s.kept(), TraceFile.read(out.resolve("trace.jsonl")).size());
-        assertEquals(1213, ClusterYaml.read(out.resolve("cluster.yaml")).cluster().nodeCount());
+        assertEquals(
+                1213, ClusterYaml.read(out.resolve("cluster.yaml")).cluster().nodeCount());
     }
 
     @Test
     void censoredDropAndLimit() {
         Path dir = traceDir();
-        var drop = converter.convert(dir.resolve("openb_pod_list_default.csv"), dir.resolve("openb_node_list_gpu_node.csv"),
+        var drop = converter.convert(
+                dir.resolve("openb_pod_list_default.csv"),
+                dir.resolve("openb_node_list_gpu_node.csv"),
                 new AlibabaConverter.Options(0, 2, 1, AlibabaConverter.Censored.DROP));
         assertEquals(32, drop.stats().censoredDropped());
         assertEquals(8152 - 1088 - 861 - 32, drop.jobs().size());
         assertTrue(drop.jobs().stream().noneMatch(t -> t.extras().containsKey("censored")));
-        var limited = converter.convert(dir.resolve("openb_pod_list_default.csv"), dir.resolve("openb_node_list_gpu_node.csv"),
+        var limited = converter.convert(
+                dir.resolve("openb_pod_list_default.csv"),
+                dir.resolve("openb_node_list_gpu_node.csv"),
                 new AlibabaConverter.Options(100, 3, 1, AlibabaConverter.Censored.KEEP));
         assertEquals(100, limited.jobs().size());
         assertEquals("openb-pod-0000", limited.jobs().get(0).job().id());
@@ -114,7 +137,8 @@ class AlibabaConverterTest {
     @Test
     void gpuSpecRestrictsTheNodeTypes() {
         Path dir = traceDir();
-        var r = converter.convert(dir.resolve("openb_pod_list_gpuspec33.csv"), dir.resolve("openb_node_list_gpu_node.csv"), DEFAULTS);
+        var r = converter.convert(
+                dir.resolve("openb_pod_list_gpuspec33.csv"), dir.resolve("openb_node_list_gpu_node.csv"), DEFAULTS);
         long constrained = 0;
         for (TraceJob tj : r.jobs()) {
             Object spec = tj.extras().get("gpuSpec");
@@ -135,7 +159,9 @@ class AlibabaConverterTest {
         Path pods = dir.resolve("openb_pod_list_default.csv"), nodes = dir.resolve("openb_node_list_gpu_node.csv");
         var a = defaultTrace().jobs();
         var b = converter.convert(pods, nodes, DEFAULTS).jobs();
-        var c = converter.convert(pods, nodes, new AlibabaConverter.Options(0, 2, 2, AlibabaConverter.Censored.KEEP)).jobs();
+        var c = converter
+                .convert(pods, nodes, new AlibabaConverter.Options(0, 2, 2, AlibabaConverter.Censored.KEEP))
+                .jobs();
         assertEquals(a, b);
         assertTrue(!a.get(5).job().equals(c.get(5).job()), "another seed draws other due dates and weights");
         assertEquals(a.get(5).job().times(), c.get(5).job().times());
@@ -146,14 +172,17 @@ class AlibabaConverterTest {
         Path nodes = dir.resolve("nodes.csv");
         Files.writeString(nodes, NODES);
         Path pods = dir.resolve("pods.csv");
-        Files.writeString(pods, HEADER
-                + "p1,8000,1000,1,300,,LS,Running,100,700,100\n"          // fractional -> 1 GPU, 600 s
-                + "p2,8000,1000,0,0,,BE,Running,150,900,150\n"            // CPU only
-                + "p3,8000,1000,4,1000,P100,LS,Running,200,800,200\n"     // 4 GPUs on P100 only: no P100 node has 4
-                + "p4,8000,1000,2,1000,,BE,Pending,300,900,\n"            // never scheduled
-                + "p5,8000,1000,8,1000,,Guaranteed,Running,50,12902960,55\n"); // censored, listed out of order
+        Files.writeString(
+                pods,
+                HEADER
+                        + "p1,8000,1000,1,300,,LS,Running,100,700,100\n" // fractional -> 1 GPU, 600 s
+                        + "p2,8000,1000,0,0,,BE,Running,150,900,150\n" // CPU only
+                        + "p3,8000,1000,4,1000,P100,LS,Running,200,800,200\n" // 4 GPUs on P100 only: no P100 node has 4
+                        + "p4,8000,1000,2,1000,,BE,Pending,300,900,\n" // never scheduled
+                        + "p5,8000,1000,8,1000,,Guaranteed,Running,50,12902960,55\n"); // censored, listed out of order
         var r = converter.convert(pods, nodes, DEFAULTS);
-        assertEquals(List.of("p5", "p1"), r.jobs().stream().map(t -> t.job().id()).toList());
+        assertEquals(
+                List.of("p5", "p1"), r.jobs().stream().map(t -> t.job().id()).toList());
         assertEquals(1, r.stats().unplaceable());
         assertEquals(1, r.stats().pending());
         assertEquals(1, r.stats().cpuOnly());
@@ -179,12 +208,15 @@ class AlibabaConverterTest {
         Files.writeString(pods, HEADER + "p1,8000,1000,1,300,,LS,Running,100,700,100\np2,8000,1000,1\n");
         FormatException e = assertThrows(FormatException.class, () -> converter.convert(pods, nodes, DEFAULTS));
         assertTrue(e.getMessage().startsWith(pods + ":3:"), e.getMessage());
-        Files.writeString(pods, HEADER + "p1,8000,1000,1,300,,LS,Running,100,700,100\np2,8000,1000,two,1000,,LS,Running,100,700,100\n");
+        Files.writeString(
+                pods,
+                HEADER + "p1,8000,1000,1,300,,LS,Running,100,700,100\np2,8000,1000,two,1000,,LS,Running,100,700,100\n");
         e = assertThrows(FormatException.class, () -> converter.convert(pods, nodes, DEFAULTS));
         assertTrue(e.getMessage().startsWith(pods + ":3:") && e.getMessage().contains("num_gpu"), e.getMessage());
         Files.writeString(pods, HEADER + "p1,8000,1000,1,300,,LS,Running,900,700,900\n");
         e = assertThrows(FormatException.class, () -> converter.convert(pods, nodes, DEFAULTS));
-        assertTrue(e.getMessage().startsWith(pods + ":2:") && e.getMessage().contains("before creation"), e.getMessage());
+        assertTrue(
+                e.getMessage().startsWith(pods + ":2:") && e.getMessage().contains("before creation"), e.getMessage());
         Files.writeString(pods, HEADER + "p1,8000,1000,1,300,,Premium,Running,100,700,100\n");
         e = assertThrows(FormatException.class, () -> converter.convert(pods, nodes, DEFAULTS));
         assertTrue(e.getMessage().contains(":2:") && e.getMessage().contains("qos"), e.getMessage());

@@ -15,10 +15,14 @@ class ApplicationCatalogTest {
 
     @Test
     void bundledModelHasEveryApplicationAndGpuOfThePapers() {
-        for (String app : new String[] {"AlexNet", "ResNet", "VGG", "DeepSpeech", "EfficientNet", "ConvNet", "LSTM-big", "LSTM-small"}) {
+        for (String app : new String[] {
+            "AlexNet", "ResNet", "VGG", "DeepSpeech", "EfficientNet", "ConvNet", "LSTM-big", "LSTM-small"
+        }) {
             catalog.application(app);
         }
-        for (String gpu : new String[] {"K80", "M60", "P600", "1080Ti", "V100", "T4", "P100", "V100M16", "V100M32", "A10", "G2", "G3"}) {
+        for (String gpu : new String[] {
+            "K80", "M60", "P600", "1080Ti", "V100", "T4", "P100", "V100M16", "V100M32", "A10", "G2", "G3"
+        }) {
             assertTrue(catalog.hasGpu(gpu), gpu);
         }
         assertEquals(4, catalog.applicationsFor("hierarchical").size());
@@ -27,7 +31,9 @@ class ApplicationCatalogTest {
 
     @Test
     void speedUpIsSublinearAndIncreasing() {
-        for (String name : new String[] {"AlexNet", "ResNet", "VGG", "DeepSpeech", "EfficientNet", "ConvNet", "LSTM-big", "LSTM-small"}) {
+        for (String name : new String[] {
+            "AlexNet", "ResNet", "VGG", "DeepSpeech", "EfficientNet", "ConvNet", "LSTM-big", "LSTM-small"
+        }) {
             var app = catalog.application(name);
             double previous = 1;
             assertEquals(1.0, ApplicationCatalog.speedup(app, 1), 1e-12);
@@ -46,7 +52,8 @@ class ApplicationCatalogTest {
         var k80 = catalog.gpu("K80");
         double t10 = catalog.executionSeconds(vgg, k80, 1, 10, 64);
         assertEquals(2 * t10, catalog.executionSeconds(vgg, k80, 1, 20, 64), 1e-6);
-        assertTrue(catalog.executionSeconds(vgg, k80, 1, 10, 128) < t10, "larger batches amortise the per-step overhead");
+        assertTrue(
+                catalog.executionSeconds(vgg, k80, 1, 10, 128) < t10, "larger batches amortise the per-step overhead");
         assertTrue(catalog.executionSeconds(vgg, catalog.gpu("1080Ti"), 1, 10, 64) < t10);
         assertTrue(catalog.executionSeconds(vgg, catalog.gpu("P600"), 1, 10, 64) > t10);
         // The model's own numbers, worked out: VGG on K80: slowdown = 0.9 x 14/4.37 + 0.1 x 900/240.
@@ -60,8 +67,10 @@ class ApplicationCatalogTest {
         // VGG is compute bound, DeepSpeech memory bound: the 1080Ti's FLOPS edge over the M60 matters more to VGG.
         var m60 = catalog.gpu("M60");
         var ti = catalog.gpu("1080Ti");
-        double vggGain = catalog.slowdown(catalog.application("VGG"), m60) / catalog.slowdown(catalog.application("VGG"), ti);
-        double dsGain = catalog.slowdown(catalog.application("DeepSpeech"), m60) / catalog.slowdown(catalog.application("DeepSpeech"), ti);
+        double vggGain =
+                catalog.slowdown(catalog.application("VGG"), m60) / catalog.slowdown(catalog.application("VGG"), ti);
+        double dsGain = catalog.slowdown(catalog.application("DeepSpeech"), m60)
+                / catalog.slowdown(catalog.application("DeepSpeech"), ti);
         assertTrue(vggGain > 2.0 && dsGain > 2.0);
         assertTrue(Math.abs(vggGain - dsGain) > 0.1);
     }

@@ -31,10 +31,14 @@ class GpuSchedulerConverterTest {
     void convertsTheirInstanceFolder(@TempDir Path out) throws IOException {
         var r = converter.convert(SAMPLE);
         assertEquals(4, r.jobs().size());
-        assertEquals(List.of("n1", "n2", "n3"), r.cluster().cluster().nodes().stream().map(n -> n.id()).toList());
+        assertEquals(
+                List.of("n1", "n2", "n3"),
+                r.cluster().cluster().nodes().stream().map(n -> n.id()).toList());
         assertTrue(r.cluster().cluster().nodes().stream().allMatch(n -> n.isRightsizable()));
         var types = r.cluster().cluster().types();
-        assertEquals(List.of("NC12", "NC6", "NV24"), types.stream().map(t -> t.name()).toList());
+        assertEquals(
+                List.of("NC12", "NC6", "NV24"),
+                types.stream().map(t -> t.name()).toList());
         var nv24 = types.get(2);
         assertEquals("M60", nv24.gpuModel());
         assertEquals(4, nv24.gpus());
@@ -53,7 +57,9 @@ class GpuSchedulerConverterTest {
         var cluster = ClusterYaml.read(out.resolve(WorkloadWriter.CLUSTER));
         assertEquals(3, cluster.cluster().nodes().size());
         List<TraceJob> back = TraceFile.read(out.resolve(WorkloadWriter.TRACE));
-        assertEquals(List.of("JJ1", "JJ2", "JJ3", "JJ4"), back.stream().map(j -> j.job().id()).toList());
+        assertEquals(
+                List.of("JJ1", "JJ2", "JJ3", "JJ4"),
+                back.stream().map(j -> j.job().id()).toList());
         assertEquals(jj1.times(), back.get(0).job().times());
     }
 
@@ -62,30 +68,69 @@ class GpuSchedulerConverterTest {
         copySample(dir);
         List<String> lines = Files.readAllLines(dir.resolve(GpuSchedulerConverter.JOBS));
         // JJ3 and JJ4 share a submission time; JJ2 moved to the end
-        Files.write(dir.resolve(GpuSchedulerConverter.JOBS), List.of(lines.get(0), lines.get(1), lines.get(3), lines.get(4), lines.get(2)));
+        Files.write(
+                dir.resolve(GpuSchedulerConverter.JOBS),
+                List.of(lines.get(0), lines.get(1), lines.get(3), lines.get(4), lines.get(2)));
         var ids = converter.convert(dir).jobs().stream().map(j -> j.job().id()).toList();
         assertEquals(List.of("JJ1", "JJ2", "JJ3", "JJ4"), ids);
     }
 
     @Test
     void hostileRowsNameFileAndLine(@TempDir Path dir) throws IOException {
-        String times = GpuSchedulerConverter.TIMES, jobs = GpuSchedulerConverter.JOBS, nodes = GpuSchedulerConverter.NODES;
+        String times = GpuSchedulerConverter.TIMES,
+                jobs = GpuSchedulerConverter.JOBS,
+                nodes = GpuSchedulerConverter.NODES;
         assertBad(dir, times, 3, "JJ1,NC12,K80,1,2,1.13,abc", times + ":3: ExecutionTime must be a number, got 'abc'");
         assertBad(dir, times, 3, "JJ1,NC12,K80,1,2,1.13,-5", times + ":3: ExecutionTime must be > 0 seconds");
         assertBad(dir, times, 3, "JJ1,NC12,K80,1,2,1.13,NaN", times + ":3: ExecutionTime must be finite");
         assertBad(dir, times, 3, "JJ1,NC12,K80,3,2,1.13,100", times + ":3: nGPUs 3 exceeds the VM's max_nGPUs 2");
         assertBad(dir, times, 3, "JJ1,NC12,K80,0,2,1.13,100", times + ":3: nGPUs must be a whole number >= 1, got '0'");
-        assertBad(dir, times, 3, "JJ1,NC12,K80,1.5,2,1.13,100", times + ":3: nGPUs must be a whole number >= 1, got '1.5'");
+        assertBad(
+                dir,
+                times,
+                3,
+                "JJ1,NC12,K80,1.5,2,1.13,100",
+                times + ":3: nGPUs must be a whole number >= 1, got '1.5'");
         assertBad(dir, times, 3, "JJ9,NC12,K80,1,2,1.13,100", times + ":3: job 'JJ9' is not in " + jobs);
-        assertBad(dir, times, 4, "JJ1,NC12,K80,2,2,9.99,5411.7", times + ":4: VM type NC12 is (K80, 2 GPUs, 9.99 per hour) but " + dir.resolve(times) + ":3 says");
-        assertBad(dir, times, 4, "JJ1,NC12,K80,1,2,1.13,1", times + ":4: job JJ1 on NC12 with 1 GPUs already has ExecutionTime 9846.02");
+        assertBad(
+                dir,
+                times,
+                4,
+                "JJ1,NC12,K80,2,2,9.99,5411.7",
+                times + ":4: VM type NC12 is (K80, 2 GPUs, 9.99 per hour) but " + dir.resolve(times) + ":3 says");
+        assertBad(
+                dir,
+                times,
+                4,
+                "JJ1,NC12,K80,1,2,1.13,1",
+                times + ":4: job JJ1 on NC12 with 1 GPUs already has ExecutionTime 9846.02");
         assertBad(dir, times, 3, "JJ1,NC12,K80,1,2", times + ":3: bad CSV row");
         assertBad(dir, times, 3, "JJ1,NC12,K80,1,2,1.13,100,7", times + ":3: bad CSV row");
         assertBad(dir, times, 3, "JJ1,,K80,1,2,1.13,100", times + ":3: VMtype is empty");
-        assertBad(dir, jobs, 2, "alexnet,1000,3,64,J5,JJ1,0.0,5210.3,x,2405.512,9846.02", jobs + ":2: Tardinessweight must be a number, got 'x'");
-        assertBad(dir, jobs, 3, "resnet,2000,2,32,J12,JJ2,1834.0,100.0,0.0049,3127.0,14020.7", jobs + ":3: Deadline 100.0 is before SubmissionTime 1834.0");
-        assertBad(dir, jobs, 3, "resnet,2000,2,32,J12,JJ2,-1,100.0,0.0049,3127.0,14020.7", jobs + ":3: SubmissionTime must be >= 0");
-        assertBad(dir, jobs, 3, "resnet,2000,2,32,J12,JJ1,1834.0,9180.2,0.0049,3127.0,14020.7", jobs + ":3: UniqueJobsID 'JJ1' repeats the job of " + dir.resolve(jobs) + ":2");
+        assertBad(
+                dir,
+                jobs,
+                2,
+                "alexnet,1000,3,64,J5,JJ1,0.0,5210.3,x,2405.512,9846.02",
+                jobs + ":2: Tardinessweight must be a number, got 'x'");
+        assertBad(
+                dir,
+                jobs,
+                3,
+                "resnet,2000,2,32,J12,JJ2,1834.0,100.0,0.0049,3127.0,14020.7",
+                jobs + ":3: Deadline 100.0 is before SubmissionTime 1834.0");
+        assertBad(
+                dir,
+                jobs,
+                3,
+                "resnet,2000,2,32,J12,JJ2,-1,100.0,0.0049,3127.0,14020.7",
+                jobs + ":3: SubmissionTime must be >= 0");
+        assertBad(
+                dir,
+                jobs,
+                3,
+                "resnet,2000,2,32,J12,JJ1,1834.0,9180.2,0.0049,3127.0,14020.7",
+                jobs + ":3: UniqueJobsID 'JJ1' repeats the job of " + dir.resolve(jobs) + ":2");
         assertBad(dir, nodes, 3, "n1", nodes + ":3: node 'n1' is listed twice");
         assertBad(dir, nodes, 1, "Node", nodes + ":1: missing column 'Nodes'");
     }
@@ -94,9 +139,16 @@ class GpuSchedulerConverterTest {
     void aJobWithoutTimesIsRejectedByItsId(@TempDir Path dir) throws IOException {
         copySample(dir);
         Path times = dir.resolve(GpuSchedulerConverter.TIMES);
-        Files.write(times, Files.readAllLines(times).stream().filter(l -> !l.startsWith("JJ2,") && !l.startsWith("JJ4,")).toList());
+        Files.write(
+                times,
+                Files.readAllLines(times).stream()
+                        .filter(l -> !l.startsWith("JJ2,") && !l.startsWith("JJ4,"))
+                        .toList());
         var e = assertThrows(FormatException.class, () -> converter.convert(dir));
-        assertEquals(times + ": no execution time for jobs JJ2, JJ4 of " + GpuSchedulerConverter.JOBS + " (a job needs at least one VM type)", e.getMessage());
+        assertEquals(
+                times + ": no execution time for jobs JJ2, JJ4 of " + GpuSchedulerConverter.JOBS
+                        + " (a job needs at least one VM type)",
+                e.getMessage());
     }
 
     @Test
@@ -107,20 +159,25 @@ class GpuSchedulerConverterTest {
         assertEquals(dir.resolve(GpuSchedulerConverter.NODES) + ": no such file", e.getMessage());
     }
 
-    private void assertBad(Path dir, String file, int line, String replacement, String expectedStart) throws IOException {
+    private void assertBad(Path dir, String file, int line, String replacement, String expectedStart)
+            throws IOException {
         copySample(dir);
         Path f = dir.resolve(file);
         List<String> lines = new java.util.ArrayList<>(Files.readAllLines(f));
         lines.set(line - 1, replacement);
         Files.write(f, lines);
         var e = assertThrows(FormatException.class, () -> converter.convert(dir), replacement);
-        String expected = expectedStart.startsWith(file) ? dir.resolve(expectedStart.substring(0, expectedStart.indexOf(':'))) + expectedStart.substring(expectedStart.indexOf(':')) : expectedStart;
+        String expected = expectedStart.startsWith(file)
+                ? dir.resolve(expectedStart.substring(0, expectedStart.indexOf(':')))
+                        + expectedStart.substring(expectedStart.indexOf(':'))
+                : expectedStart;
         assertTrue(e.getMessage().startsWith(expected), e.getMessage() + "\n  expected to start with\n" + expected);
         assertTrue(!e.getMessage().contains("\n"), "one line: " + e.getMessage());
     }
 
     private static void copySample(Path dir) throws IOException {
-        for (String f : new String[] {GpuSchedulerConverter.JOBS, GpuSchedulerConverter.TIMES, GpuSchedulerConverter.NODES}) {
+        for (String f :
+                new String[] {GpuSchedulerConverter.JOBS, GpuSchedulerConverter.TIMES, GpuSchedulerConverter.NODES}) {
             Files.copy(SAMPLE.resolve(f), dir.resolve(f), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
     }

@@ -34,11 +34,19 @@ class ScenariosTest {
     }
 
     static double min(Job j) {
-        return j.times().values().stream().flatMap(m -> m.values().stream()).mapToDouble(Double::doubleValue).min().orElseThrow();
+        return j.times().values().stream()
+                .flatMap(m -> m.values().stream())
+                .mapToDouble(Double::doubleValue)
+                .min()
+                .orElseThrow();
     }
 
     static double max(Job j) {
-        return j.times().values().stream().flatMap(m -> m.values().stream()).mapToDouble(Double::doubleValue).max().orElseThrow();
+        return j.times().values().stream()
+                .flatMap(m -> m.values().stream())
+                .mapToDouble(Double::doubleValue)
+                .max()
+                .orElseThrow();
     }
 
     /** Protocol rules every randomized scenario obeys: order, due-date window, weight range, application pool. */
@@ -50,7 +58,9 @@ class ScenariosTest {
             last = j.submitSeconds();
             double slack = j.dueSeconds() - j.submitSeconds();
             assertTrue(slack >= min(j) - 1e-3 && slack <= 2 * max(j) + 1e-3, j.id() + ": due outside [min t, 2 max t]");
-            assertTrue(j.weightPerHour() >= weightMin && j.weightPerHour() <= weightMax, j.id() + " weight " + j.weightPerHour());
+            assertTrue(
+                    j.weightPerHour() >= weightMin && j.weightPerHour() <= weightMax,
+                    j.id() + " weight " + j.weightPerHour());
             assertTrue(apps.contains((String) tj.extras().get("application")));
         }
     }
@@ -61,7 +71,8 @@ class ScenariosTest {
         ClusterSpec c = sc.cluster();
         assertEquals(20, c.cluster().nodeCount());
         assertTrue(c.cluster().nodes().stream().allMatch(n -> n.isRightsizable()));
-        assertEquals(List.of("NC6", "NC12", "NC24", "NV6", "NV12", "NV24", "Custom1", "Custom2", "Custom3"),
+        assertEquals(
+                List.of("NC6", "NC12", "NC24", "NV6", "NV12", "NV24", "Custom1", "Custom2", "Custom3"),
                 c.cluster().types().stream().map(NodeType::name).toList());
         NodeType custom2 = c.cluster().typesByName().get("Custom2");
         assertEquals(8, custom2.gpus());
@@ -92,14 +103,19 @@ class ScenariosTest {
         // Mean gap 45,000 x 5 / N; with 20,000 gaps the sample mean is within 3% (about 4 standard errors).
         Scenario sc = Scenarios.create("hierarchical", 50, null, catalog);
         List<TraceJob> jobs = take(sc.jobs(20_001, 3));
-        double span = jobs.get(jobs.size() - 1).job().submitSeconds() - jobs.get(0).job().submitSeconds();
+        double span = jobs.get(jobs.size() - 1).job().submitSeconds()
+                - jobs.get(0).job().submitSeconds();
         double mean = span / 20_000;
         assertEquals(4_500, mean, 4_500 * 0.03);
         // Exponential gaps: about e^-1 of them exceed the mean.
         long above = 0;
-        for (int i = 1; i < jobs.size(); i++) if (jobs.get(i).job().submitSeconds() - jobs.get(i - 1).job().submitSeconds() > mean) above++;
+        for (int i = 1; i < jobs.size(); i++)
+            if (jobs.get(i).job().submitSeconds() - jobs.get(i - 1).job().submitSeconds() > mean) above++;
         assertEquals(Math.exp(-1), above / 20_000.0, 0.02);
-        double weightMean = jobs.stream().mapToDouble(t -> t.job().weightPerHour()).average().orElseThrow();
+        double weightMean = jobs.stream()
+                .mapToDouble(t -> t.job().weightPerHour())
+                .average()
+                .orElseThrow();
         assertEquals(0.72, weightMean, 0.01);
     }
 
@@ -109,7 +125,8 @@ class ScenariosTest {
         Scenario tight = Scenarios.create("hierarchical-tight", 20, null, catalog);
         assertEquals("hierarchical-tight", tight.name());
         assertEquals(paper.defaultJobs(), tight.defaultJobs());
-        assertEquals(ClusterYaml.toYaml(paper.cluster()), ClusterYaml.toYaml(tight.cluster()), "same cluster and objective");
+        assertEquals(
+                ClusterYaml.toYaml(paper.cluster()), ClusterYaml.toYaml(tight.cluster()), "same cluster and objective");
         List<TraceJob> a = take(paper.jobs(2_000, 5)), b = take(tight.jobs(2_000, 5));
         double slackOverFastest = 0;
         boolean capped = false;
@@ -122,7 +139,9 @@ class ScenariosTest {
             // The documented rule: submission + U[min t, max(min t, 0.25 max t)].
             double slack = t.dueSeconds() - t.submitSeconds();
             double upper = Math.max(min(t), HierarchicalScenario.TIGHT_DUE_FACTOR * max(t));
-            assertTrue(slack >= min(t) - 1e-3 && slack <= upper + 1e-3, t.id() + ": slack " + slack + " outside [" + min(t) + ", " + upper + "]");
+            assertTrue(
+                    slack >= min(t) - 1e-3 && slack <= upper + 1e-3,
+                    t.id() + ": slack " + slack + " outside [" + min(t) + ", " + upper + "]");
             // The same uniform draw as the paper's rule, rescaled: the position inside the window is the same.
             double u = (slack - min(t)) / (upper - min(t));
             double uPaper = (p.dueSeconds() - p.submitSeconds() - min(p)) / (2 * max(p) - min(p));
@@ -140,21 +159,27 @@ class ScenariosTest {
     void dueWindowNeverClosesBelowTheFastestTime() {
         assertEquals(100, SampledJobs.dueUpperBound(100, 300, 0.25));
         assertEquals(600, SampledJobs.dueUpperBound(100, 300, 2));
-        assertThrows(IllegalArgumentException.class, () -> new SampledJobs(catalog, List.of(), List.of(), SampledJobs.poisson(1), 0, 0, 1, 1, 1));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new SampledJobs(catalog, List.of(), List.of(), SampledJobs.poisson(1), 0, 0, 1, 1, 1));
     }
 
     @Test
     void andreasHasHalfV100HalfT4InBothShapes() {
         Scenario small = Scenarios.create("andreas", 11, null, catalog);
         var nodes = small.cluster().cluster().nodes();
-        assertEquals(6, nodes.stream().filter(n -> n.fixedType().equals("V100x2")).count());
+        assertEquals(
+                6, nodes.stream().filter(n -> n.fixedType().equals("V100x2")).count());
         assertEquals(5, nodes.stream().filter(n -> n.fixedType().equals("T4x1")).count());
         Scenario large = Scenarios.create("andreas", 10, "large", catalog);
         var types = large.cluster().cluster().typesByName();
         assertEquals(4, types.get("V100x4").gpus());
         assertEquals(2, types.get("T4x2").gpus());
         // Energy cost: (100 W host + busy x 250 W + idle x 30 W) / 1000 x 0.172 x 1.33.
-        assertEquals((100 + 2 * 250 + 2 * 30) / 1000.0 * 0.172 * 1.33, types.get("V100x4").costPerHour(2), 1e-12);
+        assertEquals(
+                (100 + 2 * 250 + 2 * 30) / 1000.0 * 0.172 * 1.33,
+                types.get("V100x4").costPerHour(2),
+                1e-12);
         assertEquals((100 + 2 * 70) / 1000.0 * 0.172 * 1.33, types.get("T4x2").costPerHour(2), 1e-12);
         assertEquals(0, large.cluster().objective().mu());
         assertEquals(100, large.cluster().objective().rho());
@@ -191,10 +216,14 @@ class ScenariosTest {
     @Test
     void armidaIsTableV() {
         Scenario sc = Scenarios.create("armida", null, null, catalog);
-        assertEquals(List.of("armida-05", "armida-06", "armida-07"), sc.cluster().cluster().nodes().stream().map(n -> n.id()).toList());
+        assertEquals(
+                List.of("armida-05", "armida-06", "armida-07"),
+                sc.cluster().cluster().nodes().stream().map(n -> n.id()).toList());
         assertEquals(300, sc.cluster().objective().horizonSeconds());
         List<TraceJob> jobs = take(sc.jobs(sc.defaultJobs(), 1));
-        assertEquals(List.of("J6", "J9", "J10", "J7", "J8", "J1", "J2", "J3"), jobs.stream().map(t -> t.job().id()).toList());
+        assertEquals(
+                List.of("J6", "J9", "J10", "J7", "J8", "J1", "J2", "J3"),
+                jobs.stream().map(t -> t.job().id()).toList());
         double[] due = {3600, 2600, 7600, 17600, 7600, 5600, 12600, 11600};
         double[] weight = {4, 2, 3, 3, 3, 5, 2, 1};
         for (int k = 0; k < 8; k++) {
@@ -223,15 +252,28 @@ class ScenariosTest {
             Scenario sc = Scenarios.create(name, n, null, catalog);
             long count = name.equals("armida") ? 30 : 100;
             WorkloadWriter.write(sc.cluster(), sc.jobs(count, 42), dir.resolve(name + "-a"), null);
-            WorkloadWriter.write(Scenarios.create(name, n, null, catalog).cluster(), Scenarios.create(name, n, null, catalog).jobs(count, 42), dir.resolve(name + "-b"), null);
+            WorkloadWriter.write(
+                    Scenarios.create(name, n, null, catalog).cluster(),
+                    Scenarios.create(name, n, null, catalog).jobs(count, 42),
+                    dir.resolve(name + "-b"),
+                    null);
             WorkloadWriter.write(sc.cluster(), sc.jobs(count, 43), dir.resolve(name + "-c"), null);
             byte[] a = Files.readAllBytes(dir.resolve(name + "-a/trace.jsonl"));
             assertArrayEquals(a, Files.readAllBytes(dir.resolve(name + "-b/trace.jsonl")), name);
-            assertArrayEquals(Files.readAllBytes(dir.resolve(name + "-a/cluster.yaml")), Files.readAllBytes(dir.resolve(name + "-b/cluster.yaml")));
-            assertFalse(java.util.Arrays.equals(a, Files.readAllBytes(dir.resolve(name + "-c/trace.jsonl"))), name + ": another seed");
+            assertArrayEquals(
+                    Files.readAllBytes(dir.resolve(name + "-a/cluster.yaml")),
+                    Files.readAllBytes(dir.resolve(name + "-b/cluster.yaml")));
+            assertFalse(
+                    java.util.Arrays.equals(a, Files.readAllBytes(dir.resolve(name + "-c/trace.jsonl"))),
+                    name + ": another seed");
             // The files are valid in the documented formats.
-            assertEquals(count, TraceFile.read(dir.resolve(name + "-a/trace.jsonl")).size());
-            assertEquals(sc.cluster().cluster().nodeCount(), ClusterYaml.read(dir.resolve(name + "-a/cluster.yaml")).cluster().nodeCount());
+            assertEquals(
+                    count, TraceFile.read(dir.resolve(name + "-a/trace.jsonl")).size());
+            assertEquals(
+                    sc.cluster().cluster().nodeCount(),
+                    ClusterYaml.read(dir.resolve(name + "-a/cluster.yaml"))
+                            .cluster()
+                            .nodeCount());
         }
     }
 
@@ -256,15 +298,23 @@ class ScenariosTest {
         // Same jobs, ten times denser: only the arrival clock changes.
         assertEquals(a.get(10).extras(), b.get(10).extras());
         assertEquals(a.get(10).job().submitSeconds() / 10, b.get(10).job().submitSeconds(), 1e-2);
-        assertEquals(1000.0, ((HierarchicalScenario) Scenarios.create("hierarchical", 10, null, 1000.0, catalog)).meanGapSeconds());
+        assertEquals(
+                1000.0,
+                ((HierarchicalScenario) Scenarios.create("hierarchical", 10, null, 1000.0, catalog)).meanGapSeconds());
         assertThrows(FormatException.class, () -> Scenarios.create("armida", null, null, 100.0, catalog));
         assertThrows(FormatException.class, () -> Scenarios.create("andreas", 10, null, -1.0, catalog));
     }
 
     @Test
     void badArgumentsAreNamed() {
-        assertTrue(assertThrows(FormatException.class, () -> Scenarios.create("nope", 10, null, catalog)).getMessage().contains("hierarchical"));
-        assertTrue(assertThrows(FormatException.class, () -> Scenarios.create("andreas", null, null, catalog)).getMessage().contains("--nodes"));
-        assertTrue(assertThrows(FormatException.class, () -> Scenarios.create("hierarchical", 0, null, catalog)).getMessage().contains("--nodes"));
+        assertTrue(assertThrows(FormatException.class, () -> Scenarios.create("nope", 10, null, catalog))
+                .getMessage()
+                .contains("hierarchical"));
+        assertTrue(assertThrows(FormatException.class, () -> Scenarios.create("andreas", null, null, catalog))
+                .getMessage()
+                .contains("--nodes"));
+        assertTrue(assertThrows(FormatException.class, () -> Scenarios.create("hierarchical", 0, null, catalog))
+                .getMessage()
+                .contains("--nodes"));
     }
 }

@@ -13,6 +13,7 @@ public final class Cluster {
     private final Map<String, Integer> nodeIndex = new HashMap<>();
     /** candidateTypes[n] = type indices node n may take (one for a fixed node). */
     private final int[][] candidateTypes;
+
     private final int maxGpus;
     /** Per type, whether some node can run as it. */
     private final boolean[] typeAvailable;
@@ -27,21 +28,25 @@ public final class Cluster {
         int max = 0;
         for (int t = 0; t < this.types.size(); t++) {
             NodeType type = this.types.get(t);
-            if (typeIndex.putIfAbsent(type.name(), t) != null) throw new InvalidInstanceException("node type " + type.name() + ": defined twice");
+            if (typeIndex.putIfAbsent(type.name(), t) != null)
+                throw new InvalidInstanceException("node type " + type.name() + ": defined twice");
             max = Math.max(max, type.gpus());
         }
         this.maxGpus = max;
         candidateTypes = new int[this.nodes.size()][];
         for (int n = 0; n < this.nodes.size(); n++) {
             Node node = this.nodes.get(n);
-            if (nodeIndex.putIfAbsent(node.id(), n) != null) throw new InvalidInstanceException("node " + node.id() + ": defined twice");
+            if (nodeIndex.putIfAbsent(node.id(), n) != null)
+                throw new InvalidInstanceException("node " + node.id() + ": defined twice");
             if (!node.isRightsizable()) {
                 candidateTypes[n] = new int[] {resolveType(node, node.fixedType())};
             } else if (node.allowedTypes().isEmpty()) {
                 candidateTypes[n] = new int[this.types.size()];
                 for (int t = 0; t < candidateTypes[n].length; t++) candidateTypes[n][t] = t;
             } else {
-                candidateTypes[n] = node.allowedTypes().stream().mapToInt(name -> resolveType(node, name)).toArray();
+                candidateTypes[n] = node.allowedTypes().stream()
+                        .mapToInt(name -> resolveType(node, name))
+                        .toArray();
             }
         }
         typeAvailable = new boolean[this.types.size()];
@@ -56,30 +61,61 @@ public final class Cluster {
 
     private int resolveType(Node node, String name) {
         Integer t = typeIndex.get(name);
-        if (t == null) throw new InvalidInstanceException("node " + node.id() + ": unknown node type '" + name + "' (known: " + typeIndex.keySet() + ")");
+        if (t == null)
+            throw new InvalidInstanceException(
+                    "node " + node.id() + ": unknown node type '" + name + "' (known: " + typeIndex.keySet() + ")");
         return t;
     }
 
-    public List<NodeType> types() { return types; }
-    public List<Node> nodes() { return nodes; }
-    public int typeCount() { return types.size(); }
-    public int nodeCount() { return nodes.size(); }
-    public NodeType type(int t) { return types.get(t); }
-    public Node node(int n) { return nodes.get(n); }
-    public int maxGpus() { return maxGpus; }
+    public List<NodeType> types() {
+        return types;
+    }
+
+    public List<Node> nodes() {
+        return nodes;
+    }
+
+    public int typeCount() {
+        return types.size();
+    }
+
+    public int nodeCount() {
+        return nodes.size();
+    }
+
+    public NodeType type(int t) {
+        return types.get(t);
+    }
+
+    public Node node(int n) {
+        return nodes.get(n);
+    }
+
+    public int maxGpus() {
+        return maxGpus;
+    }
     /** Whether node n can run as type t. */
-    public boolean canTake(int n, int t) { return t >= 0 && t < types.size() && takes[n * types.size() + t]; }
+    public boolean canTake(int n, int t) {
+        return t >= 0 && t < types.size() && takes[n * types.size() + t];
+    }
     /** Whether some node can run as type t. */
-    public boolean typeAvailable(int t) { return typeAvailable[t]; }
+    public boolean typeAvailable(int t) {
+        return typeAvailable[t];
+    }
     /** Type indices node n may run as; do not modify. */
-    public int[] candidateTypes(int n) { return candidateTypes[n]; }
+    public int[] candidateTypes(int n) {
+        return candidateTypes[n];
+    }
 
     public int typeIndex(String name) {
         Integer t = typeIndex.get(name);
         if (t == null) throw new InvalidInstanceException("unknown node type '" + name + "'");
         return t;
     }
-    public boolean hasType(String name) { return typeIndex.containsKey(name); }
+
+    public boolean hasType(String name) {
+        return typeIndex.containsKey(name);
+    }
 
     /** The index of a type, or -1 when the cluster has no type of that name (one lookup, for hot paths). */
     public int typeIndexOrMinusOne(String name) {
@@ -92,7 +128,10 @@ public final class Cluster {
         if (n == null) throw new InvalidInstanceException("unknown node '" + id + "'");
         return n;
     }
-    public boolean hasNode(String id) { return nodeIndex.containsKey(id); }
+
+    public boolean hasNode(String id) {
+        return nodeIndex.containsKey(id);
+    }
 
     public Map<String, NodeType> typesByName() {
         Map<String, NodeType> m = new LinkedHashMap<>();

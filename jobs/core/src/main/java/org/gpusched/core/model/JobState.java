@@ -8,9 +8,16 @@ package org.gpusched.core.model;
 public record JobState(Job job, double doneFraction, Placement current) {
     public JobState {
         if (job == null) throw new InvalidInstanceException("job state: job is missing");
-        if (!(doneFraction >= 0 && doneFraction < 1)) throw new InvalidInstanceException("job " + job.id() + ": done fraction must be in [0, 1), got " + doneFraction);
+        if (!(doneFraction >= 0 && doneFraction < 1))
+            throw new InvalidInstanceException(
+                    "job " + job.id() + ": done fraction must be in [0, 1), got " + doneFraction);
     }
 
-    public static JobState waiting(Job job) { return new JobState(job, 0, null); }
-    public boolean isRunning() { return current != null; }
+    public static JobState waiting(Job job) {
+        return new JobState(job, 0, null);
+    }
+
+    public boolean isRunning() {
+        return current != null;
+    }
 }

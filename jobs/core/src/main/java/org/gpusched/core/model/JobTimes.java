@@ -30,7 +30,9 @@ public final class JobTimes {
         for (Map.Entry<String, Map<Integer, Double>> byType : job.times().entrySet()) {
             int t = cluster.typeIndexOrMinusOne(byType.getKey());
             if (t < 0) {
-                throw new InvalidInstanceException("job " + job.id() + ": unknown node type '" + byType.getKey() + "' in its times (cluster types: " + cluster.typesByName().keySet() + ")");
+                throw new InvalidInstanceException("job " + job.id() + ": unknown node type '" + byType.getKey()
+                        + "' in its times (cluster types: "
+                        + cluster.typesByName().keySet() + ")");
             }
             NodeType type = cluster.type(t);
             double[] row = new double[cluster.maxGpus() + 1];
@@ -38,7 +40,8 @@ public final class JobTimes {
             for (Map.Entry<Integer, Double> e : byType.getValue().entrySet()) {
                 int g = e.getKey();
                 if (g > type.gpus()) {
-                    throw new InvalidInstanceException("job " + job.id() + ": times." + type.name() + "." + g + " asks for more GPUs than the type has (" + type.gpus() + ")");
+                    throw new InvalidInstanceException("job " + job.id() + ": times." + type.name() + "." + g
+                            + " asks for more GPUs than the type has (" + type.gpus() + ")");
                 }
                 row[g] = e.getValue();
             }
@@ -58,9 +61,12 @@ public final class JobTimes {
 
     /** The cluster {@link #fastest}/{@link #slowest} were last computed for, and their values. */
     private Cluster extremesOf;
+
     private double fastest, slowest;
 
-    public Job job() { return job; }
+    public Job job() {
+        return job;
+    }
 
     /** Whether some node of the cluster, as some type it can run as, can run the job. */
     public boolean runsOn(Cluster cluster) {
@@ -100,7 +106,9 @@ public final class JobTimes {
     }
 
     /** Whether this table is laid out for the cluster's catalog (the same list instance: clusters share it). */
-    public boolean fits(Cluster cluster) { return catalog == cluster.types(); }
+    public boolean fits(Cluster cluster) {
+        return catalog == cluster.types();
+    }
 
     /** Full time on catalog type t with g GPUs, NaN when the job has none (as {@link Job#timeOn}). */
     public double seconds(int t, int g) {
@@ -109,5 +117,7 @@ public final class JobTimes {
     }
 
     /** Times by type and GPU count (NaN: no time), as {@link #rows} holds them; do not modify. */
-    double[][] rows() { return rows; }
+    double[][] rows() {
+        return rows;
+    }
 }

@@ -12,8 +12,15 @@ public record Node(String id, String fixedType, List<String> allowedTypes) {
         allowedTypes = allowedTypes == null ? List.of() : List.copyOf(allowedTypes);
     }
 
-    public static Node fixed(String id, String type) { return new Node(id, type, List.of()); }
-    public static Node rightsizable(String id) { return new Node(id, null, List.of()); }
+    public static Node fixed(String id, String type) {
+        return new Node(id, type, List.of());
+    }
 
-    public boolean isRightsizable() { return fixedType == null; }
+    public static Node rightsizable(String id) {
+        return new Node(id, null, List.of());
+    }
+
+    public boolean isRightsizable() {
+        return fixedType == null;
+    }
 }

@@ -19,12 +19,13 @@ public final class NodeType {
         if (gpus < 1) throw new InvalidInstanceException("node type " + name + ": gpus must be >= 1, got " + gpus);
         Objects.requireNonNull(costPerHour, "costPerHour");
         if (costPerHour.length != gpus + 1) {
-            throw new InvalidInstanceException("node type " + name + ": costPerHour needs " + (gpus + 1)
-                    + " rates (0.." + gpus + " busy GPUs), got " + costPerHour.length);
+            throw new InvalidInstanceException("node type " + name + ": costPerHour needs " + (gpus + 1) + " rates (0.."
+                    + gpus + " busy GPUs), got " + costPerHour.length);
         }
         for (int g = 0; g <= gpus; g++) {
             if (!(costPerHour[g] >= 0) || Double.isInfinite(costPerHour[g])) {
-                throw new InvalidInstanceException("node type " + name + ": costPerHour[" + g + "] must be a finite number >= 0, got " + costPerHour[g]);
+                throw new InvalidInstanceException("node type " + name + ": costPerHour[" + g
+                        + "] must be a finite number >= 0, got " + costPerHour[g]);
             }
         }
         this.name = name;
@@ -53,16 +54,42 @@ public final class NodeType {
         return new NodeType(name, gpuModel, gpus, rate);
     }
 
-    public String name() { return name; }
-    public String gpuModel() { return gpuModel; }
-    public int gpus() { return gpus; }
-    public double costPerHour(int busyGpus) { return costPerHour[busyGpus]; }
-    public double[] costPerHour() { return costPerHour.clone(); }
+    public String name() {
+        return name;
+    }
 
-    @Override public boolean equals(Object o) {
-        return o instanceof NodeType t && t.name.equals(name) && t.gpuModel.equals(gpuModel) && t.gpus == gpus
+    public String gpuModel() {
+        return gpuModel;
+    }
+
+    public int gpus() {
+        return gpus;
+    }
+
+    public double costPerHour(int busyGpus) {
+        return costPerHour[busyGpus];
+    }
+
+    public double[] costPerHour() {
+        return costPerHour.clone();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof NodeType t
+                && t.name.equals(name)
+                && t.gpuModel.equals(gpuModel)
+                && t.gpus == gpus
                 && Arrays.equals(t.costPerHour, costPerHour);
     }
-    @Override public int hashCode() { return Objects.hash(name, gpus, Arrays.hashCode(costPerHour)); }
-    @Override public String toString() { return name + "(" + gpus + "x" + gpuModel + ")"; }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(name, gpus, Arrays.hashCode(costPerHour));
+    }
+
+    @Override
+    public String toString() {
+        return name + "(" + gpus + "x" + gpuModel + ")";
+    }
 }

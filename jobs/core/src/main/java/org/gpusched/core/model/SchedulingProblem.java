@@ -17,6 +17,7 @@ public final class SchedulingProblem {
     private final double[][][] times;
     /** left[j] = 1 - done: the remaining time on a configuration is its full time x left[j]. */
     private final double[] left;
+
     private final double[] fastest;
     private final double[] slowest;
 
@@ -24,7 +25,8 @@ public final class SchedulingProblem {
      * @param currentNodeType per node, the type it runs as now (-1 when off); may be null when every node is off
      *                        or fixed. A rightsizable node that hosts running jobs must give their type.
      */
-    public SchedulingProblem(double now, Cluster cluster, List<JobState> jobs, int[] currentNodeType, ObjectiveParameters parameters) {
+    public SchedulingProblem(
+            double now, Cluster cluster, List<JobState> jobs, int[] currentNodeType, ObjectiveParameters parameters) {
         this(now, cluster, jobs, null, currentNodeType, parameters);
     }
 
@@ -32,8 +34,13 @@ public final class SchedulingProblem {
      * @param jobTimes per job, its times laid out for this cluster's catalog (see {@link JobTimes}), or null (also
      *                 per entry) to build them here; a table for another catalog is ignored
      */
-    public SchedulingProblem(double now, Cluster cluster, List<JobState> jobs, List<JobTimes> jobTimes, int[] currentNodeType,
-                             ObjectiveParameters parameters) {
+    public SchedulingProblem(
+            double now,
+            Cluster cluster,
+            List<JobState> jobs,
+            List<JobTimes> jobTimes,
+            int[] currentNodeType,
+            ObjectiveParameters parameters) {
         this(now, cluster, jobs, jobTimes, currentNodeType, parameters, true);
     }
 
@@ -42,25 +49,39 @@ public final class SchedulingProblem {
      * have distinct ids by construction (it holds them in a map by id), so they are not checked again: a controller
      * builds a problem at every event, and the check was a twentieth of its work.
      */
-    public static SchedulingProblem ofDistinctJobs(double now, Cluster cluster, List<JobState> jobs, List<JobTimes> jobTimes, int[] currentNodeType,
-                                                   ObjectiveParameters parameters) {
+    public static SchedulingProblem ofDistinctJobs(
+            double now,
+            Cluster cluster,
+            List<JobState> jobs,
+            List<JobTimes> jobTimes,
+            int[] currentNodeType,
+            ObjectiveParameters parameters) {
         return new SchedulingProblem(now, cluster, jobs, jobTimes, currentNodeType, parameters, false);
     }
 
-    private SchedulingProblem(double now, Cluster cluster, List<JobState> jobs, List<JobTimes> jobTimes, int[] currentNodeType,
-                              ObjectiveParameters parameters, boolean checkIds) {
+    private SchedulingProblem(
+            double now,
+            Cluster cluster,
+            List<JobState> jobs,
+            List<JobTimes> jobTimes,
+            int[] currentNodeType,
+            ObjectiveParameters parameters,
+            boolean checkIds) {
         if (!Double.isFinite(now)) throw new InvalidInstanceException("scheduling time must be finite, got " + now);
         this.now = now;
         this.cluster = cluster;
         this.jobs = List.copyOf(jobs);
         this.parameters = parameters == null ? ObjectiveParameters.DEFAULTS : parameters;
         if (currentNodeType != null && currentNodeType.length != cluster.nodeCount()) {
-            throw new IllegalArgumentException("current node types: " + currentNodeType.length + " for " + cluster.nodeCount() + " nodes");
+            throw new IllegalArgumentException(
+                    "current node types: " + currentNodeType.length + " for " + cluster.nodeCount() + " nodes");
         }
         this.currentNodeType = currentNodeType == null ? new int[cluster.nodeCount()] : currentNodeType.clone();
         if (currentNodeType == null) java.util.Arrays.fill(this.currentNodeType, -1);
 
-        if (jobTimes != null && jobTimes.size() != this.jobs.size()) throw new IllegalArgumentException("job times: " + jobTimes.size() + " tables for " + this.jobs.size() + " jobs");
+        if (jobTimes != null && jobTimes.size() != this.jobs.size())
+            throw new IllegalArgumentException(
+                    "job times: " + jobTimes.size() + " tables for " + this.jobs.size() + " jobs");
         times = new double[this.jobs.size()][][];
         left = new double[this.jobs.size()];
         fastest = new double[this.jobs.size()];
@@ -69,7 +90,8 @@ public final class SchedulingProblem {
         for (int j = 0; j < this.jobs.size(); j++) {
             JobState state = this.jobs.get(j);
             Job job = state.job();
-            if (ids != null && !ids.add(job.id())) throw new InvalidInstanceException("job " + job.id() + ": appears twice in the queue");
+            if (ids != null && !ids.add(job.id()))
+                throw new InvalidInstanceException("job " + job.id() + ": appears twice in the queue");
             double jobLeft = 1 - state.doneFraction();
             left[j] = jobLeft;
             JobTimes table = jobTimes == null ? null : jobTimes.get(j);
@@ -78,21 +100,31 @@ public final class SchedulingProblem {
             double min = table.fastest(cluster) * jobLeft;
             double max = table.slowest(cluster) * jobLeft;
             if (min == Double.POSITIVE_INFINITY) {
-                throw new InvalidInstanceException("job " + job.id() + ": no feasible configuration on this cluster (it runs on " + job.times().keySet() + ")");
+                throw new InvalidInstanceException(
+                        "job " + job.id() + ": no feasible configuration on this cluster (it runs on "
+                                + job.times().keySet() + ")");
             }
             fastest[j] = min;
             slowest[j] = max;
             Placement p = state.current();
             if (p != null) {
-                if (p.node() >= cluster.nodeCount()) throw new InvalidInstanceException("job " + job.id() + ": runs on unknown node index " + p.node());
-                if (p.type() >= cluster.typeCount()) throw new InvalidInstanceException("job " + job.id() + ": runs as unknown node type index " + p.type());
+                if (p.node() >= cluster.nodeCount())
+                    throw new InvalidInstanceException("job " + job.id() + ": runs on unknown node index " + p.node());
+                if (p.type() >= cluster.typeCount())
+                    throw new InvalidInstanceException(
+                            "job " + job.id() + ": runs as unknown node type index " + p.type());
                 if (!cluster.canTake(p.node(), p.type())) {
-                    throw new InvalidInstanceException("job " + job.id() + ": runs on node " + cluster.node(p.node()).id() + " as type "
+                    throw new InvalidInstanceException("job " + job.id() + ": runs on node "
+                            + cluster.node(p.node()).id() + " as type "
                             + cluster.type(p.type()).name() + ", which that node cannot be");
                 }
-                if (p.gpus() >= times[j][p.type()].length) throw new InvalidInstanceException("job " + job.id() + ": runs on " + p.gpus() + " GPUs, more than any node type has");
+                if (p.gpus() >= times[j][p.type()].length)
+                    throw new InvalidInstanceException(
+                            "job " + job.id() + ": runs on " + p.gpus() + " GPUs, more than any node type has");
                 if (Double.isNaN(times[j][p.type()][p.gpus()])) {
-                    throw new InvalidInstanceException("job " + job.id() + ": runs on " + cluster.type(p.type()).name() + " with " + p.gpus() + " GPUs, a configuration it has no time for");
+                    throw new InvalidInstanceException("job " + job.id() + ": runs on "
+                            + cluster.type(p.type()).name() + " with " + p.gpus()
+                            + " GPUs, a configuration it has no time for");
                 }
             }
         }
@@ -124,14 +156,33 @@ public final class SchedulingProblem {
         }
     }
 
-    public double now() { return now; }
-    public Cluster cluster() { return cluster; }
-    public List<JobState> jobs() { return jobs; }
-    public int jobCount() { return jobs.size(); }
-    public JobState job(int j) { return jobs.get(j); }
-    public ObjectiveParameters parameters() { return parameters; }
+    public double now() {
+        return now;
+    }
+
+    public Cluster cluster() {
+        return cluster;
+    }
+
+    public List<JobState> jobs() {
+        return jobs;
+    }
+
+    public int jobCount() {
+        return jobs.size();
+    }
+
+    public JobState job(int j) {
+        return jobs.get(j);
+    }
+
+    public ObjectiveParameters parameters() {
+        return parameters;
+    }
     /** The type node n runs as now, or -1 when it is off. */
-    public int currentNodeType(int n) { return currentNodeType[n]; }
+    public int currentNodeType(int n) {
+        return currentNodeType[n];
+    }
 
     /** Seconds job j still needs on type t with g GPUs, or NaN when it cannot run there. */
     public double remaining(int j, int t, int g) {
@@ -139,12 +190,20 @@ public final class SchedulingProblem {
         return g < row.length ? row[g] * left[j] : Double.NaN;
     }
     /** Remaining time on the fastest configuration present in the cluster. */
-    public double fastestRemaining(int j) { return fastest[j]; }
+    public double fastestRemaining(int j) {
+        return fastest[j];
+    }
     /** M_j: remaining time on the slowest configuration present in the cluster. */
-    public double slowestRemaining(int j) { return slowest[j]; }
+    public double slowestRemaining(int j) {
+        return slowest[j];
+    }
     /** Whether some node of the cluster can run as type t. */
-    public boolean typeAvailable(int t) { return cluster.typeAvailable(t); }
+    public boolean typeAvailable(int t) {
+        return cluster.typeAvailable(t);
+    }
 
     /** ANDREAS pressure: T_c + min t_jng - d_j; larger is more urgent. */
-    public double pressure(int j) { return now + fastest[j] - jobs.get(j).job().dueSeconds(); }
+    public double pressure(int j) {
+        return now + fastest[j] - jobs.get(j).job().dueSeconds();
+    }
 }

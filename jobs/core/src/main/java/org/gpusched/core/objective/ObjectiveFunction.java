@@ -46,6 +46,7 @@ public final class ObjectiveFunction {
         private final long[] usedNodes;
         /** Open addressing by node index: slotNode[i] = node + 1 (0 = free), slotCost and slotBusy its figures. */
         private int[] slotNode;
+
         private double[] slotCost;
         private int[] slotBusy;
         private int used;
@@ -100,7 +101,8 @@ public final class ObjectiveFunction {
                     int n = (w << 6) + Long.numberOfTrailingZeros(bits);
                     int i = slot(n);
                     sum += slotCost[i];
-                    if (params.mu() > 0) sum += params.mu() * (cluster.type(nodeTypes[n]).gpus() - slotBusy[i]);
+                    if (params.mu() > 0)
+                        sum += params.mu() * (cluster.type(nodeTypes[n]).gpus() - slotBusy[i]);
                 }
             }
             return sum;

@@ -14,7 +14,8 @@ public record ObjectiveParameters(double rho, double horizonSeconds, double mu) 
 
     public ObjectiveParameters {
         if (!(rho >= 0) || !(horizonSeconds > 0) || !(mu >= 0)) {
-            throw new InvalidInstanceException("objective parameters: need rho >= 0, H > 0, mu >= 0; got rho=" + rho + " H=" + horizonSeconds + " mu=" + mu);
+            throw new InvalidInstanceException("objective parameters: need rho >= 0, H > 0, mu >= 0; got rho=" + rho
+                    + " H=" + horizonSeconds + " mu=" + mu);
         }
     }
 }

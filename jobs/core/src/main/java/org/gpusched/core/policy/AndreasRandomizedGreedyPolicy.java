@@ -23,13 +23,19 @@ public final class AndreasRandomizedGreedyPolicy implements SchedulingPolicy {
         this.config = config == null ? PolicyConfig.DEFAULTS : config;
     }
 
-    @Override public String name() { return NAME; }
+    @Override
+    public String name() {
+        return NAME;
+    }
 
-    public PolicyConfig config() { return config; }
+    public PolicyConfig config() {
+        return config;
+    }
 
     @Override
     public Schedule schedule(SchedulingProblem problem, RandomState random) {
-        return engine.run(problem, random, config.maxIterations(), 1, config.bestFit()).get(0);
+        return engine.run(problem, random, config.maxIterations(), 1, config.bestFit())
+                .get(0);
     }
 
     /**

@@ -21,6 +21,7 @@ final class DrawMemo {
     static final int COIN = 0, CUMULATIVE = 1, WEIGHTS = 2, END = 3;
     /** Largest outcome count of a draw: the engine draws among at most {@link GreedyEngine#CANDIDATES}. */
     static final int FANOUT = Math.max(2, GreedyEngine.CANDIDATES);
+
     private static final int ABSENT = -1;
 
     private final int maxNodes;
@@ -34,6 +35,7 @@ final class DrawMemo {
     private double[] drawn = new double[64];
     /** Outcomes of recorded draws that no path has taken yet (every outcome has a positive probability). */
     private int missing;
+
     private int endDepthMin = Integer.MAX_VALUE, endDepthMax = -1;
 
     DrawMemo(int maxNodes) {
@@ -48,9 +50,13 @@ final class DrawMemo {
         endDepthMax = -1;
     }
 
-    boolean full() { return size >= maxNodes; }
+    boolean full() {
+        return size >= maxNodes;
+    }
 
-    int size() { return size; }
+    int size() {
+        return size;
+    }
 
     /**
      * When every outcome of every recorded draw has been taken and all paths take the same number of draws, every
@@ -81,7 +87,9 @@ final class DrawMemo {
     }
 
     /** The i-th uniform taken by the last {@link #walk}. */
-    double drawn(int i) { return drawn[i]; }
+    double drawn(int i) {
+        return drawn[i];
+    }
 
     private int outcome(int node, double u) {
         int from = paramStart[node];
@@ -103,7 +111,8 @@ final class DrawMemo {
         if (full()) return;
         int node = size == 0 ? newNode(length == 0 ? END : kinds[0], paramFrom, values, 0, length) : 0;
         for (int d = 0; d < length; d++) {
-            if (kind[node] != kinds[d]) throw new IllegalStateException("draw " + d + " is of another kind than recorded before");
+            if (kind[node] != kinds[d])
+                throw new IllegalStateException("draw " + d + " is of another kind than recorded before");
             int slot = node * FANOUT + outcomes[d];
             int next = child[slot];
             if (next == ABSENT) {
@@ -129,7 +138,8 @@ final class DrawMemo {
         kind[node] = k;
         Arrays.fill(child, node * FANOUT, node * FANOUT + FANOUT, ABSENT);
         int count = k == END ? 0 : paramFrom[d + 1] - paramFrom[d];
-        if (paramSize + count > params.length) params = Arrays.copyOf(params, Math.max(params.length * 2, paramSize + count));
+        if (paramSize + count > params.length)
+            params = Arrays.copyOf(params, Math.max(params.length * 2, paramSize + count));
         if (count > 0) System.arraycopy(values, paramFrom[d], params, paramSize, count);
         paramStart[node] = paramSize;
         paramCount[node] = count;
@@ -147,7 +157,9 @@ final class DrawMemo {
     // for bit.
 
     /** A swap happens when the uniform falls below its probability. */
-    static boolean coin(double u, double probability) { return u < probability; }
+    static boolean coin(double u, double probability) {
+        return u < probability;
+    }
 
     /** Index drawn from increasing cumulative weights: the number of thresholds at or below u x total. */
     static int cumulativeIndex(double u, double[] cumulative, int offset, int count) {

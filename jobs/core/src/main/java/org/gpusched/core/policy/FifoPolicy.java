@@ -9,7 +9,13 @@ public final class FifoPolicy extends QueueOrderBaseline {
     /** The baselines have no tunables; the config is accepted so that {@link Policies} builds every policy alike. */
     public FifoPolicy(PolicyConfig config) {}
 
-    @Override public String name() { return NAME; }
+    @Override
+    public String name() {
+        return NAME;
+    }
 
-    @Override public double queueKey(Job job) { return job.submitSeconds(); }
+    @Override
+    public double queueKey(Job job) {
+        return job.submitSeconds();
+    }
 }

@@ -70,31 +70,39 @@ final class GreedyEngine {
     static final double UNITS_PER_COST = 1e6;
     /** Largest f_OBJ magnitude in units, far enough below 2^63 that sums of rounded terms cannot overflow. */
     private static final double MAX_UNITS = 1e17;
+
     private static final int K = CANDIDATES;
     /** Trie nodes the draw memo may grow to in one call (a few MB at most). */
     private static final int MEMO_NODES = 1 << 16;
     /** Randomized iterations after which the memo is dropped for the rest of the call unless it saved some. */
     private static final int MEMO_TRIAL = 64;
+
     private static final int MEMO_MIN_HITS = 8;
 
     private final boolean useDrawMemo;
     private final DrawMemo memo = new DrawMemo(MEMO_NODES);
     /** Uniforms the memo walk already drew for this iteration, to be reused before fresh ones. */
     private int replayCount, replayPos;
+
     private boolean recording;
     private int pathLength;
     private int[] pathKind = new int[64], pathOutcome = new int[64], pathParamFrom = new int[65];
     private double[] pathParams = new double[192];
     private int memoHits;
 
-    GreedyEngine() { this(true); }
+    GreedyEngine() {
+        this(true);
+    }
 
     /** @param useDrawMemo whether repeated iterations are recognized by their draws ({@link DrawMemo}); same result */
-    GreedyEngine(boolean useDrawMemo) { this.useDrawMemo = useDrawMemo; }
+    GreedyEngine(boolean useDrawMemo) {
+        this.useDrawMemo = useDrawMemo;
+    }
 
     /** Iterations of the last call that repeated an earlier one and were skipped (for tests and benchmarks). */
-    int lastMemoHits() { return memoHits; }
-
+    int lastMemoHits() {
+        return memoHits;
+    }
 
     // ---- per call: problem ----
     private SchedulingProblem problem;
@@ -102,25 +110,25 @@ final class GreedyEngine {
     private double now;
     private double rho, mu;
     private int[] typeGpus = new int[0];
-    private double[] rate = new double[0];          // [t * stride + g]
-    private boolean[] canType = new boolean[0];     // [n * types + t]
+    private double[] rate = new double[0]; // [t * stride + g]
+    private boolean[] canType = new boolean[0]; // [n * types + t]
     private boolean[] rightsizable = new boolean[0];
     private int[][] nodeCandidates = new int[0][];
     private int[] eqStart = new int[1];
-    private int[] eqList = new int[0];              // smaller types with the same GPU model, by GPU count ascending
+    private int[] eqList = new int[0]; // smaller types with the same GPU model, by GPU count ascending
     private List<NodeType> equivalentTypesOf;
     // Nodes that can be switched on, grouped into classes of nodes with the same candidate types, so that switching a
     // node on costs O(1) whatever the number of types.
     private int classCount;
     private int[] nodeClass = new int[0];
     private int[] classSize = new int[0];
-    private int[] classRepresentative = new int[0];  // a node of the class, whose candidate types are the class's
-    private long[] classMask = new long[0];          // [c * words + w]
+    private int[] classRepresentative = new int[0]; // a node of the class, whose candidate types are the class's
+    private long[] classMask = new long[0]; // [c * words + w]
     private int[] typeClassStart = new int[1];
-    private int[] typeClasses = new int[0];         // per type, the classes whose nodes may run as it
-    private long[] idleMask = new long[0];          // nodes hosting no running job
+    private int[] typeClasses = new int[0]; // per type, the classes whose nodes may run as it
+    private long[] idleMask = new long[0]; // nodes hosting no running job
     private int[] sameTypeStart = new int[1];
-    private int[] sameTypeNodes = new int[0];       // per type, nodes hosting running jobs that run as it now
+    private int[] sameTypeNodes = new int[0]; // per type, nodes hosting running jobs that run as it now
 
     // ---- per call: jobs ----
     private int[] jobCurNode = new int[0], jobCurType = new int[0], jobCurG = new int[0];
@@ -133,6 +141,7 @@ final class GreedyEngine {
     private double[] cfgTime = new double[0], cfgCost = new double[0];
     /** f_OBJ change, in units, of running job j on configuration c instead of postponing it. */
     private long[] cfgDeltaUnits = new long[0];
+
     private int[] cfgOrder = new int[0];
     private int[] lateType = new int[0], lateGpus = new int[0];
     private double[] lateTime = new double[0];
@@ -144,11 +153,13 @@ final class GreedyEngine {
      * sub-optimal assignment look at each type once instead of at every configuration.
      */
     private long[] bestUpTo = new long[0];
+
     private static final long NONE = Long.MAX_VALUE;
     private boolean[] cfgSorted = new boolean[0];
     private int[] top = new int[0];
     /** Per job, the data of its best K configurations side by side (the hot path reads only these). */
     private double[] topCumWeight = new double[0], topCost = new double[0];
+
     private int[] topType = new int[0], topGpus = new int[0];
     private long[] topDelta = new long[0];
     private int[] topCount = new int[0];
@@ -165,22 +176,22 @@ final class GreedyEngine {
     private int[] bucketCount = new int[0];
     private long[] bucketBits = new long[0];
     private int[] maxFreeOpen = new int[0];
-    private long[] offMask = new long[0];           // nodes still off
-    private int[] classOff = new int[0];            // per class, nodes still off
-    private int[] classOffIdle = new int[0];        // [c * 2 + (0 idle | 1 hosting running jobs)]: still off
-    private int[] classWordHint = new int[0];       // same index: no off node of that group below this word
-    private int[] classSizeIdle = new int[0];       // [c * 2 + group]: nodes of the group
-    private boolean[] typeHasOff = new boolean[0];  // per type, some node that can run as it is still off
+    private long[] offMask = new long[0]; // nodes still off
+    private int[] classOff = new int[0]; // per class, nodes still off
+    private int[] classOffIdle = new int[0]; // [c * 2 + (0 idle | 1 hosting running jobs)]: still off
+    private int[] classWordHint = new int[0]; // same index: no off node of that group below this word
+    private int[] classSizeIdle = new int[0]; // [c * 2 + group]: nodes of the group
+    private boolean[] typeHasOff = new boolean[0]; // per type, some node that can run as it is still off
     private int[] sameTypePointer = new int[0];
     private int[] opened = new int[0];
     private int openedCount;
     private int offTotal, freeOpenTotal, maxAvailable;
-    private int offIdleTotal;                       // nodes still off that host no running job
+    private int offIdleTotal; // nodes still off that host no running job
     private int[] jobNode = new int[0], jobType = new int[0], jobGpus = new int[0];
     private long[] jobDeltaUnits = new long[0];
     private double[] jobCost = new double[0];
-    private double[] nodeFirstCost = new double[0];   // least job cost on the node: its first-ending job's cost
-    private long placedDelta;                         // sum of jobDeltaUnits over placed jobs
+    private double[] nodeFirstCost = new double[0]; // least job cost on the node: its first-ending job's cost
+    private long placedDelta; // sum of jobDeltaUnits over placed jobs
     private int[] placed = new int[0];
     private int placedCount;
     private int[] pickNodes = new int[K];
@@ -188,19 +199,26 @@ final class GreedyEngine {
     private double[] inverseIdle = new double[0];
     /** The configuration being tried for the current job. */
     private int candType, candGpus;
+
     private long candDelta;
     private double candCost;
     private double[] pickWeights = new double[K];
 
     // ---- the deterministic iteration, kept for the never-worse-than-greedy guarantee ----
     // (scratch reused across calls like the rest, so that a call allocates little beyond the returned schedules)
-    private int[] greedyNode = new int[0], greedyType = new int[0], greedyGpus = new int[0], greedyNodeType = new int[0];
+    private int[] greedyNode = new int[0],
+            greedyType = new int[0],
+            greedyGpus = new int[0],
+            greedyNodeType = new int[0];
 
     // ---- best solutions kept ----
     private int keep;
     private int poolSize;
     private long[] poolObjective = new long[0];
-    private int[][] poolNode = new int[0][], poolType = new int[0][], poolGpus = new int[0][], poolNodeType = new int[0][];
+    private int[][] poolNode = new int[0][],
+            poolType = new int[0][],
+            poolGpus = new int[0][],
+            poolNodeType = new int[0][];
 
     /**
      * Runs {@code iterations} constructions (the first deterministic) and returns up to {@code keepBest} distinct
@@ -250,7 +268,8 @@ final class GreedyEngine {
             resetIteration();
         }
         List<Schedule> result = new ArrayList<>(poolSize);
-        for (int k = 0; k < poolSize; k++) result.add(toSchedule(poolNode[k], poolType[k], poolGpus[k], poolNodeType[k]));
+        for (int k = 0; k < poolSize; k++)
+            result.add(toSchedule(poolNode[k], poolType[k], poolGpus[k], poolNodeType[k]));
         if (iterations > 1 && !greedyIsBest()) {
             // The ranking objective is rounded to 1e-6 per term; the exact evaluation decides here so that the result
             // is never worse than the deterministic greedy by ObjectiveFunction itself.
@@ -303,7 +322,8 @@ final class GreedyEngine {
         rate = grow(rate, types * stride);
         for (int t = 0; t < types; t++) {
             typeGpus[t] = cluster.type(t).gpus();
-            for (int g = 0; g <= typeGpus[t]; g++) rate[t * stride + g] = cluster.type(t).costPerHour(g);
+            for (int g = 0; g <= typeGpus[t]; g++)
+                rate[t * stride + g] = cluster.type(t).costPerHour(g);
         }
         canType = grow(canType, nodes * types);
         Arrays.fill(canType, 0, nodes * types, false);
@@ -320,7 +340,9 @@ final class GreedyEngine {
         prepareIterationState();
 
         poolSize = 0;
-        if (poolObjective.length < keep || poolNode.length < keep || (keep > 0 && (poolNode[0].length < jobs || poolNodeType[0].length < nodes))) {
+        if (poolObjective.length < keep
+                || poolNode.length < keep
+                || (keep > 0 && (poolNode[0].length < jobs || poolNodeType[0].length < nodes))) {
             poolObjective = new long[keep];
             poolNode = new int[keep][jobs];
             poolType = new int[keep][jobs];
@@ -345,7 +367,10 @@ final class GreedyEngine {
             for (int a = eqStart[t] + 1; a < k; a++) {
                 int v = eqList[a];
                 int b = a - 1;
-                while (b >= eqStart[t] && typeGpus[eqList[b]] > typeGpus[v]) { eqList[b + 1] = eqList[b]; b--; }
+                while (b >= eqStart[t] && typeGpus[eqList[b]] > typeGpus[v]) {
+                    eqList[b + 1] = eqList[b];
+                    b--;
+                }
                 eqList[b + 1] = v;
             }
         }
@@ -353,7 +378,8 @@ final class GreedyEngine {
     }
 
     private static boolean isSmallerEquivalent(Cluster cluster, int candidate, int of) {
-        return candidate != of && cluster.type(candidate).gpus() < cluster.type(of).gpus()
+        return candidate != of
+                && cluster.type(candidate).gpus() < cluster.type(of).gpus()
                 && cluster.type(candidate).gpuModel().equals(cluster.type(of).gpuModel());
     }
 
@@ -445,7 +471,12 @@ final class GreedyEngine {
             }
             for (int i = 0; i < lateCount; i++) {
                 double late = now + lateTime[i] - due[j];
-                putConfig(c++, lateType[i], lateGpus[i], lateTime[i], units(weight[j] * late / 3600.0) - postponedUnits[j]);
+                putConfig(
+                        c++,
+                        lateType[i],
+                        lateGpus[i],
+                        lateTime[i],
+                        units(weight[j] * late / 3600.0) - postponedUnits[j]);
             }
             dueCount[j] = onTime;
             cfgSorted[j] = false;
@@ -457,7 +488,8 @@ final class GreedyEngine {
         cfgStart[jobs] = c;
         for (int j = 0; j < jobs; j++) {
             swapProbability[j] = minPositiveWeight == Double.POSITIVE_INFINITY || weight[j] <= 0
-                    ? SWAP_SCALE : SWAP_SCALE * minPositiveWeight / weight[j];
+                    ? SWAP_SCALE
+                    : SWAP_SCALE * minPositiveWeight / weight[j];
         }
 
         // pre-processing: pressure descending (ANDREAS eq. 2), ties by job index
@@ -540,7 +572,8 @@ final class GreedyEngine {
         for (int i = from; i < to; i++) cfgRank[cfgOrder[i]] = i - from;
         int base = j * types * stride;
         Arrays.fill(bestUpTo, base, base + types * stride, NONE);
-        for (int c = from; c < to; c++) bestUpTo[base + cfgType[c] * stride + cfgGpus[c]] = ((long) cfgRank[c] << 32) | c;
+        for (int c = from; c < to; c++)
+            bestUpTo[base + cfgType[c] * stride + cfgGpus[c]] = ((long) cfgRank[c] << 32) | c;
         for (int t = 0; t < types; t++) {
             int row = base + t * stride;
             for (int g = 1; g < stride; g++) bestUpTo[row + g] = Math.min(bestUpTo[row + g], bestUpTo[row + g - 1]);
@@ -596,7 +629,11 @@ final class GreedyEngine {
         for (int t = 0; t < types; t++) {
             typeClassStart[t] = k;
             for (int c = 0; c < classCount; c++) {
-                for (int u : classCandidates[c]) if (u == t) { typeClasses[k++] = c; break; }
+                for (int u : classCandidates[c])
+                    if (u == t) {
+                        typeClasses[k++] = c;
+                        break;
+                    }
             }
             sameTypeStart[t] = m;
             for (int n = 0; n < nodes; n++) {
@@ -608,7 +645,9 @@ final class GreedyEngine {
     }
 
     /** Whether some node that can run as type t is still off. */
-    private boolean hasOff(int t) { return typeHasOff[t]; }
+    private boolean hasOff(int t) {
+        return typeHasOff[t];
+    }
 
     /** Called when the last off node of class c was switched on: its types may have no off node left. */
     private void classExhausted(int c) {
@@ -767,7 +806,9 @@ final class GreedyEngine {
     /** @return whether the job was placed (else it is postponed) */
     private boolean place(int j, RandomState random, boolean bestFit) {
         int base = j * K;
-        int k = random == null || topCount[j] == 1 ? 0 : pick(DrawMemo.CUMULATIVE, random, topCumWeight, base, topCount[j]);
+        int k = random == null || topCount[j] == 1
+                ? 0
+                : pick(DrawMemo.CUMULATIVE, random, topCumWeight, base, topCount[j]);
         int slot = base + k;
         candType = topType[slot];
         candGpus = topGpus[slot];
@@ -828,7 +869,9 @@ final class GreedyEngine {
     /** An index drawn by cumulative weights ({@link DrawMemo#CUMULATIVE}) or by weights ({@link DrawMemo#WEIGHTS}). */
     private int pick(int kind, RandomState random, double[] values, int offset, int count) {
         double u = uniform(random);
-        int k = kind == DrawMemo.CUMULATIVE ? DrawMemo.cumulativeIndex(u, values, offset, count) : DrawMemo.weightedIndex(u, values, offset, count);
+        int k = kind == DrawMemo.CUMULATIVE
+                ? DrawMemo.cumulativeIndex(u, values, offset, count)
+                : DrawMemo.weightedIndex(u, values, offset, count);
         if (recording) {
             pathParams = extend(pathParams, pathParamFrom[pathLength] + count);
             System.arraycopy(values, offset, pathParams, pathParamFrom[pathLength], count);
@@ -1064,7 +1107,10 @@ final class GreedyEngine {
                 int j = nodeJobs[n * maxG + i];
                 int g = jobGpus[j];
                 double r = problem.remaining(j, u, g);
-                if (Double.isNaN(r)) { holds = false; break; }
+                if (Double.isNaN(r)) {
+                    holds = false;
+                    break;
+                }
                 double late = now + r - due[j];
                 if (late > 0) tard += weight[j] * late / 3600.0;
                 first = Math.min(first, r / 3600.0 * rate[u * stride + g]);
@@ -1141,7 +1187,9 @@ final class GreedyEngine {
         return f;
     }
 
-    private long units(double cost) { return Math.round(cost * unitsPerCost); }
+    private long units(double cost) {
+        return Math.round(cost * unitsPerCost);
+    }
 
     // =====================================================================================================
     // best solutions
@@ -1197,11 +1245,27 @@ final class GreedyEngine {
         return total;
     }
 
-    private static int[] grow(int[] a, int size) { return a.length >= size ? a : new int[Math.max(size, a.length * 3 / 2)]; }
-    private static long[] grow(long[] a, int size) { return a.length >= size ? a : new long[Math.max(size, a.length * 3 / 2)]; }
-    private static double[] grow(double[] a, int size) { return a.length >= size ? a : new double[Math.max(size, a.length * 3 / 2)]; }
+    private static int[] grow(int[] a, int size) {
+        return a.length >= size ? a : new int[Math.max(size, a.length * 3 / 2)];
+    }
+
+    private static long[] grow(long[] a, int size) {
+        return a.length >= size ? a : new long[Math.max(size, a.length * 3 / 2)];
+    }
+
+    private static double[] grow(double[] a, int size) {
+        return a.length >= size ? a : new double[Math.max(size, a.length * 3 / 2)];
+    }
     /** Like grow, keeping the contents (grow does not: per-call scratch is rewritten anyway). */
-    private static int[] extend(int[] a, int size) { return a.length >= size ? a : Arrays.copyOf(a, Math.max(size, a.length * 2)); }
-    private static double[] extend(double[] a, int size) { return a.length >= size ? a : Arrays.copyOf(a, Math.max(size, a.length * 2)); }
-    private static boolean[] grow(boolean[] a, int size) { return a.length >= size ? a : new boolean[Math.max(size, a.length * 3 / 2)]; }
+    private static int[] extend(int[] a, int size) {
+        return a.length >= size ? a : Arrays.copyOf(a, Math.max(size, a.length * 2));
+    }
+
+    private static double[] extend(double[] a, int size) {
+        return a.length >= size ? a : Arrays.copyOf(a, Math.max(size, a.length * 2));
+    }
+
+    private static boolean[] grow(boolean[] a, int size) {
+        return a.length >= size ? a : new boolean[Math.max(size, a.length * 3 / 2)];
+    }
 }

@@ -19,7 +19,10 @@ public final class GreedyPolicy implements SchedulingPolicy {
         this.config = config == null ? PolicyConfig.DEFAULTS : config;
     }
 
-    @Override public String name() { return NAME; }
+    @Override
+    public String name() {
+        return NAME;
+    }
 
     @Override
     public Schedule schedule(SchedulingProblem problem, RandomState random) {

@@ -87,7 +87,10 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
         return new LocalSearchPolicy(config, false);
     }
 
-    @Override public String name() { return NAME; }
+    @Override
+    public String name() {
+        return NAME;
+    }
 
     @Override
     public Schedule schedule(SchedulingProblem problem, RandomState random) {
@@ -113,7 +116,8 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
      * The same, with or without our shrink-and-insert neighbourhood and the work-conserving rule; with it,
      * {@code start} must be work-conserving (the moves keep it so; they do not repair it).
      */
-    static Schedule improve(SchedulingProblem problem, Schedule start, int k, boolean shrinkAndInsert, boolean workConserving) {
+    static Schedule improve(
+            SchedulingProblem problem, Schedule start, int k, boolean shrinkAndInsert, boolean workConserving) {
         return new Search(shrinkAndInsert, workConserving).improve(problem, start, k);
     }
 
@@ -126,13 +130,13 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
         Cluster cluster;
         int jobs, nodes, slots;
         double now, mu;
-
         int[] jobNode = new int[0], jobType = new int[0], jobGpus = new int[0];
         double[] jobTerm = new double[0], postponedPenalty = new double[0];
         int[] nodeType = new int[0], nodeCount = new int[0], nodeBusy = new int[0], nodeJobs = new int[0];
         double[] nodeTerm = new double[0];
         /** Copies of the problem's figures the hot loops read: GPUs per type, rate[t * (slots + 1) + g], due, weight. */
         int[] typeGpus = new int[0];
+
         double[] rate = new double[0], due = new double[0], weight = new double[0];
         /**
          * Moves are first scored from the terms they change and handed to {@link #evaluate} only when the score may
@@ -145,9 +149,11 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
          * is O(1).
          */
         double[] jobCost = new double[0], nodeLeast = new double[0], nodeSecondLeast = new double[0];
+
         int[] nodeLeastJob = new int[0];
         /** Null when the search runs the thesis' neighbourhoods only. */
         private final ShrinkAndInsertNeighbourhood shrinkAndInsert;
+
         private final WorkConservingMoves workConserving;
 
         Search(boolean withShrinkAndInsert, boolean workConserving) {
@@ -194,7 +200,8 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             }
             Placement[] placements = new Placement[jobs];
             int[] types = new int[nodes];
-            for (int j = 0; j < jobs; j++) if (jobNode[j] >= 0) placements[j] = new Placement(jobNode[j], jobType[j], jobGpus[j]);
+            for (int j = 0; j < jobs; j++)
+                if (jobNode[j] >= 0) placements[j] = new Placement(jobNode[j], jobType[j], jobGpus[j]);
             for (int n = 0; n < nodes; n++) types[n] = nodeCount[n] > 0 ? nodeType[n] : -1;
             double f = ObjectiveFunction.evaluate(p, placements, types);
             // the incremental sums can only drift by rounding; never hand back something worse than the start
@@ -212,11 +219,21 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             ObjectiveParameters params = p.parameters();
             mu = params.mu();
             if (jobNode.length < jobs) {
-                jobNode = new int[jobs]; jobType = new int[jobs]; jobGpus = new int[jobs];
-                jobTerm = new double[jobs]; postponedPenalty = new double[jobs];
-                byPressure = new int[jobs]; pressure = new double[jobs]; key = new double[jobs]; list = new int[jobs]; late = new int[jobs];
-                costly = new int[jobs]; scratch = new int[jobs];
-                due = new double[jobs]; weight = new double[jobs]; jobCost = new double[jobs];
+                jobNode = new int[jobs];
+                jobType = new int[jobs];
+                jobGpus = new int[jobs];
+                jobTerm = new double[jobs];
+                postponedPenalty = new double[jobs];
+                byPressure = new int[jobs];
+                pressure = new double[jobs];
+                key = new double[jobs];
+                list = new int[jobs];
+                late = new int[jobs];
+                costly = new int[jobs];
+                scratch = new int[jobs];
+                due = new double[jobs];
+                weight = new double[jobs];
+                jobCost = new double[jobs];
             }
             int types = cluster.typeCount();
             if (typeGpus.length < types || rate.length < types * (slots + 1)) {
@@ -229,18 +246,31 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
                 for (int g = 0; g <= type.gpus(); g++) rate[t * (slots + 1) + g] = type.costPerHour(g);
             }
             if (nodeType.length < nodes || nodeJobs.length < nodes * slots) {
-                nodeType = new int[nodes]; nodeCount = new int[nodes]; nodeBusy = new int[nodes];
-                nodeTerm = new double[nodes]; nodeSeen = new boolean[nodes];
-                nodeLeast = new double[nodes]; nodeSecondLeast = new double[nodes]; nodeLeastJob = new int[nodes];
+                nodeType = new int[nodes];
+                nodeCount = new int[nodes];
+                nodeBusy = new int[nodes];
+                nodeTerm = new double[nodes];
+                nodeSeen = new boolean[nodes];
+                nodeLeast = new double[nodes];
+                nodeSecondLeast = new double[nodes];
+                nodeLeastJob = new int[nodes];
                 nodeJobs = new int[nodes * slots];
             }
             int moveCap = slots + 2;
             if (members.length < slots) members = new int[slots];
             if (touched.length < 2 * moveCap + 1) touched = new int[2 * moveCap + 1];
             if (mJob.length < moveCap) {
-                mJob = new int[moveCap]; mNode = new int[moveCap]; mType = new int[moveCap]; mGpus = new int[moveCap];
-                uNode = new int[moveCap]; uType = new int[moveCap]; uGpus = new int[moveCap];
-                bJob = new int[moveCap]; bNode = new int[moveCap]; bType = new int[moveCap]; bGpus = new int[moveCap];
+                mJob = new int[moveCap];
+                mNode = new int[moveCap];
+                mType = new int[moveCap];
+                mGpus = new int[moveCap];
+                uNode = new int[moveCap];
+                uType = new int[moveCap];
+                uGpus = new int[moveCap];
+                bJob = new int[moveCap];
+                bNode = new int[moveCap];
+                bType = new int[moveCap];
+                bGpus = new int[moveCap];
             }
             Arrays.fill(nodeCount, 0, nodes, 0);
             Arrays.fill(nodeBusy, 0, nodes, 0);
@@ -255,7 +285,9 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
                 if (pl == null) {
                     jobNode[j] = -1;
                 } else {
-                    jobNode[j] = pl.node(); jobType[j] = pl.type(); jobGpus[j] = pl.gpus();
+                    jobNode[j] = pl.node();
+                    jobType[j] = pl.type();
+                    jobGpus[j] = pl.gpus();
                     nodeJobs[pl.node() * slots + nodeCount[pl.node()]++] = j;
                     nodeBusy[pl.node()] += pl.gpus();
                 }
@@ -270,7 +302,9 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             if (workConserving != null) workConserving.load();
         }
 
-        private double remaining(int j) { return problem.remaining(j, jobType[j], jobGpus[j]); }
+        private double remaining(int j) {
+            return problem.remaining(j, jobType[j], jobGpus[j]);
+        }
 
         private double termOf(int j) {
             if (jobNode[j] < 0) return postponedPenalty[j];
@@ -430,9 +464,16 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             int na = jobNode[a], nb = jobNode[b];
             double ra = problem.remaining(a, jobType[b], jobGpus[b]);
             double rb = problem.remaining(b, jobType[a], jobGpus[a]);
-            double score = tardiness(a, ra) - jobTerm[a] + tardiness(b, rb) - jobTerm[b]
-                    + Math.min(leastExcluding(na, a), cost(jobType[a], jobGpus[a], rb)) + idleTerm(na) - nodeTerm[na]
-                    + Math.min(leastExcluding(nb, b), cost(jobType[b], jobGpus[b], ra)) + idleTerm(nb) - nodeTerm[nb];
+            double score = tardiness(a, ra)
+                    - jobTerm[a]
+                    + tardiness(b, rb)
+                    - jobTerm[b]
+                    + Math.min(leastExcluding(na, a), cost(jobType[a], jobGpus[a], rb))
+                    + idleTerm(na)
+                    - nodeTerm[na]
+                    + Math.min(leastExcluding(nb, b), cost(jobType[b], jobGpus[b], ra))
+                    + idleTerm(nb)
+                    - nodeTerm[nb];
             if (!promising(score)) return;
             beginMove();
             addMove(a, jobNode[b], jobType[b], jobGpus[b]);
@@ -444,8 +485,13 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             if (!hasTime(waiting, jobType[running], jobGpus[running])) return;
             int n = jobNode[running];
             double r = problem.remaining(waiting, jobType[running], jobGpus[running]);
-            double score = tardiness(waiting, r) - jobTerm[waiting] + postponedPenalty[running] - jobTerm[running]
-                    + Math.min(leastExcluding(n, running), cost(jobType[running], jobGpus[running], r)) + idleTerm(n) - nodeTerm[n];
+            double score = tardiness(waiting, r)
+                    - jobTerm[waiting]
+                    + postponedPenalty[running]
+                    - jobTerm[running]
+                    + Math.min(leastExcluding(n, running), cost(jobType[running], jobGpus[running], r))
+                    + idleTerm(n)
+                    - nodeTerm[n];
             if (!promising(score)) return;
             beginMove();
             addMove(waiting, jobNode[running], jobType[running], jobGpus[running]);
@@ -518,7 +564,10 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
         }
 
         void addMove(int j, int node, int type, int gpus) {
-            mJob[mCount] = j; mNode[mCount] = node; mType[mCount] = type; mGpus[mCount] = gpus;
+            mJob[mCount] = j;
+            mNode[mCount] = node;
+            mType[mCount] = type;
+            mGpus[mCount] = gpus;
             mCount++;
         }
 
@@ -557,7 +606,8 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             }
             double delta = after - before;
             // only a move that would be kept pays for the work-conserving check
-            if (fits && delta < bDelta && workConserving != null) fits = workConserving.holdsAfter(touched, touchedCount, mJob, mNode, mCount);
+            if (fits && delta < bDelta && workConserving != null)
+                fits = workConserving.holdsAfter(touched, touchedCount, mJob, mNode, mCount);
             undoRaw();
             if (fits && delta < bDelta) {
                 bDelta = delta;
@@ -606,7 +656,9 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
         private void applyRaw() {
             for (int i = 0; i < mCount; i++) {
                 int j = mJob[i];
-                uNode[i] = jobNode[j]; uType[i] = jobType[j]; uGpus[i] = jobGpus[j];
+                uNode[i] = jobNode[j];
+                uType[i] = jobType[j];
+                uGpus[i] = jobGpus[j];
                 detach(j);
             }
             for (int i = 0; i < mCount; i++) attach(mJob[i], mNode[i], mType[i], mGpus[i]);

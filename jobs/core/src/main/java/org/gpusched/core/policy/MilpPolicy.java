@@ -104,8 +104,13 @@ public final class MilpPolicy implements SchedulingPolicy {
      * A solve: the schedule (objective recomputed by {@link ObjectiveFunction}), how it was obtained, the MILP's own
      * objective value for it and SCIP's best lower bound, and the model size.
      */
-    public record Outcome(Schedule schedule, Status status, double solverObjective, double bestBound,
-                          int binaryVariables, int constraints) {}
+    public record Outcome(
+            Schedule schedule,
+            Status status,
+            double solverObjective,
+            double bestBound,
+            int binaryVariables,
+            int constraints) {}
 
     private final PolicyConfig config;
     private final boolean workConserving;
@@ -119,7 +124,11 @@ public final class MilpPolicy implements SchedulingPolicy {
      * when it leaves no job waiting where it fits) for the same random state, even when the time limit stops SCIP.
      */
     public MilpPolicy(PolicyConfig config) {
-        this(config, config == null || config.workConserving(), DEFAULT_MAX_BINARY_VARIABLES, new AndreasRandomizedGreedyPolicy(config));
+        this(
+                config,
+                config == null || config.workConserving(),
+                DEFAULT_MAX_BINARY_VARIABLES,
+                new AndreasRandomizedGreedyPolicy(config));
     }
 
     /** The registry's {@code milp-relaxed}: as {@link #MilpPolicy(PolicyConfig)} with (P1n) relaxed. */
@@ -134,18 +143,25 @@ public final class MilpPolicy implements SchedulingPolicy {
      */
     public MilpPolicy(PolicyConfig config, boolean workConserving, int maxBinaryVariables, SchedulingPolicy warmStart) {
         if (config == null) throw new IllegalArgumentException("milp: config is missing");
-        if (maxBinaryVariables < 1) throw new IllegalArgumentException("milp: maxBinaryVariables must be >= 1, got " + maxBinaryVariables);
+        if (maxBinaryVariables < 1)
+            throw new IllegalArgumentException("milp: maxBinaryVariables must be >= 1, got " + maxBinaryVariables);
         this.config = config;
         this.workConserving = workConserving;
         this.maxBinaryVariables = maxBinaryVariables;
         this.warmStart = warmStart;
     }
 
-    @Override public String name() { return workConserving ? NAME : RELAXED_NAME; }
+    @Override
+    public String name() {
+        return workConserving ? NAME : RELAXED_NAME;
+    }
 
-    public boolean workConserving() { return workConserving; }
+    public boolean workConserving() {
+        return workConserving;
+    }
 
-    @Override public Schedule schedule(SchedulingProblem problem, RandomState random) {
+    @Override
+    public Schedule schedule(SchedulingProblem problem, RandomState random) {
         return solve(problem, random).schedule();
     }
 
@@ -158,7 +174,8 @@ public final class MilpPolicy implements SchedulingPolicy {
             for (int j = 0; j < problem.jobCount(); j++) {
                 int configs = 0;
                 for (int v : cluster.candidateTypes(n)) {
-                    for (int g = 1; g <= cluster.type(v).gpus(); g++) if (!Double.isNaN(problem.remaining(j, v, g))) configs++;
+                    for (int g = 1; g <= cluster.type(v).gpus(); g++)
+                        if (!Double.isNaN(problem.remaining(j, v, g))) configs++;
                 }
                 if (configs > 0) count += configs + 1;
             }
@@ -169,9 +186,11 @@ public final class MilpPolicy implements SchedulingPolicy {
     public Outcome solve(SchedulingProblem problem, RandomState random) {
         int binaries = binaryVariableCount(problem);
         if (binaries > maxBinaryVariables) {
-            throw new InvalidInstanceException("milp: instance too large for the exact solver: " + problem.jobCount() + " jobs x "
-                    + problem.cluster().nodeCount() + " nodes give " + binaries + " binary variables, limit " + maxBinaryVariables
-                    + "; use andreas-rg or rg-ls for instances of this size");
+            throw new InvalidInstanceException(
+                    "milp: instance too large for the exact solver: " + problem.jobCount() + " jobs x "
+                            + problem.cluster().nodeCount() + " nodes give " + binaries + " binary variables, limit "
+                            + maxBinaryVariables
+                            + "; use andreas-rg or rg-ls for instances of this size");
         }
         Schedule start = warmStart == null ? null : warmStart.schedule(problem, random);
         if (start != null && workConserving) start = WorkConservation.fill(problem, start);
@@ -192,17 +211,32 @@ public final class MilpPolicy implements SchedulingPolicy {
             boolean hasSolution = result == MPSolver.ResultStatus.OPTIMAL || result == MPSolver.ResultStatus.FEASIBLE;
             if (!hasSolution) {
                 if (start != null && result == MPSolver.ResultStatus.NOT_SOLVED) {
-                    return new Outcome(start, Status.WARM_START, Double.NaN, Double.NaN, binaries, solver.numConstraints());
+                    return new Outcome(
+                            start, Status.WARM_START, Double.NaN, Double.NaN, binaries, solver.numConstraints());
                 }
-                throw new IllegalStateException("milp: SCIP returned " + result + " after " + solver.wallTime() + " ms on "
-                        + problem.jobCount() + " jobs x " + problem.cluster().nodeCount() + " nodes (no schedule; the model is always feasible, so this is a solver failure or a time limit too short to find one)");
+                throw new IllegalStateException(
+                        "milp: SCIP returned " + result + " after " + solver.wallTime() + " ms on " + problem.jobCount()
+                                + " jobs x " + problem.cluster().nodeCount()
+                                + " nodes (no schedule; the model is always feasible, so this is a solver failure or a time limit too short to find one)");
             }
             Schedule found = model.extract();
             Status status = result == MPSolver.ResultStatus.OPTIMAL ? Status.OPTIMAL : Status.TIME_LIMIT_INCUMBENT;
             if (status != Status.OPTIMAL && start != null && start.objective() < found.objective()) {
-                return new Outcome(start, Status.WARM_START, solver.objective().value(), solver.objective().bestBound(), binaries, solver.numConstraints());
+                return new Outcome(
+                        start,
+                        Status.WARM_START,
+                        solver.objective().value(),
+                        solver.objective().bestBound(),
+                        binaries,
+                        solver.numConstraints());
             }
-            return new Outcome(found, status, solver.objective().value(), solver.objective().bestBound(), binaries, solver.numConstraints());
+            return new Outcome(
+                    found,
+                    status,
+                    solver.objective().value(),
+                    solver.objective().bestBound(),
+                    binaries,
+                    solver.numConstraints());
         } finally {
             parameters.delete();
             solver.delete();
@@ -219,6 +253,7 @@ public final class MilpPolicy implements SchedulingPolicy {
         private final MPSolver solver;
         /** Per node and candidate type index, the x variables on it and their GPU counts: U_nv of (P1n'b). */
         private final List<List<List<MPVariable>>> usedVars = new ArrayList<>();
+
         private final List<List<List<Integer>>> usedGpus = new ArrayList<>();
 
         Model(SchedulingProblem problem, MPSolver solver) {
@@ -244,12 +279,14 @@ public final class MilpPolicy implements SchedulingPolicy {
 
             y = new MPVariable[nodes][];
             MPConstraint[] oneJobPlacement = new MPConstraint[jobs];
-            for (int j = 0; j < jobs; j++) oneJobPlacement[j] = solver.makeConstraint(Double.NEGATIVE_INFINITY, 1, "place_" + j); // (P1f, P1m)
+            for (int j = 0; j < jobs; j++)
+                oneJobPlacement[j] = solver.makeConstraint(Double.NEGATIVE_INFINITY, 1, "place_" + j); // (P1f, P1m)
 
             for (int n = 0; n < nodes; n++) {
                 int[] types = cluster.candidateTypes(n);
                 y[n] = new MPVariable[types.length];
-                MPConstraint oneType = solver.makeConstraint(Double.NEGATIVE_INFINITY, 1, "type_" + n); // (P1b), w_n <= 1
+                MPConstraint oneType =
+                        solver.makeConstraint(Double.NEGATIVE_INFINITY, 1, "type_" + n); // (P1b), w_n <= 1
                 MPConstraint firstEnding = solver.makeConstraint(0, 0, "first_" + n); // (P1k): sum_j alpha = w_n
                 MPConstraint[] capacity = new MPConstraint[types.length];
                 List<List<MPVariable>> nodeVars = new ArrayList<>();
@@ -262,7 +299,8 @@ public final class MilpPolicy implements SchedulingPolicy {
                     oneType.setCoefficient(y[n][k], 1);
                     firstEnding.setCoefficient(y[n][k], -1);
                     objective.setCoefficient(y[n][k], params.mu() * type.gpus()); // (P2a) idle-GPU term, positive part
-                    capacity[k] = solver.makeConstraint(Double.NEGATIVE_INFINITY, 0, "cap_" + n + "_" + types[k]); // (P1g)
+                    capacity[k] =
+                            solver.makeConstraint(Double.NEGATIVE_INFINITY, 0, "cap_" + n + "_" + types[k]); // (P1g)
                     capacity[k].setCoefficient(y[n][k], -type.gpus());
                     nodeVars.add(new ArrayList<>());
                     nodeGpus.add(new ArrayList<>());
@@ -280,7 +318,8 @@ public final class MilpPolicy implements SchedulingPolicy {
                             double r = problem.remaining(j, v, g);
                             if (Double.isNaN(r)) continue;
                             if (onType == null) {
-                                onType = solver.makeConstraint(Double.NEGATIVE_INFINITY, 0, "on_" + j + "_" + n + "_" + v); // (P1c, P1e)
+                                onType = solver.makeConstraint(
+                                        Double.NEGATIVE_INFINITY, 0, "on_" + j + "_" + n + "_" + v); // (P1c, P1e)
                                 onType.setCoefficient(y[n][k], -1);
                             }
                             MPVariable x = solver.makeBoolVar("x_" + j + "_" + n + "_" + v + "_" + g);
@@ -305,14 +344,18 @@ public final class MilpPolicy implements SchedulingPolicy {
                     MPVariable gamma = solver.makeNumVar(0, Double.POSITIVE_INFINITY, "gamma_" + j + "_" + n); // (P2g)
                     firstEnding.setCoefficient(alpha, 1);
                     objective.setCoefficient(gamma, 1); // (P2a, P2b) sum_n xi_n = sum_jn gamma
-                    MPConstraint linked = solver.makeConstraint(Double.NEGATIVE_INFINITY, 0, "alpha_z_" + j + "_" + n); // (P1l)
+                    MPConstraint linked =
+                            solver.makeConstraint(Double.NEGATIVE_INFINITY, 0, "alpha_z_" + j + "_" + n); // (P1l)
                     linked.setCoefficient(alpha, 1);
-                    MPConstraint below = solver.makeConstraint(Double.NEGATIVE_INFINITY, 0, "p2c_" + j + "_" + n); // (P2c) gamma <= pi
+                    MPConstraint below = solver.makeConstraint(
+                            Double.NEGATIVE_INFINITY, 0, "p2c_" + j + "_" + n); // (P2c) gamma <= pi
                     below.setCoefficient(gamma, 1);
-                    MPConstraint bigM = solver.makeConstraint(Double.NEGATIVE_INFINITY, 0, "p2d_" + j + "_" + n); // (P2d)
+                    MPConstraint bigM =
+                            solver.makeConstraint(Double.NEGATIVE_INFINITY, 0, "p2d_" + j + "_" + n); // (P2d)
                     bigM.setCoefficient(gamma, 1);
                     bigM.setCoefficient(alpha, -maxCost);
-                    MPConstraint above = solver.makeConstraint(Double.NEGATIVE_INFINITY, maxCost, "p2e_" + j + "_" + n); // (P2e)
+                    MPConstraint above =
+                            solver.makeConstraint(Double.NEGATIVE_INFINITY, maxCost, "p2e_" + j + "_" + n); // (P2e)
                     above.setCoefficient(alpha, maxCost);
                     above.setCoefficient(gamma, -1);
                     for (int i = 0; i < onNode.size(); i++) {
@@ -355,14 +398,18 @@ public final class MilpPolicy implements SchedulingPolicy {
                         int least = WorkConservation.minGpus(problem, j, types[k]);
                         if (least == Integer.MAX_VALUE) continue;
                         if (nodeOn == null) {
-                            nodeOn = solver.makeConstraint(1, Double.POSITIVE_INFINITY, "wc_on_" + j + "_" + n); // (P1n'a)
+                            nodeOn = solver.makeConstraint(
+                                    1, Double.POSITIVE_INFINITY, "wc_on_" + j + "_" + n); // (P1n'a)
                             for (MPVariable v : y[n]) nodeOn.setCoefficient(v, 1);
                             for (MPVariable x : placedBy.get(j)) nodeOn.setCoefficient(x, 1);
                         }
                         int c = cluster.type(types[k]).gpus() - least + 1;
-                        MPConstraint full = solver.makeConstraint(0, Double.POSITIVE_INFINITY, "wc_full_" + j + "_" + n + "_" + types[k]); // (P1n'b)
+                        MPConstraint full = solver.makeConstraint(
+                                0, Double.POSITIVE_INFINITY, "wc_full_" + j + "_" + n + "_" + types[k]); // (P1n'b)
                         List<MPVariable> used = usedVars.get(n).get(k);
-                        for (int i = 0; i < used.size(); i++) full.setCoefficient(used.get(i), usedGpus.get(n).get(k).get(i));
+                        for (int i = 0; i < used.size(); i++)
+                            full.setCoefficient(
+                                    used.get(i), usedGpus.get(n).get(k).get(i));
                         full.setCoefficient(y[n][k], -c);
                         // j's own x on this node and type are both in U_nv and in P_j: the coefficients add up
                         for (MPVariable x : placedBy.get(j)) full.setCoefficient(x, full.getCoefficient(x) + c);
@@ -372,7 +419,8 @@ public final class MilpPolicy implements SchedulingPolicy {
         }
 
         private int previousOfClass(int n) {
-            for (int m = n - 1; m >= 0; m--) if (Arrays.equals(cluster.candidateTypes(m), cluster.candidateTypes(n))) return m;
+            for (int m = n - 1; m >= 0; m--)
+                if (Arrays.equals(cluster.candidateTypes(m), cluster.candidateTypes(n))) return m;
             return -1;
         }
 
@@ -380,7 +428,8 @@ public final class MilpPolicy implements SchedulingPolicy {
         private Schedule canonical(Schedule start) {
             int nodes = cluster.nodeCount();
             boolean[] used = new boolean[nodes];
-            for (int j = 0; j < start.jobCount(); j++) if (start.placement(j) != null) used[start.placement(j).node()] = true;
+            for (int j = 0; j < start.jobCount(); j++)
+                if (start.placement(j) != null) used[start.placement(j).node()] = true;
             int[] target = new int[nodes];
             boolean[] taken = new boolean[nodes];
             for (int n = 0; n < nodes; n++) {

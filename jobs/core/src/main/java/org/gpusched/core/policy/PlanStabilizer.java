@@ -57,7 +57,8 @@ public final class PlanStabilizer {
         Plan kept = keepRunning(problem, p);
         takeSuggestionsThatPay(problem, kept, p);
         double planCost = ObjectiveFunction.evaluate(problem, p.placements, p.nodeTypes) + overheadOfMoves(problem, p);
-        double keptCost = ObjectiveFunction.evaluate(problem, kept.placements, kept.nodeTypes) + overheadOfMoves(problem, kept);
+        double keptCost =
+                ObjectiveFunction.evaluate(problem, kept.placements, kept.nodeTypes) + overheadOfMoves(problem, kept);
         if (keptCost <= planCost) p = kept;
         this.movesSoFar = null;
         return new Schedule(p.placements, p.nodeTypes, ObjectiveFunction.evaluate(problem, p.placements, p.nodeTypes));
@@ -101,7 +102,8 @@ public final class PlanStabilizer {
         Cluster cluster = problem.cluster();
         int nodes = cluster.nodeCount();
         int[] nodeClass = nodeClasses(cluster);
-        // pairs (plan node, current node) of one class, scored by the running jobs the mapping keeps: 2 in place, 1 resized
+        // pairs (plan node, current node) of one class, scored by the running jobs the mapping keeps: 2 in place, 1
+        // resized
         Map<Long, Integer> score = new HashMap<>();
         for (int j = 0; j < problem.jobCount(); j++) {
             Placement cur = problem.job(j).current();
@@ -214,7 +216,11 @@ public final class PlanStabilizer {
         double first = Double.POSITIVE_INFINITY;
         for (int j : jobs) {
             Placement placed = p.placements[j];
-            first = Math.min(first, problem.remaining(j, placed.type(), placed.gpus()) / 3600.0 * problem.cluster().type(placed.type()).costPerHour(placed.gpus()));
+            first = Math.min(
+                    first,
+                    problem.remaining(j, placed.type(), placed.gpus())
+                            / 3600.0
+                            * problem.cluster().type(placed.type()).costPerHour(placed.gpus()));
         }
         return first + problem.parameters().mu() * (problem.cluster().type(t).gpus() - p.busy[n]);
     }
@@ -287,7 +293,9 @@ public final class PlanStabilizer {
             if (problem.job(j).current() != null || planned == null) continue;
             int n = planned.node();
             boolean typeFits = kept.onNode.get(n).isEmpty() || kept.nodeTypes[n] == planned.type();
-            if (typeFits && kept.busy[n] + planned.gpus() <= cluster.type(planned.type()).gpus()) kept.put(j, planned);
+            if (typeFits
+                    && kept.busy[n] + planned.gpus()
+                            <= cluster.type(planned.type()).gpus()) kept.put(j, planned);
         }
         return kept;
     }

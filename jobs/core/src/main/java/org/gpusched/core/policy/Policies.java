@@ -29,10 +29,14 @@ public final class Policies {
      */
     public static SchedulingPolicy create(String name, PolicyConfig config) {
         Function<PolicyConfig, SchedulingPolicy> factory = name == null ? null : FACTORIES.get(name);
-        if (factory == null) throw new IllegalArgumentException("unknown policy '" + name + "' (known: " + String.join(", ", names()) + ")");
+        if (factory == null)
+            throw new IllegalArgumentException(
+                    "unknown policy '" + name + "' (known: " + String.join(", ", names()) + ")");
         return factory.apply(config == null ? PolicyConfig.DEFAULTS : config);
     }
 
     /** The known policy names, in a stable order. */
-    public static List<String> names() { return List.copyOf(FACTORIES.keySet()); }
+    public static List<String> names() {
+        return List.copyOf(FACTORIES.keySet());
+    }
 }

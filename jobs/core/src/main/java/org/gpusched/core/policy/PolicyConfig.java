@@ -12,19 +12,27 @@ package org.gpusched.core.policy;
  *                          ({@link WorkConservation}); false lets them postpone by choice when f_OBJ prefers it
  *                          ({@code milp-relaxed} always does)
  */
-public record PolicyConfig(int maxIterations, boolean bestFit, int localSearchK, int localSearchKeep, double milpTimeLimitSeconds,
-                           boolean workConserving) {
+public record PolicyConfig(
+        int maxIterations,
+        boolean bestFit,
+        int localSearchK,
+        int localSearchKeep,
+        double milpTimeLimitSeconds,
+        boolean workConserving) {
     public static final PolicyConfig DEFAULTS = new PolicyConfig(1000, true, 10, 5, 30, true);
 
     public PolicyConfig {
         if (maxIterations < 1) throw new IllegalArgumentException("maxIterations must be >= 1, got " + maxIterations);
         if (localSearchK < 1) throw new IllegalArgumentException("localSearchK must be >= 1, got " + localSearchK);
-        if (localSearchKeep < 1) throw new IllegalArgumentException("localSearchKeep must be >= 1, got " + localSearchKeep);
-        if (!(milpTimeLimitSeconds > 0)) throw new IllegalArgumentException("milpTimeLimitSeconds must be > 0, got " + milpTimeLimitSeconds);
+        if (localSearchKeep < 1)
+            throw new IllegalArgumentException("localSearchKeep must be >= 1, got " + localSearchKeep);
+        if (!(milpTimeLimitSeconds > 0))
+            throw new IllegalArgumentException("milpTimeLimitSeconds must be > 0, got " + milpTimeLimitSeconds);
     }
 
     /** Work-conserving, as {@link #DEFAULTS}. */
-    public PolicyConfig(int maxIterations, boolean bestFit, int localSearchK, int localSearchKeep, double milpTimeLimitSeconds) {
+    public PolicyConfig(
+            int maxIterations, boolean bestFit, int localSearchK, int localSearchKeep, double milpTimeLimitSeconds) {
         this(maxIterations, bestFit, localSearchK, localSearchKeep, milpTimeLimitSeconds, true);
     }
 
@@ -33,6 +41,7 @@ public record PolicyConfig(int maxIterations, boolean bestFit, int localSearchK,
     }
 
     public PolicyConfig withWorkConserving(boolean conserving) {
-        return new PolicyConfig(maxIterations, bestFit, localSearchK, localSearchKeep, milpTimeLimitSeconds, conserving);
+        return new PolicyConfig(
+                maxIterations, bestFit, localSearchK, localSearchKeep, milpTimeLimitSeconds, conserving);
     }
 }

@@ -12,7 +12,13 @@ public final class PriorityPolicy extends QueueOrderBaseline {
     /** The baselines have no tunables; the config is accepted so that {@link Policies} builds every policy alike. */
     public PriorityPolicy(PolicyConfig config) {}
 
-    @Override public String name() { return NAME; }
+    @Override
+    public String name() {
+        return NAME;
+    }
 
-    @Override public double queueKey(Job job) { return -job.weightPerHour(); }
+    @Override
+    public double queueKey(Job job) {
+        return -job.weightPerHour();
+    }
 }

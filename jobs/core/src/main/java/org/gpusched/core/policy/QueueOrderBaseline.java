@@ -24,13 +24,16 @@ import org.gpusched.core.random.RandomState;
  */
 abstract class QueueOrderBaseline implements FreeNodePolicy {
 
-
     /** The queue order and the fill of empty nodes do not depend on the time: a tick changes nothing. */
     @Override
-    public boolean decidesOnTicks() { return false; }
+    public boolean decidesOnTicks() {
+        return false;
+    }
 
     @Override
-    public boolean startsOnlyOnFreeNodes() { return true; }
+    public boolean startsOnlyOnFreeNodes() {
+        return true;
+    }
 
     @Override
     public Schedule schedule(SchedulingProblem problem, RandomState random) {
@@ -60,17 +63,21 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
     public Placement[] startOnFreeNodes(SchedulingProblem problem, int[] heldNodeTypes) {
         Cluster cluster = problem.cluster();
         if (heldNodeTypes.length != cluster.nodeCount()) {
-            throw new IllegalArgumentException("held node types: " + heldNodeTypes.length + " for " + cluster.nodeCount() + " nodes");
+            throw new IllegalArgumentException(
+                    "held node types: " + heldNodeTypes.length + " for " + cluster.nodeCount() + " nodes");
         }
         for (int n = 0; n < heldNodeTypes.length; n++) {
             if (heldNodeTypes[n] < -1 || heldNodeTypes[n] >= cluster.typeCount()) {
-                throw new IllegalArgumentException("held node types: node " + cluster.node(n).id() + " has type index " + heldNodeTypes[n]);
+                throw new IllegalArgumentException(
+                        "held node types: node " + cluster.node(n).id() + " has type index " + heldNodeTypes[n]);
             }
         }
         int jobs = problem.jobCount();
         int[] waiting = new int[jobs];
         for (int j = 0; j < jobs; j++) {
-            if (problem.job(j).current() != null) throw new IllegalArgumentException("job " + problem.job(j).job().id() + " runs: only waiting jobs can be started");
+            if (problem.job(j).current() != null)
+                throw new IllegalArgumentException(
+                        "job " + problem.job(j).job().id() + " runs: only waiting jobs can be started");
             waiting[j] = j;
         }
         Placement[] placements = new Placement[jobs];
@@ -79,7 +86,8 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
     }
 
     /** Starts the {@code waiting} jobs in queue order, each on an empty node ({@code nodeTypes[n] == -1}), which it then takes. */
-    private void start(SchedulingProblem problem, int[] waiting, int waitingCount, int[] nodeTypes, Placement[] placements) {
+    private void start(
+            SchedulingProblem problem, int[] waiting, int waitingCount, int[] nodeTypes, Placement[] placements) {
         Cluster cluster = problem.cluster();
         int jobs = problem.jobCount();
         int nodes = cluster.nodeCount();
@@ -109,7 +117,10 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
                     r = Double.POSITIVE_INFINITY;
                     for (int h = 1; h < all; h++) {
                         double rh = problem.remaining(j, t, h);
-                        if (!Double.isNaN(rh) && rh < r) { r = rh; g = h; }
+                        if (!Double.isNaN(rh) && rh < r) {
+                            r = rh;
+                            g = h;
+                        }
                     }
                     if (g == 0) continue;
                 }
@@ -163,7 +174,8 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
             if (warmPointer[t] < warmCount[t]) return warm[t][warmPointer[t]];
             Cluster cluster = problem.cluster();
             int n = restPointer[t];
-            while (n < nodeTypes.length && !(nodeTypes[n] == -1 && problem.currentNodeType(n) != t && cluster.canTake(n, t))) n++;
+            while (n < nodeTypes.length
+                    && !(nodeTypes[n] == -1 && problem.currentNodeType(n) != t && cluster.canTake(n, t))) n++;
             restPointer[t] = n;
             return n < nodeTypes.length ? n : -1;
         }
@@ -174,17 +186,19 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
         String job = problem.job(j).job().id();
         String node = cluster.node(p.node()).id();
         if (!cluster.canTake(p.node(), p.type())) {
-            throw new InvalidInstanceException("job " + job + ": runs on node " + node + " as type index " + p.type() + ", which that node cannot take");
+            throw new InvalidInstanceException("job " + job + ": runs on node " + node + " as type index " + p.type()
+                    + ", which that node cannot take");
         }
         if (nodeTypes[p.node()] != -1 && nodeTypes[p.node()] != p.type()) {
-            throw new InvalidInstanceException("job " + job + ": runs on node " + node + " as " + cluster.type(p.type()).name()
-                    + " but another running job has it as " + cluster.type(nodeTypes[p.node()]).name());
+            throw new InvalidInstanceException("job " + job + ": runs on node " + node + " as "
+                    + cluster.type(p.type()).name() + " but another running job has it as "
+                    + cluster.type(nodeTypes[p.node()]).name());
         }
         nodeTypes[p.node()] = p.type();
         busy[p.node()] += p.gpus();
         if (busy[p.node()] > cluster.type(p.type()).gpus()) {
-            throw new InvalidInstanceException("node " + node + ": running jobs use " + busy[p.node()] + " GPUs, more than its "
-                    + cluster.type(p.type()).gpus() + " (last: job " + job + ")");
+            throw new InvalidInstanceException("node " + node + ": running jobs use " + busy[p.node()]
+                    + " GPUs, more than its " + cluster.type(p.type()).gpus() + " (last: job " + job + ")");
         }
     }
 }

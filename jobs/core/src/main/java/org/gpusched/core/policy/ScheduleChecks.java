@@ -34,16 +34,19 @@ public final class ScheduleChecks {
         int[] jobsOn = new int[nodes];
         for (int n = 0; n < nodes; n++) {
             int t = schedule.nodeType(n);
-            if (t < -1 || t >= cluster.typeCount()) fail("node " + cluster.node(n).id() + ": type index " + t + " does not exist");
+            if (t < -1 || t >= cluster.typeCount())
+                fail("node " + cluster.node(n).id() + ": type index " + t + " does not exist");
             if (t >= 0 && !isCandidate(cluster, n, t)) {
-                fail("node " + cluster.node(n).id() + ": runs as " + cluster.type(t).name() + ", not one of its allowed types");
+                fail("node " + cluster.node(n).id() + ": runs as "
+                        + cluster.type(t).name() + ", not one of its allowed types");
             }
         }
         for (int j = 0; j < problem.jobCount(); j++) {
             Placement p = schedule.placement(j);
             if (p == null) continue;
             String job = problem.job(j).job().id();
-            if (p.node() >= nodes) fail("job " + job + ": placed on node index " + p.node() + ", the cluster has " + nodes + " nodes");
+            if (p.node() >= nodes)
+                fail("job " + job + ": placed on node index " + p.node() + ", the cluster has " + nodes + " nodes");
             String node = cluster.node(p.node()).id();
             int nodeType = schedule.nodeType(p.node());
             if (nodeType != p.type()) {
@@ -51,7 +54,8 @@ public final class ScheduleChecks {
                         + (nodeType < 0 ? "off (-1)" : cluster.type(nodeType).name()));
             }
             if (Double.isNaN(problem.remaining(j, p.type(), p.gpus()))) {
-                fail("job " + job + ": placed with " + p.gpus() + " GPUs on " + cluster.type(p.type()).name() + ", a configuration it has no time for");
+                fail("job " + job + ": placed with " + p.gpus() + " GPUs on "
+                        + cluster.type(p.type()).name() + ", a configuration it has no time for");
             }
             busy[p.node()] += p.gpus();
             jobsOn[p.node()]++;
@@ -59,9 +63,12 @@ public final class ScheduleChecks {
         for (int n = 0; n < nodes; n++) {
             int t = schedule.nodeType(n);
             if (t < 0) continue;
-            if (jobsOn[n] == 0) fail("node " + cluster.node(n).id() + ": switched on as " + cluster.type(t).name() + " but hosts no job");
+            if (jobsOn[n] == 0)
+                fail("node " + cluster.node(n).id() + ": switched on as "
+                        + cluster.type(t).name() + " but hosts no job");
             if (busy[n] > cluster.type(t).gpus()) {
-                fail("node " + cluster.node(n).id() + ": its jobs use " + busy[n] + " GPUs, type " + cluster.type(t).name() + " has " + cluster.type(t).gpus());
+                fail("node " + cluster.node(n).id() + ": its jobs use " + busy[n] + " GPUs, type "
+                        + cluster.type(t).name() + " has " + cluster.type(t).gpus());
             }
         }
         double expected = ObjectiveFunction.evaluate(problem, schedule.placements(), schedule.nodeTypes());

@@ -19,12 +19,16 @@ public interface SchedulingPolicy {
      * cannot, controllers do not tick for it (the queue baselines: they only fill empty nodes with waiting jobs and
      * never move running ones, and a tick brings no empty node and no job).
      */
-    default boolean decidesOnTicks() { return true; }
+    default boolean decidesOnTicks() {
+        return true;
+    }
 
     /**
      * Whether the policy keeps every running job where it runs and only starts waiting jobs on free nodes (nodes no
      * running job uses): then, with no job waiting or no node free, its schedule is the current placements, and a
      * controller keeps them without calling it (the queue baselines).
      */
-    default boolean startsOnlyOnFreeNodes() { return false; }
+    default boolean startsOnlyOnFreeNodes() {
+        return false;
+    }
 }

@@ -45,6 +45,7 @@ final class ShrinkAndInsertNeighbourhood {
     private double mu;
     /** Nodes with the same candidate types share a class: switching on any of them is the same move for f_OBJ. */
     private int[] nodeClass = new int[0];
+
     private int classCount;
     /** The cluster the classes were computed for: the streaming job calls again and again on the same one. */
     private Cluster classesOf;
@@ -57,13 +58,16 @@ final class ShrinkAndInsertNeighbourhood {
      * its tardiness term there minus its postponement penalty (NaN: no time there), and its execution cost there.
      */
     private double[] waitGain = new double[0], waitCost = new double[0];
+
     private int[] classFirstOff = new int[0];
     private int[] typeOffNode = new int[0];
     /** Per (type, g): the two open nodes of that type with >= g idle GPUs and the largest least execution cost. */
     private int[] open1 = new int[0], open2 = new int[0];
+
     private double[] nodeLeast = new double[0];
     /** Per running job, its best move elsewhere (relocation), computed lazily once per round. */
     private int[] relocStamp = new int[0], relocNode = new int[0], relocType = new int[0], relocGpus = new int[0];
+
     private double[] relocDelta = new double[0];
     private int stamp;
 
@@ -91,19 +95,25 @@ final class ShrinkAndInsertNeighbourhood {
         mu = s.mu;
         if (waiting.length < jobs) {
             waiting = new int[jobs];
-            relocStamp = new int[jobs]; relocNode = new int[jobs]; relocType = new int[jobs]; relocGpus = new int[jobs];
+            relocStamp = new int[jobs];
+            relocNode = new int[jobs];
+            relocType = new int[jobs];
+            relocGpus = new int[jobs];
             relocDelta = new double[jobs];
         }
         Arrays.fill(relocStamp, 0, jobs, 0);
         stamp = 0;
         if (nodeClass.length < nodes) {
-            nodeClass = new int[nodes]; classFirstOff = new int[nodes]; nodeLeast = new double[nodes];
+            nodeClass = new int[nodes];
+            classFirstOff = new int[nodes];
+            nodeLeast = new double[nodes];
             classesOf = null;
         }
         if (cluster != classesOf) {
             Map<List<Integer>, Integer> classes = new HashMap<>();
             for (int n = 0; n < nodes; n++) {
-                List<Integer> key = Arrays.stream(cluster.candidateTypes(n)).boxed().toList();
+                List<Integer> key =
+                        Arrays.stream(cluster.candidateTypes(n)).boxed().toList();
                 nodeClass[n] = classes.computeIfAbsent(key, x -> classes.size());
             }
             classCount = classes.size();
@@ -115,22 +125,37 @@ final class ShrinkAndInsertNeighbourhood {
             waitCost = new double[k * types * stride];
         }
         if (open1.length < types * stride) {
-            open1 = new int[types * stride]; open2 = new int[types * stride];
+            open1 = new int[types * stride];
+            open2 = new int[types * stride];
         }
         if (members.length < slots) {
-            members = new int[slots]; optCount = new int[slots]; minGpusFrom = new int[slots + 1]; choice = new int[slots];
-            optGpus = new int[slots * slots]; optDTerm = new double[slots * slots]; optCost = new double[slots * slots];
+            members = new int[slots];
+            optCount = new int[slots];
+            minGpusFrom = new int[slots + 1];
+            choice = new int[slots];
+            optGpus = new int[slots * slots];
+            optDTerm = new double[slots * slots];
+            optCost = new double[slots * slots];
             leafGpus = new int[MAX_COMBINATIONS * slots];
         }
         if (leafBusy.length < MAX_COMBINATIONS) {
-            leafBusy = new int[MAX_COMBINATIONS]; leafDTerm = new double[MAX_COMBINATIONS];
+            leafBusy = new int[MAX_COMBINATIONS];
+            leafDTerm = new double[MAX_COMBINATIONS];
             leafMinCost = new double[MAX_COMBINATIONS];
         }
     }
 
-    private double tardiness(int j, double remaining) { return s.tardiness(j, remaining); }
-    private double cost(int t, int g, double remaining) { return s.cost(t, g, remaining); }
-    private boolean promising(double delta) { return s.promising(delta); }
+    private double tardiness(int j, double remaining) {
+        return s.tardiness(j, remaining);
+    }
+
+    private double cost(int t, int g, double remaining) {
+        return s.cost(t, g, remaining);
+    }
+
+    private boolean promising(double delta) {
+        return s.promising(delta);
+    }
 
     // ---------------------------------------------------------------- the round
 
@@ -236,7 +261,8 @@ final class ShrinkAndInsertNeighbourhood {
             optCount[i] = count;
         }
         minGpusFrom[memberCount] = 0;
-        for (int i = memberCount - 1; i >= 0; i--) minGpusFrom[i] = minGpusFrom[i + 1] + optGpus[i * slots + optCount[i] - 1];
+        for (int i = memberCount - 1; i >= 0; i--)
+            minGpusFrom[i] = minGpusFrom[i + 1] + optGpus[i * slots + optCount[i] - 1];
         if (minGpusFrom[0] >= capacity) return; // no GPU can be freed for a waiting job
         leafCount = 0;
         enumerate(0, 0, 0, Double.POSITIVE_INFINITY, capacity);
@@ -248,8 +274,11 @@ final class ShrinkAndInsertNeighbourhood {
                 for (int g = 1; g <= idle; g++) {
                     double gain = waitGain[base + g];
                     if (Double.isNaN(gain)) continue;
-                    double delta = leafDTerm[leaf] + gain
-                            + Math.min(leafMinCost[leaf], waitCost[base + g]) + mu * (idle - g) - s.nodeTerm[n];
+                    double delta = leafDTerm[leaf]
+                            + gain
+                            + Math.min(leafMinCost[leaf], waitCost[base + g])
+                            + mu * (idle - g)
+                            - s.nodeTerm[n];
                     if (!promising(delta)) continue;
                     s.beginMove();
                     for (int i = 0; i < memberCount; i++) {
@@ -277,7 +306,8 @@ final class ShrinkAndInsertNeighbourhood {
         }
         for (int o = 0; o < optCount[i]; o++) {
             int at = i * slots + o;
-            if (busy + optGpus[at] + minGpusFrom[i + 1] >= capacity) continue; // no GPU would be left for the waiting job
+            if (busy + optGpus[at] + minGpusFrom[i + 1] >= capacity)
+                continue; // no GPU would be left for the waiting job
             choice[i] = o;
             enumerate(i + 1, busy + optGpus[at], dTerm + optDTerm[at], Math.min(minCost, optCost[at]), capacity);
         }
@@ -305,7 +335,8 @@ final class ShrinkAndInsertNeighbourhood {
                 for (int g = 1; g <= room; g++) {
                     double gain = waitGain[base + g];
                     if (Double.isNaN(gain)) continue;
-                    double inserted = gain + Math.min(leastOthers, waitCost[base + g]) + mu * (room - g) - s.nodeTerm[n];
+                    double inserted =
+                            gain + Math.min(leastOthers, waitCost[base + g]) + mu * (room - g) - s.nodeTerm[n];
                     if (g > idle && relocNode[r] >= 0 && promising(relocDelta[r] + inserted)) {
                         s.beginMove();
                         s.addMove(r, relocNode[r], relocType[r], relocGpus[r]);

@@ -77,10 +77,12 @@ public final class WorkConservation {
         for (int n = 0; n < cluster.nodeCount(); n++) {
             int t = schedule.nodeType(n);
             if (!fits(problem, j, n, t, idle[n])) continue;
-            return "job " + problem.job(j).job().id() + " waits while node " + cluster.node(n).id()
-                    + (t < 0 ? " is off and could be switched on for it"
-                             : " runs as " + cluster.type(t).name() + " with " + idle[n] + " idle GPUs and the job needs "
-                               + minGpus(problem, j, t));
+            return "job " + problem.job(j).job().id() + " waits while node "
+                    + cluster.node(n).id()
+                    + (t < 0
+                            ? " is off and could be switched on for it"
+                            : " runs as " + cluster.type(t).name() + " with " + idle[n]
+                                    + " idle GPUs and the job needs " + minGpus(problem, j, t));
         }
         throw new IllegalStateException("job " + problem.job(j).job().id() + " fits a node type but no node");
     }
@@ -129,7 +131,8 @@ public final class WorkConservation {
             }
             placements[j] = best;
             if (best == null) continue;
-            idle[best.node()] = (nodeTypes[best.node()] < 0 ? cluster.type(best.type()).gpus() : idle[best.node()]) - best.gpus();
+            idle[best.node()] =
+                    (nodeTypes[best.node()] < 0 ? cluster.type(best.type()).gpus() : idle[best.node()]) - best.gpus();
             nodeTypes[best.node()] = best.type();
             objective = bestObjective;
         }
@@ -139,7 +142,10 @@ public final class WorkConservation {
     private static int[] idleGpus(SchedulingProblem problem, Schedule schedule) {
         Cluster cluster = problem.cluster();
         int[] idle = new int[cluster.nodeCount()];
-        for (int n = 0; n < idle.length; n++) idle[n] = schedule.nodeType(n) < 0 ? 0 : cluster.type(schedule.nodeType(n)).gpus();
+        for (int n = 0; n < idle.length; n++)
+            idle[n] = schedule.nodeType(n) < 0
+                    ? 0
+                    : cluster.type(schedule.nodeType(n)).gpus();
         for (int j = 0; j < schedule.jobCount(); j++) {
             Placement p = schedule.placement(j);
             if (p != null) idle[p.node()] -= p.gpus();

@@ -7,9 +7,13 @@ package org.gpusched.core.random;
 public final class RandomState {
     private long state;
 
-    public RandomState(long state) { this.state = state; }
+    public RandomState(long state) {
+        this.state = state;
+    }
 
-    public long state() { return state; }
+    public long state() {
+        return state;
+    }
 
     /** A generator derived from a run seed and a stream index (controller, policy, ...), decorrelated by mixing. */
     public static RandomState derive(long seed, long stream) {
@@ -30,7 +34,9 @@ public final class RandomState {
     }
 
     /** Uniform in [0, 1). */
-    public double nextDouble() { return (nextLong() >>> 11) * 0x1.0p-53; }
+    public double nextDouble() {
+        return (nextLong() >>> 11) * 0x1.0p-53;
+    }
 
     /** Uniform in [0, bound). */
     public int nextInt(int bound) {

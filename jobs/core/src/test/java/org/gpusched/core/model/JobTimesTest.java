@@ -17,7 +17,12 @@ class JobTimesTest {
     private static final List<NodeType> CATALOG = List.of(SMALL, BIG, ABSENT);
 
     private static Job job() {
-        return new Job("j", 0, 10_000, 1, Map.of("S", Map.of(1, 900.0), "B", Map.of(1, 800.0, 4, 300.0), "X", Map.of(2, 100.0)));
+        return new Job(
+                "j",
+                0,
+                10_000,
+                1,
+                Map.of("S", Map.of(1, 900.0), "B", Map.of(1, 800.0, 4, 300.0), "X", Map.of(2, 100.0)));
     }
 
     @Test
@@ -30,7 +35,13 @@ class JobTimesTest {
         assertEquals(800.0, times.seconds(1, 1));
         assertTrue(Double.isNaN(times.seconds(1, 2)));
         assertTrue(Double.isNaN(times.seconds(0, 4)));
-        SchedulingProblem p = new SchedulingProblem(0, cluster, List.of(new JobState(job(), 0.3, null)), List.of(times), null, ObjectiveParameters.DEFAULTS);
+        SchedulingProblem p = new SchedulingProblem(
+                0,
+                cluster,
+                List.of(new JobState(job(), 0.3, null)),
+                List.of(times),
+                null,
+                ObjectiveParameters.DEFAULTS);
         assertEquals(300.0 * 0.7, p.fastestRemaining(0));
         assertEquals(900.0 * 0.7, p.slowestRemaining(0));
         assertEquals(800.0 * 0.7, p.remaining(0, 1, 1));
@@ -44,7 +55,8 @@ class JobTimesTest {
         Cluster cluster = new Cluster(CATALOG, List.of(Node.fixed("n0", "S")));
         Cluster other = new Cluster(List.of(BIG, SMALL, ABSENT), List.of(Node.fixed("n0", "S")));
         JobTimes foreign = JobTimes.of(job(), other); // B is type 0 there
-        SchedulingProblem p = new SchedulingProblem(0, cluster, List.of(JobState.waiting(job())), List.of(foreign), null, ObjectiveParameters.DEFAULTS);
+        SchedulingProblem p = new SchedulingProblem(
+                0, cluster, List.of(JobState.waiting(job())), List.of(foreign), null, ObjectiveParameters.DEFAULTS);
         assertEquals(900.0, p.remaining(0, 0, 1), "type 0 is S in this cluster");
     }
 

@@ -18,12 +18,14 @@ class ObjectiveFunctionTest {
 
     private static Cluster cluster(int nodes) {
         List<Node> list = new ArrayList<>();
-        for (int n = 0; n < nodes; n++) list.add(n % 3 == 0 ? Node.rightsizable("r" + n) : Node.fixed("f" + n, n % 3 == 1 ? "S" : "L"));
+        for (int n = 0; n < nodes; n++)
+            list.add(n % 3 == 0 ? Node.rightsizable("r" + n) : Node.fixed("f" + n, n % 3 == 1 ? "S" : "L"));
         return new Cluster(List.of(SMALL, LARGE), list);
     }
 
     /** f_OBJ by its definition: the jobs' terms in order, then each used node's in node order, over arrays of all nodes. */
-    private static double byDefinition(ObjectiveParameters params, Cluster cluster, double now, double[][] jobs, int[] nodeTypes) {
+    private static double byDefinition(
+            ObjectiveParameters params, Cluster cluster, double now, double[][] jobs, int[] nodeTypes) {
         double sum = 0;
         double[] first = new double[cluster.nodeCount()];
         int[] busy = new int[cluster.nodeCount()];
@@ -44,7 +46,8 @@ class ObjectiveFunctionTest {
         for (int n = 0; n < busy.length; n++) {
             if (busy[n] == 0) continue;
             sum += first[n];
-            if (params.mu() > 0) sum += params.mu() * (cluster.type(nodeTypes[n]).gpus() - busy[n]);
+            if (params.mu() > 0)
+                sum += params.mu() * (cluster.type(nodeTypes[n]).gpus() - busy[n]);
         }
         return sum;
     }
@@ -60,10 +63,12 @@ class ObjectiveFunctionTest {
         ObjectiveParameters params = new ObjectiveParameters(r.nextInt(3) * 50, 3600, r.nextInt(2) * 0.25);
         double now = r.nextInt(100_000);
         int[] nodeTypes = new int[cluster.nodeCount()];
-        for (int n = 0; n < nodeTypes.length; n++) nodeTypes[n] = cluster.candidateTypes(n)[r.nextInt(cluster.candidateTypes(n).length)];
+        for (int n = 0; n < nodeTypes.length; n++)
+            nodeTypes[n] = cluster.candidateTypes(n)[r.nextInt(cluster.candidateTypes(n).length)];
         double[][] jobs = new double[r.nextInt(400)][];
         int[] free = new int[cluster.nodeCount()];
-        for (int n = 0; n < free.length; n++) free[n] = cluster.type(nodeTypes[n]).gpus();
+        for (int n = 0; n < free.length; n++)
+            free[n] = cluster.type(nodeTypes[n]).gpus();
         for (int j = 0; j < jobs.length; j++) {
             int node = r.nextInt(cluster.nodeCount());
             double remaining = 1 + r.nextInt(200_000) * 0.37;
@@ -77,7 +82,8 @@ class ObjectiveFunctionTest {
                 jobs[j] = new double[] {weight, due, remaining, node, nodeTypes[node], gpus};
             }
         }
-        ObjectiveFunction.Sum sum = new ObjectiveFunction.Sum(params, cluster, now, r.nextInt(Math.max(1, jobs.length)));
+        ObjectiveFunction.Sum sum =
+                new ObjectiveFunction.Sum(params, cluster, now, r.nextInt(Math.max(1, jobs.length)));
         for (double[] j : jobs) {
             if (j[3] < 0) sum.postponed(j[0], j[1], j[2]);
             else sum.scheduled(j[0], j[1], j[2], (int) j[3], (int) j[4], (int) j[5]);

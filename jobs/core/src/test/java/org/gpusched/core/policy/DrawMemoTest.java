@@ -17,17 +17,21 @@ import org.junit.jupiter.api.Test;
 class DrawMemoTest {
 
     @Property(tries = 300)
-    void memoChangesNeitherTheSchedulesNorTheRandomStream(@ForAll long instanceSeed, @ForAll long seed,
-                                                          @ForAll @IntRange(min = 1, max = 12) int maxJobs,
-                                                          @ForAll boolean bestFit) {
+    void memoChangesNeitherTheSchedulesNorTheRandomStream(
+            @ForAll long instanceSeed,
+            @ForAll long seed,
+            @ForAll @IntRange(min = 1, max = 12) int maxJobs,
+            @ForAll boolean bestFit) {
         SchedulingProblem problem = Instances.random(instanceSeed, 6, maxJobs);
         RandomState withMemo = new RandomState(seed);
         RandomState without = new RandomState(seed);
         List<Schedule> memoized = new GreedyEngine(true).run(problem, withMemo, 300, 3, bestFit);
         List<Schedule> constructed = new GreedyEngine(false).run(problem, without, 300, 3, bestFit);
         assertEquals(constructed, memoized);
-        for (int k = 0; k < constructed.size(); k++) assertEquals(constructed.get(k).objective(), memoized.get(k).objective());
-        assertEquals(without.state(), withMemo.state(), "the memo must take exactly the uniforms the constructions take");
+        for (int k = 0; k < constructed.size(); k++)
+            assertEquals(constructed.get(k).objective(), memoized.get(k).objective());
+        assertEquals(
+                without.state(), withMemo.state(), "the memo must take exactly the uniforms the constructions take");
     }
 
     @Test
@@ -46,8 +50,10 @@ class DrawMemoTest {
     void aPathThatContradictsTheRecordedOneIsRefused() {
         DrawMemo memo = new DrawMemo(100);
         memo.insert(1, new int[] {DrawMemo.COIN}, new int[] {0, 1}, new double[] {0.25}, new int[] {1});
-        assertThrows(IllegalStateException.class,
-                () -> memo.insert(1, new int[] {DrawMemo.WEIGHTS}, new int[] {0, 2}, new double[] {1, 2}, new int[] {0}));
+        assertThrows(
+                IllegalStateException.class,
+                () -> memo.insert(
+                        1, new int[] {DrawMemo.WEIGHTS}, new int[] {0, 2}, new double[] {1, 2}, new int[] {0}));
     }
 
     @Test

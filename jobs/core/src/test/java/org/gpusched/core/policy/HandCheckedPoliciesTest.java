@@ -40,8 +40,12 @@ class HandCheckedPoliciesTest {
         // One 2-GPU node, cost 1 $/h per busy GPU. Two identical jobs, due 5000 s: {1 GPU: 3600 s, 2 GPUs: 2400 s}.
         Cluster cluster = new Cluster(List.of(linear("A", "V100", 2, 1.0)), List.of(Node.fixed("n0", "A")));
         var times = times("A", 1, 3600, 2, 2400);
-        SchedulingProblem problem = new SchedulingProblem(0, cluster, List.of(
-                JobState.waiting(job("j1", 0, 5000, 1, times)), JobState.waiting(job("j2", 0, 5000, 1, times))), null, PAPER);
+        SchedulingProblem problem = new SchedulingProblem(
+                0,
+                cluster,
+                List.of(JobState.waiting(job("j1", 0, 5000, 1, times)), JobState.waiting(job("j2", 0, 5000, 1, times))),
+                null,
+                PAPER);
 
         // RG: cheapest on-time configuration is 1 GPU (1 h x 1 $/h = 1.0 < 2400/3600 x 2 = 1.333): both jobs share
         // the node, first-ending cost 1.0, nobody late.
@@ -61,20 +65,29 @@ class HandCheckedPoliciesTest {
 
     @Test
     void rightsizingPicksTheCheaperVmTypeThatMeetsTheDueDate() {
-        List<NodeType> catalog = List.of(NodeType.priced("NC6", "K80", 1, 0.56), NodeType.priced("NV6", "M60", 1, 0.62),
+        List<NodeType> catalog = List.of(
+                NodeType.priced("NC6", "K80", 1, 0.56),
+                NodeType.priced("NV6", "M60", 1, 0.62),
                 NodeType.priced("NC24", "K80", 4, 2.25));
         Cluster cluster = new Cluster(catalog, List.of(Node.rightsizable("vm0")));
         var times = times("NC6", 1, 7200, "NV6", 1, 6000, "NC24", 1, 7200, 4, 2400);
         // due 10000: NC6 2 h x 0.56 = 1.12, NV6 1.667 h x 0.62 = 1.0333, NC24x1 4.5, NC24x4 1.5 -> NV6
-        Schedule cheap = run("greedy", new SchedulingProblem(0, cluster, List.of(JobState.waiting(job("j", 0, 10000, 1, times))), null, PAPER));
+        Schedule cheap = run(
+                "greedy",
+                new SchedulingProblem(
+                        0, cluster, List.of(JobState.waiting(job("j", 0, 10000, 1, times))), null, PAPER));
         assertEquals(1, cheap.nodeType(0));
         assertEquals(new Placement(0, 1, 1), cheap.placement(0));
         assertEquals(6000 / 3600.0 * 0.62, cheap.objective(), EPS);
         // due 5000: only NC24 with 4 GPUs (2400 s) meets it
-        Schedule onTime = run("andreas-rg", new SchedulingProblem(0, cluster, List.of(JobState.waiting(job("j", 0, 5000, 1, times))), null, PAPER));
+        Schedule onTime = run(
+                "andreas-rg",
+                new SchedulingProblem(0, cluster, List.of(JobState.waiting(job("j", 0, 5000, 1, times))), null, PAPER));
         assertEquals(new Placement(0, 2, 4), onTime.placement(0));
         // due 2000: nothing meets it -> the fastest (NC24 x4, 400 s late)
-        Schedule late = run("greedy", new SchedulingProblem(0, cluster, List.of(JobState.waiting(job("j", 0, 2000, 1, times))), null, PAPER));
+        Schedule late = run(
+                "greedy",
+                new SchedulingProblem(0, cluster, List.of(JobState.waiting(job("j", 0, 2000, 1, times))), null, PAPER));
         assertEquals(new Placement(0, 2, 4), late.placement(0));
         assertEquals(400 / 3600.0 + 2400 / 3600.0 * 2.25, late.objective(), EPS);
     }
@@ -85,8 +98,11 @@ class HandCheckedPoliciesTest {
         // 2 idle GPUs; with mu = 1 the equivalent K2 saves 2 in f_OBJ: 1.0 instead of 3.0.
         List<NodeType> catalog = List.of(NodeType.priced("K4", "K80", 4, 1.0), NodeType.priced("K2", "K80", 2, 1.0));
         Cluster cluster = new Cluster(catalog, List.of(Node.rightsizable("vm0")));
-        SchedulingProblem problem = new SchedulingProblem(0, cluster,
-                List.of(JobState.waiting(job("j", 0, 10000, 1, times("K4", 2, 3600, "K2", 2, 3600)))), null,
+        SchedulingProblem problem = new SchedulingProblem(
+                0,
+                cluster,
+                List.of(JobState.waiting(job("j", 0, 10000, 1, times("K4", 2, 3600, "K2", 2, 3600)))),
+                null,
                 new ObjectiveParameters(100, 3600, 1));
         for (String policy : List.of("greedy", "andreas-rg")) {
             Schedule s = run(policy, problem);
@@ -102,9 +118,14 @@ class HandCheckedPoliciesTest {
         // Cheapest: both on 1 GPU (b: 2.0, a: 1.0). Idle 2: speed-ups a->2 1.8, b->2 1.89, b->3 2.67 -> b gets 3 GPUs;
         // the first-ending cost stays a's 1.0, so f_OBJ does not grow.
         Cluster cluster = new Cluster(List.of(linear("E", "A100", 4, 1.0)), List.of(Node.fixed("n0", "E")));
-        SchedulingProblem problem = new SchedulingProblem(0, cluster, List.of(
-                JobState.waiting(job("a", 0, 50000, 1, times("E", 1, 3600, 2, 2000))),
-                JobState.waiting(job("b", 0, 50000, 1, times("E", 1, 7200, 2, 3800, 3, 2700)))), null, PAPER);
+        SchedulingProblem problem = new SchedulingProblem(
+                0,
+                cluster,
+                List.of(
+                        JobState.waiting(job("a", 0, 50000, 1, times("E", 1, 3600, 2, 2000))),
+                        JobState.waiting(job("b", 0, 50000, 1, times("E", 1, 7200, 2, 3800, 3, 2700)))),
+                null,
+                PAPER);
         Schedule s = run("greedy", problem);
         assertEquals(new Placement(0, 0, 1), s.placement(0));
         assertEquals(new Placement(0, 0, 3), s.placement(1));
@@ -115,8 +136,8 @@ class HandCheckedPoliciesTest {
     void aPreemptedJobComesBackWithItsRemainingWork() {
         // 60% done: 10000 s becomes 4000 s; due 3000 -> 1000 s late x 2 $/h = 0.5556, cost 4000/3600 x 1 = 1.1111
         Cluster cluster = new Cluster(List.of(linear("A", "V100", 1, 1.0)), List.of(Node.fixed("n0", "A")));
-        SchedulingProblem problem = new SchedulingProblem(0, cluster,
-                List.of(new JobState(job("p", 0, 3000, 2, times("A", 1, 10000)), 0.6, null)), null, PAPER);
+        SchedulingProblem problem = new SchedulingProblem(
+                0, cluster, List.of(new JobState(job("p", 0, 3000, 2, times("A", 1, 10000)), 0.6, null)), null, PAPER);
         for (String policy : List.of("greedy", "andreas-rg", "fifo")) {
             Schedule s = run(policy, problem);
             assertEquals(new Placement(0, 0, 1), s.placement(0), policy);
@@ -163,16 +184,20 @@ class HandCheckedPoliciesTest {
         assertTrue(s.objective() > 1e16 && s.objective() <= run("greedy", late).objective());
         assertEquals(new Placement(0, 0, 1), s.placement(1));
         // the ranking still orders: running r instead is the other distinct solution, and it is worse
-        List<Schedule> best = new AndreasRandomizedGreedyPolicy(PolicyConfig.DEFAULTS).bestSolutions(late, new RandomState(3), 3);
-        for (int i = 1; i < best.size(); i++) assertTrue(best.get(i - 1).objective() <= best.get(i).objective());
+        List<Schedule> best =
+                new AndreasRandomizedGreedyPolicy(PolicyConfig.DEFAULTS).bestSolutions(late, new RandomState(3), 3);
+        for (int i = 1; i < best.size(); i++)
+            assertTrue(best.get(i - 1).objective() <= best.get(i).objective());
     }
 
     @Test
     void aRunningJobStaysOnItsNodeWhenNothingIsGainedByMoving() {
-        Cluster cluster = new Cluster(List.of(linear("A", "V100", 2, 1.0)), List.of(Node.fixed("n0", "A"), Node.fixed("n1", "A")));
+        Cluster cluster = new Cluster(
+                List.of(linear("A", "V100", 2, 1.0)), List.of(Node.fixed("n0", "A"), Node.fixed("n1", "A")));
         JobState running = new JobState(job("r", 0, 10000, 1, times("A", 1, 3600)), 0.2, new Placement(1, 0, 1));
         JobState later = JobState.waiting(job("w", 0, 90000, 1, times("A", 1, 3600)));
-        SchedulingProblem problem = new SchedulingProblem(0, cluster, List.of(running, later), new int[] {-1, 0}, PAPER);
+        SchedulingProblem problem =
+                new SchedulingProblem(0, cluster, List.of(running, later), new int[] {-1, 0}, PAPER);
         for (String policy : List.of("greedy", "andreas-rg")) {
             Schedule s = run(policy, problem);
             assertEquals(new Placement(1, 0, 1), s.placement(0), policy);
@@ -185,11 +210,17 @@ class HandCheckedPoliciesTest {
     @Test
     void firstFitAndBestFitChooseDifferentOpenNodes() {
         // a (2 GPUs) opens n0, b (3 GPUs) opens n1; c (1 GPU): first fit -> n0 (lowest index), best fit -> n1 (0 idle)
-        Cluster cluster = new Cluster(List.of(linear("A", "V100", 4, 1.0)), List.of(Node.fixed("n0", "A"), Node.fixed("n1", "A")));
-        SchedulingProblem problem = new SchedulingProblem(0, cluster, List.of(
-                JobState.waiting(job("a", 0, 5000, 1, times("A", 2, 3600))),
-                JobState.waiting(job("b", 0, 6000, 1, times("A", 3, 3600))),
-                JobState.waiting(job("c", 0, 7000, 1, times("A", 1, 3600)))), null, PAPER);
+        Cluster cluster = new Cluster(
+                List.of(linear("A", "V100", 4, 1.0)), List.of(Node.fixed("n0", "A"), Node.fixed("n1", "A")));
+        SchedulingProblem problem = new SchedulingProblem(
+                0,
+                cluster,
+                List.of(
+                        JobState.waiting(job("a", 0, 5000, 1, times("A", 2, 3600))),
+                        JobState.waiting(job("b", 0, 6000, 1, times("A", 3, 3600))),
+                        JobState.waiting(job("c", 0, 7000, 1, times("A", 1, 3600)))),
+                null,
+                PAPER);
         Schedule bestFit = run(new GreedyPolicy(new PolicyConfig(1, true, 10, 5, 30)), problem);
         Schedule firstFit = run(new GreedyPolicy(new PolicyConfig(1, false, 10, 5, 30)), problem);
         assertEquals(new Placement(0, 0, 2), bestFit.placement(0));
@@ -202,11 +233,17 @@ class HandCheckedPoliciesTest {
     void aJobThatFitsNoFreeBestConfigurationTakesASubOptimalOne() {
         // n0 is fixed V (2 GPUs), n1 fixed W (1 GPU). a prefers V x2 and takes it; b also prefers V but V is full:
         // it runs sub-optimally on W.
-        Cluster cluster = new Cluster(List.of(linear("V", "V100", 2, 1.0), linear("W", "T4", 1, 3.0)),
+        Cluster cluster = new Cluster(
+                List.of(linear("V", "V100", 2, 1.0), linear("W", "T4", 1, 3.0)),
                 List.of(Node.fixed("n0", "V"), Node.fixed("n1", "W")));
-        SchedulingProblem problem = new SchedulingProblem(0, cluster, List.of(
-                JobState.waiting(job("a", 0, 5000, 1, times("V", 2, 3600, "W", 1, 4000))),
-                JobState.waiting(job("b", 0, 6000, 1, times("V", 2, 3600, "W", 1, 4000)))), null, PAPER);
+        SchedulingProblem problem = new SchedulingProblem(
+                0,
+                cluster,
+                List.of(
+                        JobState.waiting(job("a", 0, 5000, 1, times("V", 2, 3600, "W", 1, 4000))),
+                        JobState.waiting(job("b", 0, 6000, 1, times("V", 2, 3600, "W", 1, 4000)))),
+                null,
+                PAPER);
         Schedule s = run("greedy", problem);
         assertEquals(new Placement(0, 0, 2), s.placement(0));
         assertEquals(new Placement(1, 1, 1), s.placement(1));
@@ -217,10 +254,15 @@ class HandCheckedPoliciesTest {
     void baselinesServeTheirQueueOrderOneJobPerNode() {
         Cluster cluster = new Cluster(List.of(linear("A", "V100", 2, 1.0)), List.of(Node.fixed("n0", "A")));
         var times = times("A", 1, 3600, 2, 2000);
-        SchedulingProblem problem = new SchedulingProblem(100, cluster, List.of(
-                JobState.waiting(job("x", 0, 9000, 0.5, times)),
-                JobState.waiting(job("y", 10, 5000, 0.4, times)),
-                JobState.waiting(job("z", 20, 7000, 1.0, times))), null, PAPER);
+        SchedulingProblem problem = new SchedulingProblem(
+                100,
+                cluster,
+                List.of(
+                        JobState.waiting(job("x", 0, 9000, 0.5, times)),
+                        JobState.waiting(job("y", 10, 5000, 0.4, times)),
+                        JobState.waiting(job("z", 20, 7000, 1.0, times))),
+                null,
+                PAPER);
         assertOnlyPlaced(run("fifo", problem), 0);
         assertOnlyPlaced(run("edf", problem), 1);
         assertOnlyPlaced(run("priority", problem), 2);
@@ -236,10 +278,15 @@ class HandCheckedPoliciesTest {
     @Test
     void baselinesPickTheRightsizableTypeWithTheFastestCompletion() {
         // S: all its 1 GPU, 5000 s. L (4 GPUs): no time for 4, fastest there is 2 GPUs in 4000 s -> L with 2 GPUs
-        Cluster cluster = new Cluster(List.of(NodeType.priced("S", "M60", 1, 0.5), NodeType.priced("L", "K80", 4, 2.0)),
+        Cluster cluster = new Cluster(
+                List.of(NodeType.priced("S", "M60", 1, 0.5), NodeType.priced("L", "K80", 4, 2.0)),
                 List.of(Node.rightsizable("vm0"), Node.rightsizable("vm1")));
-        SchedulingProblem problem = new SchedulingProblem(0, cluster, List.of(
-                JobState.waiting(job("j", 0, 9000, 1, times("S", 1, 5000, "L", 1, 6000, 2, 4000)))), null, PAPER);
+        SchedulingProblem problem = new SchedulingProblem(
+                0,
+                cluster,
+                List.of(JobState.waiting(job("j", 0, 9000, 1, times("S", 1, 5000, "L", 1, 6000, 2, 4000)))),
+                null,
+                PAPER);
         for (String policy : List.of("fifo", "edf", "priority")) {
             Schedule s = run(policy, problem);
             assertNotNull(s.placement(0));

@@ -63,9 +63,10 @@ final class Instances {
         for (int t = 0; t < typeCount; t++) {
             int gpus = new int[] {1, 2, 4}[r.nextInt(3)];
             String model = models[r.nextInt(2)];
-            types.add(r.nextInt(2) == 0
-                    ? NodeType.priced("T" + t, model, gpus, 0.3 + r.nextDouble() * gpus)
-                    : linear("T" + t, model, gpus, 0.2 + r.nextDouble()));
+            types.add(
+                    r.nextInt(2) == 0
+                            ? NodeType.priced("T" + t, model, gpus, 0.3 + r.nextDouble() * gpus)
+                            : linear("T" + t, model, gpus, 0.2 + r.nextDouble()));
         }
         int nodeCount = 1 + r.nextInt(maxNodes);
         List<Node> nodes = new ArrayList<>();
@@ -111,7 +112,10 @@ final class Instances {
                 for (int g = room; g >= 1; g--) {
                     if (!Double.isNaN(job.timeOn(cluster.type(t).name(), g))) {
                         current = new Placement(n, t, g);
-                        if (nodeType[n] < 0) { nodeType[n] = t; free[n] = cluster.type(t).gpus(); }
+                        if (nodeType[n] < 0) {
+                            nodeType[n] = t;
+                            free[n] = cluster.type(t).gpus();
+                        }
                         free[n] -= g;
                         break;
                     }

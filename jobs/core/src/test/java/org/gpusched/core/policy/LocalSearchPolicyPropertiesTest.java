@@ -20,37 +20,58 @@ class LocalSearchPolicyPropertiesTest {
     private static SchedulingProblem instance(long seed, int kind) {
         return switch (kind) {
             case 0 -> Instances.random(seed);
-            case 1 -> MilpPolicyInstances.andreasLike(seed, 1 + (int) Math.floorMod(seed, 4L), 2 + (int) Math.floorMod(seed, 6L), 2 + 2 * (int) Math.floorMod(seed, 2L), seed % 2);
-            default -> MilpPolicyInstances.rightsizable(seed, 1 + (int) Math.floorMod(seed, 3L), 2 + (int) Math.floorMod(seed, 5L), seed % 2);
+            case 1 ->
+                MilpPolicyInstances.andreasLike(
+                        seed,
+                        1 + (int) Math.floorMod(seed, 4L),
+                        2 + (int) Math.floorMod(seed, 6L),
+                        2 + 2 * (int) Math.floorMod(seed, 2L),
+                        seed % 2);
+            default ->
+                MilpPolicyInstances.rightsizable(
+                        seed, 1 + (int) Math.floorMod(seed, 3L), 2 + (int) Math.floorMod(seed, 5L), seed % 2);
         };
     }
 
     @Property(tries = 40)
-    void rgLsIsFeasibleAndBetweenTheOptimumAndAndreasRg(@ForAll @LongRange(min = 0, max = 1_000_000) long seed,
-                                                         @ForAll @IntRange(min = 0, max = 2) int kind) {
+    void rgLsIsFeasibleAndBetweenTheOptimumAndAndreasRg(
+            @ForAll @LongRange(min = 0, max = 1_000_000) long seed, @ForAll @IntRange(min = 0, max = 2) int kind) {
         SchedulingProblem problem = instance(seed, kind);
         Schedule rg = new AndreasRandomizedGreedyPolicy(CONFIG).schedule(problem, RandomState.derive(seed, 3));
         for (boolean conserving : new boolean[] {true, false}) {
-            Schedule ls = new LocalSearchPolicy(CONFIG.withWorkConserving(conserving)).schedule(problem, RandomState.derive(seed, 3));
+            Schedule ls = new LocalSearchPolicy(CONFIG.withWorkConserving(conserving))
+                    .schedule(problem, RandomState.derive(seed, 3));
             ScheduleChecks.verify(problem, ls);
             Schedule bound = conserving ? WorkConservation.fill(problem, rg) : rg;
-            assertTrue(ls.objective() <= bound.objective(), "rg-ls " + ls.objective() + " > andreas-rg " + bound.objective());
+            assertTrue(
+                    ls.objective() <= bound.objective(),
+                    "rg-ls " + ls.objective() + " > andreas-rg " + bound.objective());
             if (conserving) ScheduleChecks.verifyWorkConserving(problem, ls);
-            double optimum = new MilpPolicy(CONFIG, conserving, MilpPolicy.DEFAULT_MAX_BINARY_VARIABLES, null).schedule(problem, new RandomState(seed)).objective();
-            assertTrue(ls.objective() >= optimum - 1e-6 * Math.max(1, optimum), "rg-ls " + ls.objective() + " below the optimum " + optimum
-                    + (conserving ? " (work-conserving)" : " (relaxed)"));
+            double optimum = new MilpPolicy(CONFIG, conserving, MilpPolicy.DEFAULT_MAX_BINARY_VARIABLES, null)
+                    .schedule(problem, new RandomState(seed))
+                    .objective();
+            assertTrue(
+                    ls.objective() >= optimum - 1e-6 * Math.max(1, optimum),
+                    "rg-ls " + ls.objective() + " below the optimum " + optimum
+                            + (conserving ? " (work-conserving)" : " (relaxed)"));
         }
     }
 
     /** Tighter and larger than {@link #instance}: many postponed jobs, where shrink-and-insert does most of its work. */
     @Property(tries = 30)
-    void onTightClustersRgLsIsFeasibleAndNeverWorseThanAndreasRg(@ForAll @LongRange(min = 0, max = 1_000_000) long seed,
-                                                                  @ForAll boolean rightsizable) {
+    void onTightClustersRgLsIsFeasibleAndNeverWorseThanAndreasRg(
+            @ForAll @LongRange(min = 0, max = 1_000_000) long seed, @ForAll boolean rightsizable) {
         int nodes = 2 + (int) Math.floorMod(seed, 4L);
         SchedulingProblem problem = rightsizable
                 ? MilpPolicyInstances.rightsizable(seed, nodes, 3 * nodes + (int) Math.floorMod(seed, 5L), seed % 2)
-                : MilpPolicyInstances.andreasLike(seed, nodes, 3 * nodes + (int) Math.floorMod(seed, 7L), 2 + 2 * (int) Math.floorMod(seed / 4, 2L), seed % 2);
-        Schedule rg = WorkConservation.fill(problem, new AndreasRandomizedGreedyPolicy(CONFIG).schedule(problem, RandomState.derive(seed, 5)));
+                : MilpPolicyInstances.andreasLike(
+                        seed,
+                        nodes,
+                        3 * nodes + (int) Math.floorMod(seed, 7L),
+                        2 + 2 * (int) Math.floorMod(seed / 4, 2L),
+                        seed % 2);
+        Schedule rg = WorkConservation.fill(
+                problem, new AndreasRandomizedGreedyPolicy(CONFIG).schedule(problem, RandomState.derive(seed, 5)));
         Schedule ls = new LocalSearchPolicy(CONFIG).schedule(problem, RandomState.derive(seed, 5));
         ScheduleChecks.verify(problem, ls);
         ScheduleChecks.verifyWorkConserving(problem, ls);
@@ -58,14 +79,17 @@ class LocalSearchPolicyPropertiesTest {
         Schedule thesis = LocalSearchPolicy.thesisOnly(CONFIG).schedule(problem, RandomState.derive(seed, 5));
         ScheduleChecks.verify(problem, thesis);
         ScheduleChecks.verifyWorkConserving(problem, thesis);
-        assertTrue(thesis.objective() <= rg.objective(), "thesis-only rg-ls " + thesis.objective() + " > andreas-rg " + rg.objective());
+        assertTrue(
+                thesis.objective() <= rg.objective(),
+                "thesis-only rg-ls " + thesis.objective() + " > andreas-rg " + rg.objective());
     }
 
     @Property(tries = 60)
-    void localSearchFromBaselineSchedulesOnlyImproves(@ForAll @LongRange(min = 0, max = 1_000_000) long seed,
-                                                      @ForAll @IntRange(min = 0, max = 2) int kind,
-                                                      @ForAll @IntRange(min = 0, max = 3) int baseline,
-                                                      @ForAll @IntRange(min = 1, max = 4) int k) {
+    void localSearchFromBaselineSchedulesOnlyImproves(
+            @ForAll @LongRange(min = 0, max = 1_000_000) long seed,
+            @ForAll @IntRange(min = 0, max = 2) int kind,
+            @ForAll @IntRange(min = 0, max = 3) int baseline,
+            @ForAll @IntRange(min = 1, max = 4) int k) {
         SchedulingProblem problem = instance(seed, kind);
         String name = new String[] {"fifo", "edf", "priority", "greedy"}[baseline];
         Schedule start = Policies.create(name, CONFIG).schedule(problem, new RandomState(seed));
@@ -74,12 +98,16 @@ class LocalSearchPolicyPropertiesTest {
         for (boolean shrinkAndInsert : new boolean[] {true, false}) {
             Schedule improved = LocalSearchPolicy.improve(problem, start, k, shrinkAndInsert, false);
             ScheduleChecks.verify(problem, improved);
-            assertTrue(improved.objective() <= start.objective(), name + " " + start.objective() + " -> " + improved.objective());
+            assertTrue(
+                    improved.objective() <= start.objective(),
+                    name + " " + start.objective() + " -> " + improved.objective());
             // work-conserving from the filled start: its moves never break the rule
             Schedule conserving = LocalSearchPolicy.improve(problem, filled, k, shrinkAndInsert, true);
             ScheduleChecks.verify(problem, conserving);
             ScheduleChecks.verifyWorkConserving(problem, conserving);
-            assertTrue(conserving.objective() <= filled.objective(), name + " filled " + filled.objective() + " -> " + conserving.objective());
+            assertTrue(
+                    conserving.objective() <= filled.objective(),
+                    name + " filled " + filled.objective() + " -> " + conserving.objective());
         }
     }
 }

@@ -33,9 +33,16 @@ final class MilpPolicyInstances {
                 NodeType.energy("T4x" + gpusPerNode, "T4", gpusPerNode, new EnergyModel(10, 70, 100, 0.25, 1.3)));
         List<Node> nodeList = new ArrayList<>();
         // node 0 is a V100 so that every job (each has a V100 time) can run somewhere
-        for (int n = 0; n < nodes; n++) nodeList.add(Node.fixed("n" + n, types.get(n == 0 ? 0 : random.nextInt(2)).name()));
+        for (int n = 0; n < nodes; n++)
+            nodeList.add(Node.fixed(
+                    "n" + n, types.get(n == 0 ? 0 : random.nextInt(2)).name()));
         Cluster cluster = new Cluster(types, nodeList);
-        return new SchedulingProblem(NOW, cluster, randomJobs(random, jobs, types, gpusPerNode), null, new ObjectiveParameters(100, 3600, mu));
+        return new SchedulingProblem(
+                NOW,
+                cluster,
+                randomJobs(random, jobs, types, gpusPerNode),
+                null,
+                new ObjectiveParameters(100, 3600, mu));
     }
 
     /** Cloud-like: rightsizable nodes choosing among VM types of different GPU models and sizes, whole-VM prices. */
@@ -49,7 +56,8 @@ final class MilpPolicyInstances {
         List<Node> nodeList = new ArrayList<>();
         for (int n = 0; n < nodes; n++) nodeList.add(Node.rightsizable("vm" + n));
         Cluster cluster = new Cluster(types, nodeList);
-        return new SchedulingProblem(NOW, cluster, randomJobs(random, jobs, types, 2), null, new ObjectiveParameters(100, 3600, mu));
+        return new SchedulingProblem(
+                NOW, cluster, randomJobs(random, jobs, types, 2), null, new ObjectiveParameters(100, 3600, mu));
     }
 
     private static List<JobState> randomJobs(RandomState random, int count, List<NodeType> types, int maxGpus) {
@@ -69,7 +77,8 @@ final class MilpPolicyInstances {
                     default -> 1;
                 };
                 Map<Integer, Double> perGpus = new LinkedHashMap<>();
-                for (int g = 1; g <= Math.min(maxGpus, type.gpus()); g++) perGpus.put(g, base * factor * Math.pow(g, -scaling));
+                for (int g = 1; g <= Math.min(maxGpus, type.gpus()); g++)
+                    perGpus.put(g, base * factor * Math.pow(g, -scaling));
                 times.put(type.name(), perGpus);
             }
             double submit = random.nextDouble() * NOW;
@@ -96,11 +105,13 @@ final class MilpPolicyInstances {
         return best[0];
     }
 
-    private static void enumerateTypes(SchedulingProblem problem, int n, int[] nodeTypes, double[] best, boolean workConserving) {
+    private static void enumerateTypes(
+            SchedulingProblem problem, int n, int[] nodeTypes, double[] best, boolean workConserving) {
         Cluster cluster = problem.cluster();
         if (n == cluster.nodeCount()) {
             int[] free = new int[cluster.nodeCount()];
-            for (int i = 0; i < free.length; i++) free[i] = cluster.type(nodeTypes[i]).gpus();
+            for (int i = 0; i < free.length; i++)
+                free[i] = cluster.type(nodeTypes[i]).gpus();
             enumerateJobs(problem, 0, nodeTypes, free, new Placement[problem.jobCount()], best, workConserving);
             return;
         }
@@ -110,11 +121,20 @@ final class MilpPolicyInstances {
         }
     }
 
-    private static void enumerateJobs(SchedulingProblem problem, int j, int[] nodeTypes, int[] free, Placement[] placements, double[] best,
-                                      boolean workConserving) {
+    private static void enumerateJobs(
+            SchedulingProblem problem,
+            int j,
+            int[] nodeTypes,
+            int[] free,
+            Placement[] placements,
+            double[] best,
+            boolean workConserving) {
         if (j == problem.jobCount()) {
             double f = ObjectiveFunction.evaluate(problem, placements, nodeTypes);
-            if (f < best[0] && (!workConserving || WorkConservation.holds(problem, asSchedule(problem, placements, nodeTypes, f)))) best[0] = f;
+            if (f < best[0]
+                    && (!workConserving
+                            || WorkConservation.holds(problem, asSchedule(problem, placements, nodeTypes, f))))
+                best[0] = f;
             return;
         }
         placements[j] = null;

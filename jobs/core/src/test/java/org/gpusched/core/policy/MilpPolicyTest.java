@@ -52,8 +52,12 @@ class MilpPolicyTest {
     void singleJobTakesTheConfigurationWithLeastTardinessPlusCost() {
         // g=1: 10/h x 1 h late + 2 h x 2/h = 14; g=2: on time, 1 h x 3/h = 3; postponed: 100 x 10 x 2 h = 2000
         Cluster cluster = new Cluster(List.of(pair()), List.of(Node.fixed("a", "P")));
-        var problem = new SchedulingProblem(0, cluster, List.of(JobState.waiting(job("j", 3600, 10, Map.of("P", Map.of(1, 7200.0, 2, 3600.0))))),
-                null, new ObjectiveParameters(100, 3600, 1));
+        var problem = new SchedulingProblem(
+                0,
+                cluster,
+                List.of(JobState.waiting(job("j", 3600, 10, Map.of("P", Map.of(1, 7200.0, 2, 3600.0))))),
+                null,
+                new ObjectiveParameters(100, 3600, 1));
         MilpPolicy.Outcome outcome = solve(problem);
         assertEquals(MilpPolicy.Status.OPTIMAL, outcome.status());
         assertEquals(new Placement(0, 0, 2), outcome.schedule().placement(0));
@@ -66,10 +70,14 @@ class MilpPolicyTest {
         // both on 1 GPU: on time, node cost = min(1 h x 2, 2 h x 2) = 2.
         // a alone on 2 GPUs: 2000 s x 3/h = 1.67 plus b postponed: 100 x 1 x (3600 + 7200 - 10000) s = 22.2
         Cluster cluster = new Cluster(List.of(pair()), List.of(Node.fixed("a", "P")));
-        var problem = new SchedulingProblem(0, cluster, List.of(
-                JobState.waiting(job("a", 10000, 1, Map.of("P", Map.of(1, 3600.0, 2, 2000.0)))),
-                JobState.waiting(job("b", 10000, 1, Map.of("P", Map.of(1, 7200.0, 2, 4000.0))))),
-                null, ObjectiveParameters.DEFAULTS);
+        var problem = new SchedulingProblem(
+                0,
+                cluster,
+                List.of(
+                        JobState.waiting(job("a", 10000, 1, Map.of("P", Map.of(1, 3600.0, 2, 2000.0)))),
+                        JobState.waiting(job("b", 10000, 1, Map.of("P", Map.of(1, 7200.0, 2, 4000.0))))),
+                null,
+                ObjectiveParameters.DEFAULTS);
         Schedule schedule = solve(problem).schedule();
         assertEquals(new Placement(0, 0, 1), schedule.placement(0));
         assertEquals(new Placement(0, 0, 1), schedule.placement(1));
@@ -82,8 +90,13 @@ class MilpPolicyTest {
         NodeType v100 = NodeType.priced("V100x1", "V100", 1, 4.0);
         Cluster cluster = new Cluster(List.of(v100, t4), List.of(Node.rightsizable("vm0")));
         // T4: 1.5 h x 1 = 1.5 on time; V100: 0.5 h x 4 = 2.0
-        var problem = new SchedulingProblem(0, cluster, List.of(JobState.waiting(job("j", 7200, 5,
-                Map.of("T4x1", Map.of(1, 5400.0), "V100x1", Map.of(1, 1800.0))))), null, ObjectiveParameters.DEFAULTS);
+        var problem = new SchedulingProblem(
+                0,
+                cluster,
+                List.of(JobState.waiting(
+                        job("j", 7200, 5, Map.of("T4x1", Map.of(1, 5400.0), "V100x1", Map.of(1, 1800.0))))),
+                null,
+                ObjectiveParameters.DEFAULTS);
         Schedule schedule = solve(problem).schedule();
         assertEquals(1, schedule.nodeType(0), "node runs as T4x1");
         assertEquals(new Placement(0, 1, 1), schedule.placement(0));
@@ -92,13 +105,19 @@ class MilpPolicyTest {
 
     @Test
     void relaxedNodeCountKeepsAnInstanceFeasibleWhereP1nWouldNot() {
-        // min(N, J) = 2 nodes would have to be used, but no job can run on the B node: (P1n) as an equality is infeasible
+        // min(N, J) = 2 nodes would have to be used, but no job can run on the B node: (P1n) as an equality is
+        // infeasible
         NodeType a = pair();
         NodeType b = NodeType.priced("B", "K80", 2, 0.5);
         Cluster cluster = new Cluster(List.of(a, b), List.of(Node.fixed("a", "P"), Node.fixed("b", "B")));
-        var problem = new SchedulingProblem(0, cluster, List.of(
-                JobState.waiting(job("x", 3600, 1, Map.of("P", Map.of(1, 3600.0)))),
-                JobState.waiting(job("y", 3600, 1, Map.of("P", Map.of(1, 3600.0))))), null, ObjectiveParameters.DEFAULTS);
+        var problem = new SchedulingProblem(
+                0,
+                cluster,
+                List.of(
+                        JobState.waiting(job("x", 3600, 1, Map.of("P", Map.of(1, 3600.0)))),
+                        JobState.waiting(job("y", 3600, 1, Map.of("P", Map.of(1, 3600.0))))),
+                null,
+                ObjectiveParameters.DEFAULTS);
         Schedule schedule = solve(problem).schedule();
         assertEquals(new Placement(0, 0, 1), schedule.placement(0));
         assertEquals(new Placement(0, 0, 1), schedule.placement(1));
@@ -110,13 +129,18 @@ class MilpPolicyTest {
     void relaxedMilpPostponesAJobWithNoWorstCaseTardinessWorkConservingMilpRunsIt() {
         // due far away: postponing costs 0 in f_OBJ while running costs 1 h x 2/h
         Cluster cluster = new Cluster(List.of(pair()), List.of(Node.fixed("a", "P")));
-        var problem = new SchedulingProblem(0, cluster, List.of(JobState.waiting(job("j", 100000, 1, Map.of("P", Map.of(1, 3600.0))))),
-                null, ObjectiveParameters.DEFAULTS);
+        var problem = new SchedulingProblem(
+                0,
+                cluster,
+                List.of(JobState.waiting(job("j", 100000, 1, Map.of("P", Map.of(1, 3600.0))))),
+                null,
+                ObjectiveParameters.DEFAULTS);
         Schedule relaxed = solveRelaxed(problem).schedule();
         assertNull(relaxed.placement(0));
         assertEquals(0.0, relaxed.objective(), EPS);
         assertEquals(-1, relaxed.nodeType(0));
-        var violation = assertThrows(IllegalStateException.class, () -> ScheduleChecks.verifyWorkConserving(problem, relaxed));
+        var violation =
+                assertThrows(IllegalStateException.class, () -> ScheduleChecks.verifyWorkConserving(problem, relaxed));
         assertTrue(violation.getMessage().contains("job j waits while node a is off"), violation.getMessage());
         // (P1n'a): the node could host it, so it may not wait
         Schedule conserving = solve(problem).schedule();
@@ -134,7 +158,8 @@ class MilpPolicyTest {
         var tightOnTwo = JobState.waiting(job("tight", 3600, 10, Map.of("P", Map.of(2, 3600.0))));
         var loose = JobState.waiting(job("loose", 100000, 1, Map.of("P", Map.of(1, 3600.0))));
         var wide = JobState.waiting(job("wide", 100000, 1, Map.of("P", Map.of(2, 1800.0))));
-        var full = new SchedulingProblem(0, cluster, List.of(tightOnTwo, loose, wide), null, ObjectiveParameters.DEFAULTS);
+        var full =
+                new SchedulingProblem(0, cluster, List.of(tightOnTwo, loose, wide), null, ObjectiveParameters.DEFAULTS);
         Schedule fullNode = solve(full).schedule();
         assertEquals(new Placement(0, 0, 2), fullNode.placement(0));
         assertNull(fullNode.placement(1));
@@ -143,7 +168,8 @@ class MilpPolicyTest {
         // tight on 1 GPU (1 h at 2/h, on time): loose fits beside it. f_OBJ charges a node its least execution cost,
         // so running loose there is free, a tie for the relaxed model; the work-conserving one must run it
         var tightOnOne = JobState.waiting(job("tight", 3600, 10, Map.of("P", Map.of(1, 3600.0))));
-        var idle = new SchedulingProblem(0, cluster, List.of(tightOnOne, loose), null, new ObjectiveParameters(100, 3600, 0));
+        var idle = new SchedulingProblem(
+                0, cluster, List.of(tightOnOne, loose), null, new ObjectiveParameters(100, 3600, 0));
         Schedule conserving = solve(idle).schedule();
         assertEquals(new Placement(0, 0, 1), conserving.placement(0));
         assertEquals(new Placement(0, 0, 1), conserving.placement(1));
@@ -151,7 +177,8 @@ class MilpPolicyTest {
         // a second, off node: relaxed keeps it off and loose waiting (f = 2); work-conserving switches it on (f = 4)
         Cluster two = new Cluster(List.of(pair()), List.of(Node.fixed("a", "P"), Node.fixed("b", "P")));
         var tightOnTwo2 = JobState.waiting(job("tight", 3600, 10, Map.of("P", Map.of(2, 3600.0))));
-        var spare = new SchedulingProblem(0, two, List.of(tightOnTwo2, loose), null, new ObjectiveParameters(100, 3600, 0));
+        var spare =
+                new SchedulingProblem(0, two, List.of(tightOnTwo2, loose), null, new ObjectiveParameters(100, 3600, 0));
         Schedule relaxedSpare = solveRelaxed(spare).schedule();
         assertNull(relaxedSpare.placement(1), "relaxed milp leaves loose waiting while node b is off");
         assertEquals(3.0, relaxedSpare.objective(), EPS);
@@ -159,7 +186,10 @@ class MilpPolicyTest {
         Schedule conservingSpare = solve(spare).schedule();
         assertEquals(2, conservingSpare.placement(0).gpus());
         assertEquals(1, conservingSpare.placement(1).gpus());
-        assertTrue(conservingSpare.placement(0).node() != conservingSpare.placement(1).node(), conservingSpare.toString());
+        assertTrue(
+                conservingSpare.placement(0).node()
+                        != conservingSpare.placement(1).node(),
+                conservingSpare.toString());
         assertEquals(3.0 + 2.0, conservingSpare.objective(), EPS);
     }
 
@@ -168,7 +198,8 @@ class MilpPolicyTest {
         // half done: 1 GPU needs 3600 s more (on time, 1 h x 2/h = 2), 2 GPUs 1800 s (on time, 0.5 h x 3/h = 1.5)
         Cluster cluster = new Cluster(List.of(pair()), List.of(Node.fixed("a", "P")));
         Job j = job("j", 3600, 10, Map.of("P", Map.of(1, 7200.0, 2, 3600.0)));
-        var problem = new SchedulingProblem(0, cluster, List.of(new JobState(j, 0.5, new Placement(0, 0, 1))), null, ObjectiveParameters.DEFAULTS);
+        var problem = new SchedulingProblem(
+                0, cluster, List.of(new JobState(j, 0.5, new Placement(0, 0, 1))), null, ObjectiveParameters.DEFAULTS);
         Schedule schedule = solve(problem).schedule();
         assertEquals(new Placement(0, 0, 2), schedule.placement(0));
         assertEquals(1.5, schedule.objective(), EPS);
@@ -185,11 +216,13 @@ class MilpPolicyTest {
             for (boolean conserving : new boolean[] {false, true}) {
                 MilpPolicy.Outcome outcome = conserving ? solve(problem) : solveRelaxed(problem);
                 double optimum = MilpPolicyInstances.bruteForceOptimum(problem, conserving);
-                String where = "seed " + seed + (cloud ? " rightsizable" : " fixed") + " mu " + mu + (conserving ? " work-conserving" : " relaxed");
+                String where = "seed " + seed + (cloud ? " rightsizable" : " fixed") + " mu " + mu
+                        + (conserving ? " work-conserving" : " relaxed");
                 assertEquals(MilpPolicy.Status.OPTIMAL, outcome.status(), where);
                 assertEquals(optimum, outcome.schedule().objective(), EPS * Math.max(1, optimum), where);
                 // the model's own objective value is f_OBJ of what it returns: the linearization is exact
-                assertEquals(outcome.schedule().objective(), outcome.solverObjective(), EPS * Math.max(1, optimum), where);
+                assertEquals(
+                        outcome.schedule().objective(), outcome.solverObjective(), EPS * Math.max(1, optimum), where);
             }
         }
     }
@@ -198,38 +231,57 @@ class MilpPolicyTest {
     void warmStartIsNeverBeatenEvenWhenTheTimeLimitStopsTheSolver() {
         SchedulingProblem problem = MilpPolicyInstances.andreasLike(7, 6, 14, 4, 0);
         SchedulingPolicy postponeAllButFirst = new SchedulingPolicy() {
-            @Override public String name() { return "first-only"; }
-            @Override public Schedule schedule(SchedulingProblem p, RandomState random) {
+            @Override
+            public String name() {
+                return "first-only";
+            }
+
+            @Override
+            public Schedule schedule(SchedulingProblem p, RandomState random) {
                 Placement[] placements = new Placement[p.jobCount()];
                 int[] types = new int[p.cluster().nodeCount()];
                 java.util.Arrays.fill(types, -1);
                 placements[0] = new Placement(0, 0, 1);
                 types[0] = 0;
-                return new Schedule(placements, types, org.gpusched.core.objective.ObjectiveFunction.evaluate(p, placements, types));
+                return new Schedule(
+                        placements,
+                        types,
+                        org.gpusched.core.objective.ObjectiveFunction.evaluate(p, placements, types));
             }
         };
         Schedule start = postponeAllButFirst.schedule(problem, new RandomState(0));
         PolicyConfig fast = new PolicyConfig(1000, true, 10, 5, 0.05);
-        MilpPolicy.Outcome outcome = new MilpPolicy(fast, false, 20_000, postponeAllButFirst).solve(problem, new RandomState(0));
+        MilpPolicy.Outcome outcome =
+                new MilpPolicy(fast, false, 20_000, postponeAllButFirst).solve(problem, new RandomState(0));
         assertNotNull(outcome.schedule());
         ScheduleChecks.verify(problem, outcome.schedule());
-        assertTrue(outcome.schedule().objective() <= start.objective() + EPS, outcome.status() + ": " + outcome.schedule().objective() + " > warm start " + start.objective());
+        assertTrue(
+                outcome.schedule().objective() <= start.objective() + EPS,
+                outcome.status() + ": " + outcome.schedule().objective() + " > warm start " + start.objective());
         // work-conserving: the start is filled first (it leaves jobs waiting beside idle GPUs), and never beaten either
         Schedule filled = WorkConservation.fill(problem, start);
         ScheduleChecks.verifyWorkConserving(problem, filled);
-        MilpPolicy.Outcome conserving = new MilpPolicy(fast, true, 20_000, postponeAllButFirst).solve(problem, new RandomState(0));
+        MilpPolicy.Outcome conserving =
+                new MilpPolicy(fast, true, 20_000, postponeAllButFirst).solve(problem, new RandomState(0));
         ScheduleChecks.verify(problem, conserving.schedule());
         ScheduleChecks.verifyWorkConserving(problem, conserving.schedule());
-        assertTrue(conserving.schedule().objective() <= filled.objective() + EPS, conserving.status() + ": " + conserving.schedule().objective() + " > filled warm start " + filled.objective());
+        assertTrue(
+                conserving.schedule().objective() <= filled.objective() + EPS,
+                conserving.status() + ": " + conserving.schedule().objective() + " > filled warm start "
+                        + filled.objective());
     }
 
     @Test
     void rejectsInstancesAboveTheBinaryVariableLimitNamingTheSize() {
         SchedulingProblem problem = MilpPolicyInstances.andreasLike(3, 4, 10, 2, 0);
         int binaries = MilpPolicy.binaryVariableCount(problem);
-        var error = assertThrows(InvalidInstanceException.class,
+        var error = assertThrows(
+                InvalidInstanceException.class,
                 () -> new MilpPolicy(CONFIG, true, binaries - 1, null).schedule(problem, new RandomState(1)));
-        assertTrue(error.getMessage().contains("10 jobs x 4 nodes") && error.getMessage().contains(String.valueOf(binaries)), error.getMessage());
+        assertTrue(
+                error.getMessage().contains("10 jobs x 4 nodes")
+                        && error.getMessage().contains(String.valueOf(binaries)),
+                error.getMessage());
         assertNotNull(new MilpPolicy(CONFIG, true, binaries, null).schedule(problem, new RandomState(1)));
     }
 

@@ -23,7 +23,8 @@ class PlanStabilizerTest {
     private static SchedulingProblem problem(Cluster cluster, double now, List<JobState> jobs) {
         int[] types = new int[cluster.nodeCount()];
         Arrays.fill(types, -1);
-        for (JobState j : jobs) if (j.current() != null) types[j.current().node()] = j.current().type();
+        for (JobState j : jobs)
+            if (j.current() != null) types[j.current().node()] = j.current().type();
         return new SchedulingProblem(now, cluster, jobs, types, Instances.PAPER);
     }
 
@@ -37,7 +38,9 @@ class PlanStabilizerTest {
     @Test
     void aRelabelledPlanKeepsEveryJobWhereItRuns() {
         // n0..n2 of type A, n3 of type B: the plan swaps the A nodes round and keeps the B job on n3
-        Cluster cluster = new Cluster(List.of(A, B), List.of(Node.fixed("n0", "A"), Node.fixed("n1", "A"), Node.fixed("n2", "A"), Node.fixed("n3", "B")));
+        Cluster cluster = new Cluster(
+                List.of(A, B),
+                List.of(Node.fixed("n0", "A"), Node.fixed("n1", "A"), Node.fixed("n2", "A"), Node.fixed("n3", "B")));
         var times = Instances.times("A", 1, 3600.0, 2, 2000.0, "B", 1, 3000.0, 2, 1500.0);
         List<JobState> jobs = new ArrayList<>();
         jobs.add(new JobState(Instances.job("a", 0, 99_999, 1, times), 0.2, new Placement(0, 0, 1)));
@@ -46,13 +49,22 @@ class PlanStabilizerTest {
         jobs.add(new JobState(Instances.job("d", 0, 99_999, 1, times), 0.3, new Placement(3, 1, 2)));
         jobs.add(new JobState(Instances.job("w", 0, 99_999, 1, times), 0, null));
         SchedulingProblem problem = problem(cluster, 100, jobs);
-        Schedule relabelled = plan(problem, new Placement(2, 0, 1), new Placement(2, 0, 1), new Placement(0, 0, 2), new Placement(3, 1, 2),
+        Schedule relabelled = plan(
+                problem,
+                new Placement(2, 0, 1),
+                new Placement(2, 0, 1),
+                new Placement(0, 0, 2),
+                new Placement(3, 1, 2),
                 new Placement(1, 0, 2));
 
         Schedule carried = new PlanStabilizer(0).stabilize(problem, relabelled, null);
 
-        for (int j = 0; j < 4; j++) assertEquals(jobs.get(j).current(), carried.placement(j), "running job " + j + " stays");
-        assertEquals(new Placement(2, 0, 2), carried.placement(4), "the waiting job takes the node the plan kept free of running jobs");
+        for (int j = 0; j < 4; j++)
+            assertEquals(jobs.get(j).current(), carried.placement(j), "running job " + j + " stays");
+        assertEquals(
+                new Placement(2, 0, 2),
+                carried.placement(4),
+                "the waiting job takes the node the plan kept free of running jobs");
         assertEquals(relabelled.objective(), carried.objective(), 1e-12, "relabelling changes no cost");
     }
 
@@ -67,11 +79,24 @@ class PlanStabilizerTest {
         SchedulingProblem problem = problem(cluster, 100, jobs);
         Schedule resize = plan(problem, new Placement(0, 0, 2));
 
-        assertEquals(new Placement(0, 0, 2), new PlanStabilizer(300).stabilize(problem, resize, null).placement(0));
-        assertEquals(new Placement(0, 0, 1), new PlanStabilizer(3600).stabilize(problem, resize, null).placement(0));
+        assertEquals(
+                new Placement(0, 0, 2),
+                new PlanStabilizer(300).stabilize(problem, resize, null).placement(0));
+        assertEquals(
+                new Placement(0, 0, 1),
+                new PlanStabilizer(3600).stabilize(problem, resize, null).placement(0));
         // moved three times already: the 0.92 is doubled thrice, 7.3 > 5, and the job stays
-        assertEquals(new Placement(0, 0, 1), new PlanStabilizer(300).stabilize(problem, resize, new int[] {3}).placement(0));
-        assertEquals(new Placement(0, 0, 2), new PlanStabilizer(300).stabilize(problem, resize, new int[] {2}).placement(0), "3.7 < 5");
+        assertEquals(
+                new Placement(0, 0, 1),
+                new PlanStabilizer(300)
+                        .stabilize(problem, resize, new int[] {3})
+                        .placement(0));
+        assertEquals(
+                new Placement(0, 0, 2),
+                new PlanStabilizer(300)
+                        .stabilize(problem, resize, new int[] {2})
+                        .placement(0),
+                "3.7 < 5");
     }
 
     @Test
@@ -85,6 +110,8 @@ class PlanStabilizerTest {
         Schedule preempt = plan(problem, (Placement) null);
         assertNull(preempt.placement(0));
         assertNull(new PlanStabilizer(300).stabilize(problem, preempt, null).placement(0));
-        assertEquals(new Placement(0, 0, 1), new PlanStabilizer(3600).stabilize(problem, preempt, null).placement(0));
+        assertEquals(
+                new Placement(0, 0, 1),
+                new PlanStabilizer(3600).stabilize(problem, preempt, null).placement(0));
     }
 }

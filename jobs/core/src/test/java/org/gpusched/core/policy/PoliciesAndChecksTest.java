@@ -38,7 +38,8 @@ class PoliciesAndChecksTest {
     void anEmptyQueueLeavesEveryNodeOff() {
         SchedulingProblem empty = new SchedulingProblem(0, TWO_NODES, List.of(), new int[] {0, -1}, PAPER);
         for (String name : List.of("greedy", "andreas-rg", "fifo", "edf", "priority")) {
-            Schedule s = Policies.create(name, PolicyConfig.DEFAULTS.withMaxIterations(5)).schedule(empty, new RandomState(1));
+            Schedule s = Policies.create(name, PolicyConfig.DEFAULTS.withMaxIterations(5))
+                    .schedule(empty, new RandomState(1));
             ScheduleChecks.verify(empty, s);
             assertEquals(-1, s.nodeType(0), name);
             assertEquals(0.0, s.objective(), name);
@@ -55,22 +56,38 @@ class PoliciesAndChecksTest {
     @Test
     void jobWithNoFeasibleConfigurationIsRejectedByName() {
         // runs only on B, but every node is fixed to A
-        var e = assertThrows(InvalidInstanceException.class, () -> new SchedulingProblem(0, TWO_NODES,
-                List.of(JobState.waiting(job("only-on-b", 0, 100, 1, times("B", 1, 50)))), null, PAPER));
-        assertTrue(e.getMessage().contains("only-on-b") && e.getMessage().contains("no feasible configuration"), e.getMessage());
+        var e = assertThrows(
+                InvalidInstanceException.class,
+                () -> new SchedulingProblem(
+                        0,
+                        TWO_NODES,
+                        List.of(JobState.waiting(job("only-on-b", 0, 100, 1, times("B", 1, 50)))),
+                        null,
+                        PAPER));
+        assertTrue(
+                e.getMessage().contains("only-on-b") && e.getMessage().contains("no feasible configuration"),
+                e.getMessage());
     }
 
     @Test
     void jobWithUnknownNodeTypeIsRejectedByName() {
-        var e = assertThrows(InvalidInstanceException.class, () -> new SchedulingProblem(0, TWO_NODES,
-                List.of(JobState.waiting(job("typo", 0, 100, 1, times("A100", 1, 50)))), null, PAPER));
+        var e = assertThrows(
+                InvalidInstanceException.class,
+                () -> new SchedulingProblem(
+                        0,
+                        TWO_NODES,
+                        List.of(JobState.waiting(job("typo", 0, 100, 1, times("A100", 1, 50)))),
+                        null,
+                        PAPER));
         assertTrue(e.getMessage().contains("typo") && e.getMessage().contains("A100"), e.getMessage());
     }
 
     @Test
     void dueDateBeforeSubmissionIsRejectedByName() {
         var e = assertThrows(InvalidInstanceException.class, () -> job("backwards", 500, 100, 1, times("A", 1, 50)));
-        assertTrue(e.getMessage().contains("backwards") && e.getMessage().contains("before its submission"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("backwards") && e.getMessage().contains("before its submission"),
+                e.getMessage());
     }
 
     @Test
@@ -79,14 +96,21 @@ class PoliciesAndChecksTest {
                 new JobState(job("r1", 0, 9000, 1, times("A", 2, 50)), 0.1, new Placement(0, 0, 2)),
                 new JobState(job("r2", 0, 9000, 1, times("A", 1, 50)), 0.1, new Placement(0, 0, 1)));
         SchedulingProblem problem = new SchedulingProblem(0, TWO_NODES, jobs, new int[] {0, -1}, PAPER);
-        var e = assertThrows(InvalidInstanceException.class, () -> new FifoPolicy(PolicyConfig.DEFAULTS).schedule(problem, new RandomState(1)));
+        var e = assertThrows(
+                InvalidInstanceException.class,
+                () -> new FifoPolicy(PolicyConfig.DEFAULTS).schedule(problem, new RandomState(1)));
         assertTrue(e.getMessage().contains("n0") && e.getMessage().contains("r2"), e.getMessage());
     }
 
     private static SchedulingProblem twoJobs() {
-        return new SchedulingProblem(0, TWO_NODES, List.of(
-                JobState.waiting(job("a", 0, 9000, 1, times("A", 1, 3600, 2, 2000))),
-                JobState.waiting(job("b", 0, 9000, 1, times("A", 1, 3600)))), null, PAPER);
+        return new SchedulingProblem(
+                0,
+                TWO_NODES,
+                List.of(
+                        JobState.waiting(job("a", 0, 9000, 1, times("A", 1, 3600, 2, 2000))),
+                        JobState.waiting(job("b", 0, 9000, 1, times("A", 1, 3600)))),
+                null,
+                PAPER);
     }
 
     private static Schedule schedule(SchedulingProblem p, Placement[] placements, int[] types) {
@@ -96,7 +120,8 @@ class PoliciesAndChecksTest {
     @Test
     void checksAcceptAValidSchedule() {
         SchedulingProblem p = twoJobs();
-        ScheduleChecks.verify(p, schedule(p, new Placement[] {new Placement(0, 0, 1), new Placement(0, 0, 1)}, new int[] {0, -1}));
+        ScheduleChecks.verify(
+                p, schedule(p, new Placement[] {new Placement(0, 0, 1), new Placement(0, 0, 1)}, new int[] {0, -1}));
     }
 
     @Test

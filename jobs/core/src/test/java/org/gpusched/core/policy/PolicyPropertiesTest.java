@@ -28,7 +28,8 @@ class PolicyPropertiesTest {
             Schedule s = Policies.create(name, SMALL).schedule(problem, new RandomState(instanceSeed));
             ScheduleChecks.verify(problem, s);
         }
-        Schedule firstFit = new AndreasRandomizedGreedyPolicy(new PolicyConfig(50, false, 10, 5, 30)).schedule(problem, new RandomState(3));
+        Schedule firstFit = new AndreasRandomizedGreedyPolicy(new PolicyConfig(50, false, 10, 5, 30))
+                .schedule(problem, new RandomState(3));
         ScheduleChecks.verify(problem, firstFit);
     }
 
@@ -37,14 +38,19 @@ class PolicyPropertiesTest {
         SchedulingProblem problem = Instances.random(instanceSeed);
         for (boolean bestFit : new boolean[] {true, false}) {
             PolicyConfig config = new PolicyConfig(100, bestFit, 10, 5, 30);
-            double greedy = new GreedyPolicy(config).schedule(problem, new RandomState(seed)).objective();
-            double rg = new AndreasRandomizedGreedyPolicy(config).schedule(problem, new RandomState(seed)).objective();
+            double greedy = new GreedyPolicy(config)
+                    .schedule(problem, new RandomState(seed))
+                    .objective();
+            double rg = new AndreasRandomizedGreedyPolicy(config)
+                    .schedule(problem, new RandomState(seed))
+                    .objective();
             assertTrue(rg <= greedy, "andreas-rg " + rg + " > greedy " + greedy);
         }
     }
 
     @Property(tries = 200)
-    void sameSeedSameScheduleEvenWhenTheInstanceIsReused(@ForAll long instanceSeed, @ForAll long otherSeed, @ForAll long seed) {
+    void sameSeedSameScheduleEvenWhenTheInstanceIsReused(
+            @ForAll long instanceSeed, @ForAll long otherSeed, @ForAll long seed) {
         SchedulingProblem problem = Instances.random(instanceSeed);
         SchedulingProblem other = Instances.random(otherSeed);
         for (String name : POLICIES) {
@@ -78,7 +84,8 @@ class PolicyPropertiesTest {
                 }
             }
             for (int n = 0; n < newJobsOn.length; n++) {
-                assertTrue(newJobsOn[n] <= 1 && !(hostsRunning[n] && newJobsOn[n] > 0), name + ": node " + n + " shared");
+                assertTrue(
+                        newJobsOn[n] <= 1 && !(hostsRunning[n] && newJobsOn[n] > 0), name + ": node " + n + " shared");
             }
         }
     }
@@ -99,7 +106,8 @@ class PolicyPropertiesTest {
         int[] currentTypes = new int[used.length];
         for (int n = 0; n < used.length; n++) currentTypes[n] = instance.currentNodeType(n);
         List<SchedulingProblem> kept = new ArrayList<>();
-        kept.add(new SchedulingProblem(instance.now(), instance.cluster(), running, currentTypes, instance.parameters()));
+        kept.add(new SchedulingProblem(
+                instance.now(), instance.cluster(), running, currentTypes, instance.parameters()));
         if (noneFree) kept.add(instance);
         for (SchedulingProblem problem : kept) {
             Placement[] current = new Placement[problem.jobCount()];
@@ -109,7 +117,10 @@ class PolicyPropertiesTest {
                 assertTrue(policy.startsOnlyOnFreeNodes(), name);
                 Schedule s = policy.schedule(problem, new RandomState(1));
                 for (int j = 0; j < current.length; j++) assertEquals(current[j], s.placement(j), name + ": job " + j);
-                assertEquals(ObjectiveFunction.evaluate(problem, current, currentTypes), s.objective(), name + ": objective of the kept placements");
+                assertEquals(
+                        ObjectiveFunction.evaluate(problem, current, currentTypes),
+                        s.objective(),
+                        name + ": objective of the kept placements");
             }
         }
     }
@@ -133,15 +144,20 @@ class PolicyPropertiesTest {
         }
         int[] currentTypes = new int[held.length];
         for (int n = 0; n < held.length; n++) currentTypes[n] = instance.currentNodeType(n);
-        SchedulingProblem queue = new SchedulingProblem(instance.now(), instance.cluster(), waiting, currentTypes, instance.parameters());
+        SchedulingProblem queue =
+                new SchedulingProblem(instance.now(), instance.cluster(), waiting, currentTypes, instance.parameters());
         for (String name : List.of("fifo", "edf", "priority")) {
             FreeNodePolicy policy = (FreeNodePolicy) Policies.create(name, SMALL);
             Schedule whole = policy.schedule(instance, new RandomState(1));
             Placement[] started = policy.startOnFreeNodes(queue, held);
             assertEquals(waiting.size(), started.length, name);
-            for (int w = 0; w < started.length; w++) assertEquals(whole.placement(waitingIndex.get(w)), started[w], name + ": waiting job " + w);
+            for (int w = 0; w < started.length; w++)
+                assertEquals(whole.placement(waitingIndex.get(w)), started[w], name + ": waiting job " + w);
             if (waiting.size() < instance.jobCount()) {
-                assertThrows(IllegalArgumentException.class, () -> policy.startOnFreeNodes(instance, held), name + ": a running job is refused");
+                assertThrows(
+                        IllegalArgumentException.class,
+                        () -> policy.startOnFreeNodes(instance, held),
+                        name + ": a running job is refused");
             }
         }
     }
@@ -174,8 +190,11 @@ class PolicyPropertiesTest {
         ScheduleChecks.verify(problem, greedy);
         ScheduleChecks.verify(problem, rg);
         assertEquals(rg, again);
-        assertTrue(rg.objective() <= greedy.objective(), "andreas-rg " + rg.objective() + " > greedy " + greedy.objective());
-        for (String name : List.of("fifo", "edf", "priority")) ScheduleChecks.verify(problem, Policies.create(name, config).schedule(problem, new RandomState(seed)));
+        assertTrue(
+                rg.objective() <= greedy.objective(),
+                "andreas-rg " + rg.objective() + " > greedy " + greedy.objective());
+        for (String name : List.of("fifo", "edf", "priority"))
+            ScheduleChecks.verify(problem, Policies.create(name, config).schedule(problem, new RandomState(seed)));
     }
 
     @Test
@@ -183,8 +202,12 @@ class PolicyPropertiesTest {
         int better = 0;
         for (long seed = 0; seed < 300; seed++) {
             SchedulingProblem problem = Instances.random(seed);
-            double greedy = new GreedyPolicy(SMALL).schedule(problem, new RandomState(seed)).objective();
-            double rg = new AndreasRandomizedGreedyPolicy(SMALL).schedule(problem, new RandomState(seed)).objective();
+            double greedy = new GreedyPolicy(SMALL)
+                    .schedule(problem, new RandomState(seed))
+                    .objective();
+            double rg = new AndreasRandomizedGreedyPolicy(SMALL)
+                    .schedule(problem, new RandomState(seed))
+                    .objective();
             if (rg < greedy - 1e-9) better++;
         }
         assertTrue(better > 0, "the randomized iterations never improved on the greedy in 300 instances");

@@ -8,8 +8,18 @@ package org.gpusched.placement.experiment;
  *                        arrived tasks (1 when nothing GPU was requested yet)
  * @param fragmentedGpus  F_datacenter (eq. 4) in GPUs against the trace's target workload
  */
-public record CurvePoint(PolicySpec policy, long seed, double requestedGpuFraction, int arrivedTasks,
-                         double eopcCpuWatts, double eopcGpuWatts, double grar, double fragmentedGpus, int failedTasks,
-                         double allocatedGpuFraction) {
-    public double eopcWatts() { return eopcCpuWatts + eopcGpuWatts; }
+public record CurvePoint(
+        PolicySpec policy,
+        long seed,
+        double requestedGpuFraction,
+        int arrivedTasks,
+        double eopcCpuWatts,
+        double eopcGpuWatts,
+        double grar,
+        double fragmentedGpus,
+        int failedTasks,
+        double allocatedGpuFraction) {
+    public double eopcWatts() {
+        return eopcCpuWatts + eopcGpuWatts;
+    }
 }

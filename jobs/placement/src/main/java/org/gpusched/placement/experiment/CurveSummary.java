@@ -12,15 +12,32 @@ import java.util.TreeMap;
  */
 public final class CurveSummary {
     /** Mean over seeds at one grid point. */
-    public record Mean(double x, double eopcCpuWatts, double eopcGpuWatts, double grar, double fragmentedGpus,
-                       double failedTasks, int seeds) {
-        public double eopcWatts() { return eopcCpuWatts + eopcGpuWatts; }
+    public record Mean(
+            double x,
+            double eopcCpuWatts,
+            double eopcGpuWatts,
+            double grar,
+            double fragmentedGpus,
+            double failedTasks,
+            int seeds) {
+        public double eopcWatts() {
+            return eopcCpuWatts + eopcGpuWatts;
+        }
     }
 
     /** One summary-table row. NaN where not applicable (no FGD run, or the curve does not reach x). */
-    public record Row(PolicySpec policy, double meanSavingTo80, double minSaving15To80, double savingAt90,
-                      double grarAt90, double grarAt95, double grarAt100, double grarAtEnd, double firstFailureX,
-                      double failedAtEnd, double microsPerDecision) {}
+    public record Row(
+            PolicySpec policy,
+            double meanSavingTo80,
+            double minSaving15To80,
+            double savingAt90,
+            double grarAt90,
+            double grarAt95,
+            double grarAt100,
+            double grarAtEnd,
+            double firstFailureX,
+            double failedAtEnd,
+            double microsPerDecision) {}
 
     private final Map<PolicySpec, TreeMap<Double, Mean>> means = new LinkedHashMap<>();
     private final List<Row> rows = new ArrayList<>();
@@ -28,15 +45,33 @@ public final class CurveSummary {
     public CurveSummary(InflationExperiment.Result result) {
         Map<PolicySpec, TreeMap<Double, List<CurvePoint>>> grouped = new LinkedHashMap<>();
         for (CurvePoint p : result.curve())
-            grouped.computeIfAbsent(p.policy(), k -> new TreeMap<>()).computeIfAbsent(p.requestedGpuFraction(), k -> new ArrayList<>()).add(p);
+            grouped.computeIfAbsent(p.policy(), k -> new TreeMap<>())
+                    .computeIfAbsent(p.requestedGpuFraction(), k -> new ArrayList<>())
+                    .add(p);
         grouped.forEach((policy, byX) -> {
             TreeMap<Double, Mean> m = new TreeMap<>();
-            byX.forEach((x, pts) -> m.put(x, new Mean(x,
-                    pts.stream().mapToDouble(CurvePoint::eopcCpuWatts).average().orElse(Double.NaN),
-                    pts.stream().mapToDouble(CurvePoint::eopcGpuWatts).average().orElse(Double.NaN),
-                    pts.stream().mapToDouble(CurvePoint::grar).average().orElse(Double.NaN),
-                    pts.stream().mapToDouble(CurvePoint::fragmentedGpus).average().orElse(Double.NaN),
-                    pts.stream().mapToDouble(CurvePoint::failedTasks).average().orElse(Double.NaN), pts.size())));
+            byX.forEach((x, pts) -> m.put(
+                    x,
+                    new Mean(
+                            x,
+                            pts.stream()
+                                    .mapToDouble(CurvePoint::eopcCpuWatts)
+                                    .average()
+                                    .orElse(Double.NaN),
+                            pts.stream()
+                                    .mapToDouble(CurvePoint::eopcGpuWatts)
+                                    .average()
+                                    .orElse(Double.NaN),
+                            pts.stream().mapToDouble(CurvePoint::grar).average().orElse(Double.NaN),
+                            pts.stream()
+                                    .mapToDouble(CurvePoint::fragmentedGpus)
+                                    .average()
+                                    .orElse(Double.NaN),
+                            pts.stream()
+                                    .mapToDouble(CurvePoint::failedTasks)
+                                    .average()
+                                    .orElse(Double.NaN),
+                            pts.size())));
             means.put(policy, m);
         });
         PolicySpec fgd = fgd();
@@ -47,27 +82,59 @@ public final class CurveSummary {
             for (Mean mean : m.values()) {
                 double s = saving(policy, mean.x());
                 if (Double.isNaN(s)) continue;
-                if (mean.x() <= 0.8 + 1e-9) { sumSaving += s; count++; }
+                if (mean.x() <= 0.8 + 1e-9) {
+                    sumSaving += s;
+                    count++;
+                }
                 if (mean.x() >= 0.15 - 1e-9 && mean.x() <= 0.8 + 1e-9) minSaving = Math.min(minSaving, s);
             }
-            List<InflationRun.Result> runs = result.runs().stream().filter(r -> r.policy().equals(policy)).toList();
-            double firstFailure = runs.stream().mapToDouble(r -> r.curve().stream().filter(p -> p.failedTasks() > 0)
-                    .mapToDouble(CurvePoint::requestedGpuFraction).findFirst().orElse(Double.NaN)).average().orElse(Double.NaN);
-            double micros = runs.stream().mapToDouble(r -> r.placeNanos() / 1e3 / r.tasks()).average().orElse(Double.NaN);
-            double failedEnd = runs.stream().mapToDouble(InflationRun.Result::failed).average().orElse(Double.NaN);
-            rows.add(new Row(policy, fgd == null || count == 0 ? Double.NaN : sumSaving / count,
-                    minSaving == Double.POSITIVE_INFINITY ? Double.NaN : minSaving, saving(policy, 0.9),
-                    grar(policy, 0.9), grar(policy, 0.95), grar(policy, 1.0), m.lastEntry().getValue().grar(), firstFailure,
-                    failedEnd, micros));
+            List<InflationRun.Result> runs = result.runs().stream()
+                    .filter(r -> r.policy().equals(policy))
+                    .toList();
+            double firstFailure = runs.stream()
+                    .mapToDouble(r -> r.curve().stream()
+                            .filter(p -> p.failedTasks() > 0)
+                            .mapToDouble(CurvePoint::requestedGpuFraction)
+                            .findFirst()
+                            .orElse(Double.NaN))
+                    .average()
+                    .orElse(Double.NaN);
+            double micros = runs.stream()
+                    .mapToDouble(r -> r.placeNanos() / 1e3 / r.tasks())
+                    .average()
+                    .orElse(Double.NaN);
+            double failedEnd = runs.stream()
+                    .mapToDouble(InflationRun.Result::failed)
+                    .average()
+                    .orElse(Double.NaN);
+            rows.add(new Row(
+                    policy,
+                    fgd == null || count == 0 ? Double.NaN : sumSaving / count,
+                    minSaving == Double.POSITIVE_INFINITY ? Double.NaN : minSaving,
+                    saving(policy, 0.9),
+                    grar(policy, 0.9),
+                    grar(policy, 0.95),
+                    grar(policy, 1.0),
+                    m.lastEntry().getValue().grar(),
+                    firstFailure,
+                    failedEnd,
+                    micros));
         }
     }
 
-    public Map<PolicySpec, TreeMap<Double, Mean>> means() { return means; }
+    public Map<PolicySpec, TreeMap<Double, Mean>> means() {
+        return means;
+    }
 
-    public List<Row> rows() { return rows; }
+    public List<Row> rows() {
+        return rows;
+    }
 
     public PolicySpec fgd() {
-        return means.keySet().stream().filter(p -> p.name().equals("fgd")).findFirst().orElse(null);
+        return means.keySet().stream()
+                .filter(p -> p.name().equals("fgd"))
+                .findFirst()
+                .orElse(null);
     }
 
     /** (EOPC_FGD - EOPC_policy) / EOPC_FGD at x, in percent; NaN without FGD or a point at x. */

@@ -20,14 +20,21 @@ import org.gpusched.placement.model.Task;
  * the output is deterministic.
  */
 public final class InflationExperiment {
-    public record Config(List<NodeSpec> nodes, List<Task> trace, List<PolicySpec> policies, List<Long> seeds,
-                         double load, double step, int threads) {
+    public record Config(
+            List<NodeSpec> nodes,
+            List<Task> trace,
+            List<PolicySpec> policies,
+            List<Long> seeds,
+            double load,
+            double step,
+            int threads) {
         public Config {
             if (nodes.isEmpty()) throw new IllegalArgumentException("no nodes");
             if (policies.isEmpty()) throw new IllegalArgumentException("no policies");
             if (seeds.isEmpty()) throw new IllegalArgumentException("no seeds");
             if (!(load > 0 && load <= 5)) throw new IllegalArgumentException("load must be in (0, 5], got " + load);
-            if (!(step > 0 && step <= load)) throw new IllegalArgumentException("step must be in (0, load], got " + step);
+            if (!(step > 0 && step <= load))
+                throw new IllegalArgumentException("step must be in (0, load], got " + step);
             if (threads < 1) throw new IllegalArgumentException("threads must be >= 1");
             nodes = List.copyOf(nodes);
             trace = List.copyOf(trace);
@@ -62,15 +69,26 @@ public final class InflationExperiment {
                 int[] sequence = TaskSequence.sample(config.trace(), capacity, config.load(), seed);
                 for (PolicySpec spec : config.policies()) {
                     futures.add(pool.submit(() -> {
-                        InflationRun.Result r = InflationRun.run(config.nodes(), workload, config.trace(), sequence, spec, seed, config.step(), config.load());
-                        synchronized (progress) { progress.accept(r); }
+                        InflationRun.Result r = InflationRun.run(
+                                config.nodes(),
+                                workload,
+                                config.trace(),
+                                sequence,
+                                spec,
+                                seed,
+                                config.step(),
+                                config.load());
+                        synchronized (progress) {
+                            progress.accept(r);
+                        }
                         return r;
                     }));
                 }
             }
             List<InflationRun.Result> runs = new ArrayList<>();
             for (Future<InflationRun.Result> f : futures) runs.add(f.get());
-            runs.sort(Comparator.comparingInt((InflationRun.Result r) -> config.policies().indexOf(r.policy()))
+            runs.sort(Comparator.comparingInt(
+                            (InflationRun.Result r) -> config.policies().indexOf(r.policy()))
                     .thenComparingLong(InflationRun.Result::seed));
             return new Result(config, runs);
         } catch (InterruptedException e) {

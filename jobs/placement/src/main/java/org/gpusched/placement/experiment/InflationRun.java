@@ -12,12 +12,20 @@ import org.gpusched.placement.model.Task;
  * {@link CurvePoint} of every grid step of requested GPU capacity.
  */
 public final class InflationRun {
-    public record Result(PolicySpec policy, long seed, List<CurvePoint> curve, int tasks, int failed, long placeNanos) {}
+    public record Result(
+            PolicySpec policy, long seed, List<CurvePoint> curve, int tasks, int failed, long placeNanos) {}
 
     private InflationRun() {}
 
-    public static Result run(List<NodeSpec> nodes, TargetWorkload workload, List<Task> trace, int[] sequence,
-                             PolicySpec spec, long seed, double step, double load) {
+    public static Result run(
+            List<NodeSpec> nodes,
+            TargetWorkload workload,
+            List<Task> trace,
+            int[] sequence,
+            PolicySpec spec,
+            long seed,
+            double step,
+            double load) {
         InflationStepper stepper = new InflationStepper(nodes, workload, spec, seed, step, load);
         List<CurvePoint> curve = new ArrayList<>();
         long nanos = 0;

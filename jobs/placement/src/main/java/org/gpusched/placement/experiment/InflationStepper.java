@@ -37,7 +37,8 @@ public final class InflationStepper {
     private int arrived;
     private int nextGrid = 1;
 
-    public InflationStepper(List<NodeSpec> nodes, TargetWorkload workload, PolicySpec spec, long seed, double step, double load) {
+    public InflationStepper(
+            List<NodeSpec> nodes, TargetWorkload workload, PolicySpec spec, long seed, double step, double load) {
         this.spec = spec;
         this.seed = seed;
         this.step = step;
@@ -49,8 +50,16 @@ public final class InflationStepper {
     }
 
     /** A stepper in the state after the logged placements, with the given progress. */
-    public static InflationStepper restore(List<NodeSpec> nodes, TargetWorkload workload, PolicySpec spec, long seed, double step,
-                                           double load, List<Task> placedTasks, List<Placement> placements, Progress progress) {
+    public static InflationStepper restore(
+            List<NodeSpec> nodes,
+            TargetWorkload workload,
+            PolicySpec spec,
+            long seed,
+            double step,
+            double load,
+            List<Task> placedTasks,
+            List<Placement> placements,
+            Progress progress) {
         InflationStepper s = new InflationStepper(nodes, workload, spec, seed, step, load);
         for (int i = 0; i < placements.size(); i++) s.cluster.place(placedTasks.get(i), placements.get(i));
         s.random = new RandomState(progress.randomState());
@@ -71,19 +80,33 @@ public final class InflationStepper {
         double capacity = cluster.gpuMilliCapacity();
         while (nextGrid <= lastGrid && requested >= nextGrid * step * capacity - 1e-6) {
             double grar = requested == 0 ? 1 : cluster.gpuMilliAllocated() / (double) requested;
-            points.add(new CurvePoint(spec, seed, Math.round(nextGrid * step * 1e6) / 1e6, arrived, cluster.eopcCpuWatts(),
-                    cluster.eopcGpuWatts(), grar, cluster.fragmentationMilli() / Task.MILLI, failed,
+            points.add(new CurvePoint(
+                    spec,
+                    seed,
+                    Math.round(nextGrid * step * 1e6) / 1e6,
+                    arrived,
+                    cluster.eopcCpuWatts(),
+                    cluster.eopcGpuWatts(),
+                    grar,
+                    cluster.fragmentationMilli() / Task.MILLI,
+                    failed,
                     cluster.gpuMilliAllocated() / capacity));
             nextGrid++;
         }
         return p;
     }
 
-    public Progress progress() { return new Progress(random.state(), requested, failed, arrived, nextGrid); }
+    public Progress progress() {
+        return new Progress(random.state(), requested, failed, arrived, nextGrid);
+    }
 
-    public int failed() { return failed; }
+    public int failed() {
+        return failed;
+    }
 
-    public ClusterState cluster() { return cluster; }
+    public ClusterState cluster() {
+        return cluster;
+    }
 
     /** Convenience for callers that do not collect points one by one. */
     public List<CurvePoint> accept(Task task) {

@@ -21,7 +21,9 @@ public record PolicySpec(String name, double alpha) implements java.io.Serializa
         return Double.isNaN(alpha) ? name : name + " a=" + formatAlpha(alpha);
     }
 
-    public String alphaText() { return Double.isNaN(alpha) ? "" : formatAlpha(alpha); }
+    public String alphaText() {
+        return Double.isNaN(alpha) ? "" : formatAlpha(alpha);
+    }
 
     static String formatAlpha(double a) {
         String s = String.format(Locale.ROOT, "%.4f", a);

@@ -18,16 +18,19 @@ public final class SeedList {
                 if (dash < 0) {
                     seeds.add(Long.parseLong(p));
                 } else {
-                    long from = Long.parseLong(p.substring(0, dash).trim()), to = Long.parseLong(p.substring(dash + 1).trim());
+                    long from = Long.parseLong(p.substring(0, dash).trim()),
+                            to = Long.parseLong(p.substring(dash + 1).trim());
                     if (to < from) throw new IllegalArgumentException("seed range '" + p + "' is descending");
-                    if (to - from >= 10_000) throw new IllegalArgumentException("seed range '" + p + "' has more than 10000 seeds");
+                    if (to - from >= 10_000)
+                        throw new IllegalArgumentException("seed range '" + p + "' has more than 10000 seeds");
                     for (long s = from; s <= to; s++) seeds.add(s);
                 }
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("bad seed '" + p + "': expected N or N-M");
             }
         }
-        if (seeds.stream().distinct().count() != seeds.size()) throw new IllegalArgumentException("repeated seed in '" + text + "'");
+        if (seeds.stream().distinct().count() != seeds.size())
+            throw new IllegalArgumentException("repeated seed in '" + text + "'");
         return List.copyOf(seeds);
     }
 }

@@ -34,15 +34,36 @@ public final class SimulatorComparison {
     public static final double[] POINTS = {0.5, 0.8, 0.9, 1.0, 1.1, 1.3};
     public static final double GRAR_GOAL = 0.01;
     public static final double FRAG_GOAL_POINTS = 0.5;
-    private static final Map<String, String> SIMULATOR_POLICY = Map.of("random", "01-Random", "dotprod", "02-DotProd",
-            "gpu-clustering", "03-GpuClustering", "gpu-packing", "04-GpuPacking", "bestfit", "05-BestFit", "fgd", "06-FGD");
+    private static final Map<String, String> SIMULATOR_POLICY = Map.of(
+            "random",
+            "01-Random",
+            "dotprod",
+            "02-DotProd",
+            "gpu-clustering",
+            "03-GpuClustering",
+            "gpu-packing",
+            "04-GpuPacking",
+            "bestfit",
+            "05-BestFit",
+            "fgd",
+            "06-FGD");
 
     /** One compared point. NaN where a side has no value. */
-    public record Row(String policy, double requested, int seeds, double grar, double simulatorGrar, double fragPercent,
-                      double simulatorFragPercent) {
-        public double grarDiff() { return grar - simulatorGrar; }
+    public record Row(
+            String policy,
+            double requested,
+            int seeds,
+            double grar,
+            double simulatorGrar,
+            double fragPercent,
+            double simulatorFragPercent) {
+        public double grarDiff() {
+            return grar - simulatorGrar;
+        }
 
-        public double fragDiff() { return fragPercent - simulatorFragPercent; }
+        public double fragDiff() {
+            return fragPercent - simulatorFragPercent;
+        }
 
         public boolean withinGoal() {
             return Math.abs(grarDiff()) <= GRAR_GOAL + 1e-9 && Math.abs(fragDiff()) <= FRAG_GOAL_POINTS + 1e-9;
@@ -52,7 +73,9 @@ public final class SimulatorComparison {
     private SimulatorComparison() {}
 
     /** The simulator's name of a policy of ours, or null when it ran no such policy. */
-    public static String simulatorPolicy(String policy) { return SIMULATOR_POLICY.get(policy); }
+    public static String simulatorPolicy(String policy) {
+        return SIMULATOR_POLICY.get(policy);
+    }
 
     /**
      * @param expectedDir directory with the two expected CSVs
@@ -60,15 +83,19 @@ public final class SimulatorComparison {
      * @param totalGpus   the cluster's GPU count (to express our fragmentation in percent)
      * @throws IllegalArgumentException if a file is missing or malformed, or the workload is absent
      */
-    public static List<Row> compare(InflationExperiment.Result result, Path expectedDir, String workload, double totalGpus) {
+    public static List<Row> compare(
+            InflationExperiment.Result result, Path expectedDir, String workload, double totalGpus) {
         Map<String, Map<Long, double[]>> allocated = read(expectedDir.resolve("analysis_allo_discrete.csv"), workload);
         Map<String, Map<Long, double[]>> fragmented = read(expectedDir.resolve("analysis_frag_discrete.csv"), workload);
-        if (allocated.isEmpty()) throw new IllegalArgumentException(expectedDir.resolve("analysis_allo_discrete.csv")
-                + ": no rows for workload '" + workload + "'");
+        if (allocated.isEmpty())
+            throw new IllegalArgumentException(
+                    expectedDir.resolve("analysis_allo_discrete.csv") + ": no rows for workload '" + workload + "'");
         Map<String, Map<Long, List<CurvePoint>>> ours = new LinkedHashMap<>();
         for (CurvePoint p : result.curve()) {
             if (simulatorPolicy(p.policy().name()) == null) continue;
-            ours.computeIfAbsent(p.policy().name(), k -> new HashMap<>()).computeIfAbsent(p.seed(), k -> new ArrayList<>()).add(p);
+            ours.computeIfAbsent(p.policy().name(), k -> new HashMap<>())
+                    .computeIfAbsent(p.seed(), k -> new ArrayList<>())
+                    .add(p);
         }
         List<Row> rows = new ArrayList<>();
         for (Map.Entry<String, Map<Long, List<CurvePoint>>> e : ours.entrySet()) {
@@ -92,8 +119,10 @@ public final class SimulatorComparison {
                     simFrag += f;
                     n++;
                 }
-                rows.add(n == 0 ? new Row(e.getKey(), x, 0, Double.NaN, Double.NaN, Double.NaN, Double.NaN)
-                        : new Row(e.getKey(), x, n, grar / n, simGrar / n, frag / n, simFrag / n));
+                rows.add(
+                        n == 0
+                                ? new Row(e.getKey(), x, 0, Double.NaN, Double.NaN, Double.NaN, Double.NaN)
+                                : new Row(e.getKey(), x, n, grar / n, simGrar / n, frag / n, simFrag / n));
             }
         }
         return rows;
@@ -112,8 +141,10 @@ public final class SimulatorComparison {
     private static Map<String, Map<Long, double[]>> read(Path file, String workload) {
         if (!Files.isRegularFile(file)) throw new IllegalArgumentException(file + ": no such file");
         Map<String, Map<Long, double[]>> out = new HashMap<>();
-        try (MappingIterator<Map<String, String>> it = new CsvMapper().readerForMapOf(String.class)
-                .with(CsvSchema.emptySchema().withHeader()).readValues(file.toFile())) {
+        try (MappingIterator<Map<String, String>> it = new CsvMapper()
+                .readerForMapOf(String.class)
+                .with(CsvSchema.emptySchema().withHeader())
+                .readValues(file.toFile())) {
             int line = 1;
             while (it.hasNext()) {
                 Map<String, String> row = it.next();
@@ -125,7 +156,8 @@ public final class SimulatorComparison {
                         String v = row.get(Integer.toString(c));
                         values[c] = v == null || v.isBlank() ? Double.NaN : Double.parseDouble(v);
                     }
-                    out.computeIfAbsent(row.get("sc_policy"), k -> new HashMap<>()).put(Long.parseLong(row.get("seed")), values);
+                    out.computeIfAbsent(row.get("sc_policy"), k -> new HashMap<>())
+                            .put(Long.parseLong(row.get("seed")), values);
                 } catch (NumberFormatException | NullPointerException ex) {
                     throw new IllegalArgumentException(file + ":" + line + ": bad number (" + ex.getMessage() + ")");
                 }
@@ -139,12 +171,23 @@ public final class SimulatorComparison {
     /** A Markdown table: policy, requested %, seeds, GRAR ours/simulator/diff, fragmentation % ours/simulator/diff, goal met. */
     public static String markdown(List<Row> rows) {
         StringBuilder b = new StringBuilder();
-        b.append("| policy | requested | seeds | GRAR | GRAR sim | dGRAR | frag % | frag % sim | dfrag | within goal |\n");
+        b.append(
+                "| policy | requested | seeds | GRAR | GRAR sim | dGRAR | frag % | frag % sim | dfrag | within goal |\n");
         b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row r : rows) {
-            b.append(String.format(Locale.ROOT, "| %s | %.0f%% | %d | %.4f | %.4f | %+.4f | %.2f | %.2f | %+.2f | %s |%n",
-                    r.policy(), 100 * r.requested(), r.seeds(), r.grar(), r.simulatorGrar(), r.grarDiff(),
-                    r.fragPercent(), r.simulatorFragPercent(), r.fragDiff(), r.seeds() == 0 ? "n/a" : r.withinGoal() ? "yes" : "no"));
+            b.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %.0f%% | %d | %.4f | %.4f | %+.4f | %.2f | %.2f | %+.2f | %s |%n",
+                    r.policy(),
+                    100 * r.requested(),
+                    r.seeds(),
+                    r.grar(),
+                    r.simulatorGrar(),
+                    r.grarDiff(),
+                    r.fragPercent(),
+                    r.simulatorFragPercent(),
+                    r.fragDiff(),
+                    r.seeds() == 0 ? "n/a" : r.withinGoal() ? "yes" : "no"));
         }
         return b.toString();
     }

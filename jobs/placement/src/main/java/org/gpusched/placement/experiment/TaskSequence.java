@@ -22,7 +22,8 @@ public final class TaskSequence {
     public static int[] sample(List<Task> trace, long capacityMilli, double load, long seed) {
         if (trace.isEmpty()) throw new IllegalArgumentException("empty trace");
         if (trace.stream().allMatch(t -> t.gpuMilliTotal() == 0))
-            throw new IllegalArgumentException("the trace requests no GPU: inflation by requested GPU capacity cannot end");
+            throw new IllegalArgumentException(
+                    "the trace requests no GPU: inflation by requested GPU capacity cannot end");
         RandomState random = RandomState.derive(seed, SAMPLING_STREAM);
         double target = load * capacityMilli;
         int n = trace.size();

@@ -48,11 +48,19 @@ public final class AlibabaTraceCsv {
             GpuModel model = null;
             if (gpus > 0 || !modelName.isEmpty()) {
                 model = PowerCatalog.gpu(modelName);
-                if (model == null) throw row.error("model", "unknown GPU model '" + modelName + "' (known: "
-                        + String.join(", ", PowerCatalog.gpuNames()) + ")");
+                if (model == null)
+                    throw row.error(
+                            "model",
+                            "unknown GPU model '" + modelName + "' (known: "
+                                    + String.join(", ", PowerCatalog.gpuNames()) + ")");
             }
-            return new NodeSpec(row.required("sn"), row.longValue("cpu_milli", 0, Long.MAX_VALUE),
-                    row.longValue("memory_mib", 0, Long.MAX_VALUE), gpus, model, cpuModel);
+            return new NodeSpec(
+                    row.required("sn"),
+                    row.longValue("cpu_milli", 0, Long.MAX_VALUE),
+                    row.longValue("memory_mib", 0, Long.MAX_VALUE),
+                    gpus,
+                    model,
+                    cpuModel);
         });
     }
 
@@ -81,16 +89,26 @@ public final class AlibabaTraceCsv {
         if ((numGpu == 0) != (gpuMilli == 0))
             throw row.error("gpu_milli", "num_gpu " + numGpu + " with gpu_milli " + gpuMilli);
         if (numGpu > 1 && gpuMilli < Task.MILLI)
-            throw row.error("gpu_milli", "a task shares one GPU or takes whole GPUs, not " + numGpu + " x " + gpuMilli + " milli");
+            throw row.error(
+                    "gpu_milli",
+                    "a task shares one GPU or takes whole GPUs, not " + numGpu + " x " + gpuMilli + " milli");
         Set<String> models = new LinkedHashSet<>();
         String spec = row.optional("gpu_spec");
         if (!spec.isEmpty()) for (String m : spec.split("\\|")) if (!m.isBlank()) models.add(m.trim());
-        return new Task(name, row.longValue("cpu_milli", 0, Long.MAX_VALUE), row.longValue("memory_mib", 0, Long.MAX_VALUE),
-                numGpu, gpuMilli, models, Set.of());
+        return new Task(
+                name,
+                row.longValue("cpu_milli", 0, Long.MAX_VALUE),
+                row.longValue("memory_mib", 0, Long.MAX_VALUE),
+                numGpu,
+                gpuMilli,
+                models,
+                Set.of());
     }
 
     /** The columns every pod list has (the multigpu variants have only these). */
-    public static List<String> podColumns() { return POD_COLUMNS; }
+    public static List<String> podColumns() {
+        return POD_COLUMNS;
+    }
 
     /** One CSV row with its location, giving typed access with located errors. */
     static final class Row {
@@ -113,7 +131,9 @@ public final class AlibabaTraceCsv {
             return v == null ? "" : v.trim();
         }
 
-        String optional(String column) { return text(column); }
+        String optional(String column) {
+            return text(column);
+        }
 
         String required(String column) {
             String v = text(column);
@@ -143,13 +163,15 @@ public final class AlibabaTraceCsv {
         CsvSchema schema = CsvSchema.emptySchema().withHeader();
         List<T> out = new ArrayList<>();
         try (Reader reader = Files.newBufferedReader(file);
-             MappingIterator<Map<String, String>> it = csv.readerForMapOf(String.class).with(schema).readValues(reader)) {
+                MappingIterator<Map<String, String>> it =
+                        csv.readerForMapOf(String.class).with(schema).readValues(reader)) {
             CsvSchema header = (CsvSchema) it.getParser().getSchema();
             List<String> columns = new ArrayList<>();
             header.forEach(c -> columns.add(c.getName()));
             for (String c : required)
                 if (!columns.contains(c))
-                    throw new TraceFormatException(name, 1, "missing column '" + c + "' (header: " + columns + ", need " + required + ")");
+                    throw new TraceFormatException(
+                            name, 1, "missing column '" + c + "' (header: " + columns + ", need " + required + ")");
             while (true) {
                 Map<String, String> values;
                 long line;

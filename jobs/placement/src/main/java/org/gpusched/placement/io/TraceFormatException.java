@@ -21,8 +21,12 @@ public final class TraceFormatException extends RuntimeException {
     }
 
     /** The offending column, or null when the whole row or file is at fault. */
-    public String column() { return column; }
+    public String column() {
+        return column;
+    }
 
     /** The message without "file:line: ". */
-    public String reason() { return reason; }
+    public String reason() {
+        return reason;
+    }
 }

@@ -50,6 +50,7 @@ public final class ClusterState {
     private final TargetWorkload.Meter meter;
     /** Per node: hosted task count per GPU demand key (GpuClustering). */
     private final Map<Integer, Integer>[] demandCounts;
+
     private final int[] scratchGpu;
     private double totalCpuWatts;
     private double totalGpuWatts;
@@ -87,17 +88,22 @@ public final class ClusterState {
             maxGpus = Math.max(maxGpus, s.gpuCount());
             if (s.gpuCount() > 0) {
                 modelId[i] = ids.computeIfAbsent(s.gpuModel().name(), k -> ids.size());
-                byModel.computeIfAbsent(s.gpuModel().name(), k -> new ArrayList<>()).add(i);
+                byModel.computeIfAbsent(s.gpuModel().name(), k -> new ArrayList<>())
+                        .add(i);
             } else {
                 modelId[i] = -1;
             }
         }
         modelNames = ids.keySet().toArray(new String[0]);
-        byModel.forEach((m, list) -> nodesByModel.put(m, list.stream().mapToInt(Integer::intValue).toArray()));
+        byModel.forEach((m, list) ->
+                nodesByModel.put(m, list.stream().mapToInt(Integer::intValue).toArray()));
         allNodes = new int[n];
         for (int i = 0; i < n; i++) allNodes[i] = i;
-        byName = IntStream.range(0, n).boxed()
-                .sorted(Comparator.comparing((Integer i) -> specs[i].name())).mapToInt(Integer::intValue).toArray();
+        byName = IntStream.range(0, n)
+                .boxed()
+                .sorted(Comparator.comparing((Integer i) -> specs[i].name()))
+                .mapToInt(Integer::intValue)
+                .toArray();
         tieRank = new int[n];
         for (int r = 0; r < n; r++) tieRank[byName[r]] = r;
         gpuMilliCapacity = capacity;
@@ -106,26 +112,46 @@ public final class ClusterState {
         for (int i = 0; i < n; i++) refresh(i);
     }
 
-    public int nodeCount() { return specs.length; }
+    public int nodeCount() {
+        return specs.length;
+    }
 
-    public NodeSpec spec(int node) { return specs[node]; }
+    public NodeSpec spec(int node) {
+        return specs[node];
+    }
 
-    public long cpuFree(int node) { return cpuFree[node]; }
+    public long cpuFree(int node) {
+        return cpuFree[node];
+    }
 
-    public long memFree(int node) { return memFree[node]; }
+    public long memFree(int node) {
+        return memFree[node];
+    }
 
-    public int gpuCount(int node) { return gpuFree[node].length; }
+    public int gpuCount(int node) {
+        return gpuFree[node].length;
+    }
 
-    public int gpuFree(int node, int gpu) { return gpuFree[node][gpu]; }
+    public int gpuFree(int node, int gpu) {
+        return gpuFree[node][gpu];
+    }
 
-    public int fullFreeGpus(int node) { return fullFreeGpus[node]; }
+    public int fullFreeGpus(int node) {
+        return fullFreeGpus[node];
+    }
 
-    public int maxGpuFree(int node) { return maxGpuFree[node]; }
+    public int maxGpuFree(int node) {
+        return maxGpuFree[node];
+    }
 
-    public int tasksOnNode(int node) { return tasksOnNode[node]; }
+    public int tasksOnNode(int node) {
+        return tasksOnNode[node];
+    }
 
     /** Among equal scores the node with the smaller rank wins (the simulator's smallest prefixed name). */
-    public int tieRank(int node) { return tieRank[node]; }
+    public int tieRank(int node) {
+        return tieRank[node];
+    }
 
     /**
      * The simulator's node naming for one seed: the i-th node in name order is renamed "perm[i]-name" with perm a random
@@ -137,7 +163,9 @@ public final class ClusterState {
         for (int i = 0; i < n; i++) perm[i] = i;
         for (int i = n - 1; i > 0; i--) {
             int j = random.nextInt(i + 1);
-            int t = perm[i]; perm[i] = perm[j]; perm[j] = t;
+            int t = perm[i];
+            perm[i] = perm[j];
+            perm[j] = t;
         }
         for (int i = 0; i < n; i++) tieRank[byName[i]] = perm[i];
     }
@@ -175,28 +203,48 @@ public final class ClusterState {
         return tags.size();
     }
 
-    private static int affinityTag(int demandKey) { return demandKey % 10_000 < Task.MILLI ? 0 : demandKey / 10_000; }
+    private static int affinityTag(int demandKey) {
+        return demandKey % 10_000 < Task.MILLI ? 0 : demandKey / 10_000;
+    }
 
-    public double nodeCpuWatts(int node) { return cpuWatts[node]; }
+    public double nodeCpuWatts(int node) {
+        return cpuWatts[node];
+    }
 
-    public double nodeGpuWatts(int node) { return gpuWatts[node]; }
+    public double nodeGpuWatts(int node) {
+        return gpuWatts[node];
+    }
 
-    public double nodeFragmentationMilli(int node) { return frag[node]; }
+    public double nodeFragmentationMilli(int node) {
+        return frag[node];
+    }
 
     /** EOPC CPU part (sum of eq. 1 over nodes), watts. */
-    public double eopcCpuWatts() { return totalCpuWatts; }
+    public double eopcCpuWatts() {
+        return totalCpuWatts;
+    }
 
     /** EOPC GPU part (sum of eq. 2 over nodes), watts. */
-    public double eopcGpuWatts() { return totalGpuWatts; }
+    public double eopcGpuWatts() {
+        return totalGpuWatts;
+    }
 
     /** F_datacenter (eq. 4) in milli-GPUs; 0 without a target workload. */
-    public double fragmentationMilli() { return totalFrag; }
+    public double fragmentationMilli() {
+        return totalFrag;
+    }
 
-    public long gpuMilliAllocated() { return gpuMilliAllocated; }
+    public long gpuMilliAllocated() {
+        return gpuMilliAllocated;
+    }
 
-    public long gpuMilliCapacity() { return gpuMilliCapacity; }
+    public long gpuMilliCapacity() {
+        return gpuMilliCapacity;
+    }
 
-    public boolean hasWorkload() { return meter != null; }
+    public boolean hasWorkload() {
+        return meter != null;
+    }
 
     /**
      * Nodes whose GPU model the task admits (condition 5), from the model index; every node when unconstrained. The
@@ -204,8 +252,14 @@ public final class ClusterState {
      */
     public int[] candidates(Task task) {
         if (task.gpuModels().isEmpty()) return allNodes;
-        return candidateCache.computeIfAbsent(task.gpuModels(), models -> models.stream()
-                .map(nodesByModel::get).filter(a -> a != null).flatMapToInt(Arrays::stream).sorted().toArray());
+        return candidateCache.computeIfAbsent(
+                task.gpuModels(),
+                models -> models.stream()
+                        .map(nodesByModel::get)
+                        .filter(a -> a != null)
+                        .flatMapToInt(Arrays::stream)
+                        .sorted()
+                        .toArray());
     }
 
     /**
@@ -215,7 +269,8 @@ public final class ClusterState {
      */
     public boolean fits(Task task, int node) {
         if (task.cpuMilli() > cpuFree[node] || task.memoryMiB() > memFree[node]) return false;
-        if (!task.cpuModels().isEmpty() && !task.cpuModels().contains(specs[node].cpuModel().name())) return false;
+        if (!task.cpuModels().isEmpty()
+                && !task.cpuModels().contains(specs[node].cpuModel().name())) return false;
         if (task.gpuCount() == 0) return gpuModelAllowed(task, node);
         if (gpuFree[node].length == 0 || !gpuModelAllowed(task, node)) return false;
         return task.gpuMilliPerGpu() < Task.MILLI
@@ -224,7 +279,8 @@ public final class ClusterState {
     }
 
     private boolean gpuModelAllowed(Task task, int node) {
-        return task.gpuModels().isEmpty() || (modelId[node] >= 0 && task.gpuModels().contains(modelNames[modelId[node]]));
+        return task.gpuModels().isEmpty()
+                || (modelId[node] >= 0 && task.gpuModels().contains(modelNames[modelId[node]]));
     }
 
     /**
@@ -234,13 +290,14 @@ public final class ClusterState {
     public Placement placementOf(Task task, int node, int sharedGpu) {
         return switch (task.kind()) {
             case NONE -> new Placement(node, new int[0]);
-            case SHARED -> new Placement(node, new int[]{sharedGpu});
+            case SHARED -> new Placement(node, new int[] {sharedGpu});
             case WHOLE -> {
                 int[] gpus = new int[task.gpuCount()];
                 int k = 0;
                 int[] free = gpuFree[node];
                 for (int g = 0; g < free.length && k < gpus.length; g++) if (free[g] == Task.MILLI) gpus[k++] = g;
-                if (k < gpus.length) throw new IllegalStateException("node " + specs[node].name() + " lacks whole GPUs");
+                if (k < gpus.length)
+                    throw new IllegalStateException("node " + specs[node].name() + " lacks whole GPUs");
                 yield new Placement(node, gpus);
             }
         };
@@ -258,12 +315,15 @@ public final class ClusterState {
     /** Allocates the task; throws if the placement breaks a fit condition. */
     public void place(Task task, Placement p) {
         int node = p.node();
-        if (!fits(task, node)) throw new IllegalStateException("task " + task.name() + " does not fit node " + specs[node].name());
+        if (!fits(task, node))
+            throw new IllegalStateException("task " + task.name() + " does not fit node " + specs[node].name());
         int[] free = gpuFree[node];
-        if (p.gpuCount() != task.gpuCount()) throw new IllegalArgumentException("placement GPU count differs from the task's");
+        if (p.gpuCount() != task.gpuCount())
+            throw new IllegalArgumentException("placement GPU count differs from the task's");
         for (int i = 0; i < p.gpuCount(); i++) {
             int g = p.gpu(i);
-            if (free[g] < task.gpuMilliPerGpu()) throw new IllegalStateException("GPU " + g + " of " + specs[node].name() + " lacks milli");
+            if (free[g] < task.gpuMilliPerGpu())
+                throw new IllegalStateException("GPU " + g + " of " + specs[node].name() + " lacks milli");
         }
         cpuFree[node] -= task.cpuMilli();
         memFree[node] -= task.memoryMiB();
@@ -282,7 +342,8 @@ public final class ClusterState {
         int node = p.node();
         int[] free = gpuFree[node];
         for (int i = 0; i < p.gpuCount(); i++) {
-            if (free[p.gpu(i)] + task.gpuMilliPerGpu() > Task.MILLI) throw new IllegalStateException("release of an unallocated GPU share");
+            if (free[p.gpu(i)] + task.gpuMilliPerGpu() > Task.MILLI)
+                throw new IllegalStateException("release of an unallocated GPU share");
         }
         if (tasksOnNode[node] == 0) throw new IllegalStateException("release on an empty node " + specs[node].name());
         cpuFree[node] += task.cpuMilli();
@@ -302,14 +363,17 @@ public final class ClusterState {
         double cpu = PowerModel.cpuWatts(s.cpuModel(), s.cpuMilli(), cpuFree[node] - task.cpuMilli());
         double gpu = gpuWatts[node];
         if (task.kind() == Task.GpuKind.SHARED) {
-            if (gpuFree[node][sharedGpu] == Task.MILLI) gpu += s.gpuModel().maxWatts() - s.gpuModel().idleWatts();
+            if (gpuFree[node][sharedGpu] == Task.MILLI)
+                gpu += s.gpuModel().maxWatts() - s.gpuModel().idleWatts();
         } else if (task.kind() == Task.GpuKind.WHOLE) {
             gpu += task.gpuCount() * (s.gpuModel().maxWatts() - s.gpuModel().idleWatts());
         }
         return cpu + gpu;
     }
 
-    public double nodeWatts(int node) { return cpuWatts[node] + gpuWatts[node]; }
+    public double nodeWatts(int node) {
+        return cpuWatts[node] + gpuWatts[node];
+    }
 
     /** F_n(M) in milli-GPUs if the task were placed as given, without changing the state. Needs a target workload. */
     public double fragmentationAfter(Task task, int node, int sharedGpu) {
@@ -320,7 +384,11 @@ public final class ClusterState {
             scratchGpu[sharedGpu] -= task.gpuMilliPerGpu();
         } else if (task.kind() == Task.GpuKind.WHOLE) {
             int left = task.gpuCount();
-            for (int g = 0; g < n && left > 0; g++) if (scratchGpu[g] == Task.MILLI) { scratchGpu[g] = 0; left--; }
+            for (int g = 0; g < n && left > 0; g++)
+                if (scratchGpu[g] == Task.MILLI) {
+                    scratchGpu[g] = 0;
+                    left--;
+                }
         }
         return meter.fragmentation(cpuFree[node] - task.cpuMilli(), scratchGpu, n, modelId[node]);
     }
@@ -348,5 +416,7 @@ public final class ClusterState {
         }
     }
 
-    private static int demandKey(Task task) { return task.gpuCount() * 10_000 + task.gpuMilliPerGpu(); }
+    private static int demandKey(Task task) {
+        return task.gpuCount() * 10_000 + task.gpuMilliPerGpu();
+    }
 }

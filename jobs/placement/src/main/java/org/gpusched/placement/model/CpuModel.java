@@ -10,6 +10,7 @@ public record CpuModel(String name, double idleWatts, double maxWatts, int physi
         if (name == null || name.isBlank()) throw new IllegalArgumentException("CPU model name is empty");
         if (!(idleWatts >= 0) || !(maxWatts >= idleWatts))
             throw new IllegalArgumentException("CPU model " + name + ": need 0 <= idle <= max watts");
-        if (physicalCores <= 0 || vcpusPerCore <= 0) throw new IllegalArgumentException("CPU model " + name + ": cores must be positive");
+        if (physicalCores <= 0 || vcpusPerCore <= 0)
+            throw new IllegalArgumentException("CPU model " + name + ": cores must be positive");
     }
 }

@@ -11,9 +11,12 @@ public record NodeSpec(String name, long cpuMilli, long memoryMiB, int gpuCount,
         if (name == null || name.isBlank()) throw new IllegalArgumentException("node name is empty");
         if (cpuMilli < 0 || memoryMiB < 0 || gpuCount < 0)
             throw new IllegalArgumentException("node " + name + ": negative capacity");
-        if (gpuCount > 0 && gpuModel == null) throw new IllegalArgumentException("node " + name + ": GPUs without a GPU model");
+        if (gpuCount > 0 && gpuModel == null)
+            throw new IllegalArgumentException("node " + name + ": GPUs without a GPU model");
         if (cpuModel == null) throw new IllegalArgumentException("node " + name + ": no CPU model");
     }
 
-    public String gpuModelName() { return gpuModel == null ? "" : gpuModel.name(); }
+    public String gpuModelName() {
+        return gpuModel == null ? "" : gpuModel.name();
+    }
 }

@@ -8,17 +8,31 @@ public record Placement(int node, int[] gpus) {
         gpus = gpus == null ? new int[0] : gpus.clone();
     }
 
-    @Override public int[] gpus() { return gpus.clone(); }
+    @Override
+    public int[] gpus() {
+        return gpus.clone();
+    }
 
-    public int gpu(int i) { return gpus[i]; }
+    public int gpu(int i) {
+        return gpus[i];
+    }
 
-    public int gpuCount() { return gpus.length; }
+    public int gpuCount() {
+        return gpus.length;
+    }
 
-    @Override public boolean equals(Object o) {
+    @Override
+    public boolean equals(Object o) {
         return o instanceof Placement p && p.node == node && Arrays.equals(p.gpus, gpus);
     }
 
-    @Override public int hashCode() { return 31 * node + Arrays.hashCode(gpus); }
+    @Override
+    public int hashCode() {
+        return 31 * node + Arrays.hashCode(gpus);
+    }
 
-    @Override public String toString() { return "node " + node + " gpus " + Arrays.toString(gpus); }
+    @Override
+    public String toString() {
+        return "node " + node + " gpus " + Arrays.toString(gpus);
+    }
 }

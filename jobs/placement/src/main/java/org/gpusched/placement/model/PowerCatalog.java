@@ -25,10 +25,16 @@ public final class PowerCatalog {
 
     private PowerCatalog() {}
 
-    private static void add(GpuModel model) { GPUS.put(model.name(), model); }
+    private static void add(GpuModel model) {
+        GPUS.put(model.name(), model);
+    }
 
     /** The model by its trace name, or null when the paper gives no figures for it. */
-    public static GpuModel gpu(String name) { return GPUS.get(name); }
+    public static GpuModel gpu(String name) {
+        return GPUS.get(name);
+    }
 
-    public static Iterable<String> gpuNames() { return GPUS.keySet(); }
+    public static Iterable<String> gpuNames() {
+        return GPUS.keySet();
+    }
 }

@@ -29,7 +29,8 @@ import java.util.Set;
  */
 public final class TargetWorkload {
     /** One class m of the target workload and its popularity p_m (fractions summing to 1 over the workload). */
-    public record TaskClass(long cpuMilli, int gpuCount, int gpuMilliPerGpu, Set<String> gpuModels, double popularity) {}
+    public record TaskClass(
+            long cpuMilli, int gpuCount, int gpuMilliPerGpu, Set<String> gpuModels, double popularity) {}
 
     private final List<TaskClass> classes;
     private final Group[] groups;
@@ -53,7 +54,8 @@ public final class TargetWorkload {
             int lo = 0, hi = cpuSorted.length; // first index with cpuSorted > cpuFree
             while (lo < hi) {
                 int mid = (lo + hi) >>> 1;
-                if (cpuSorted[mid] <= cpuFree) lo = mid + 1; else hi = mid;
+                if (cpuSorted[mid] <= cpuFree) lo = mid + 1;
+                else hi = mid;
             }
             return popularityPrefix[lo];
         }
@@ -66,12 +68,14 @@ public final class TargetWorkload {
         List<TaskClass> normalized = new ArrayList<>();
         for (TaskClass c : classes) {
             if (c.popularity() < 0) throw new IllegalArgumentException("negative popularity " + c);
-            normalized.add(new TaskClass(c.cpuMilli(), c.gpuCount(), c.gpuMilliPerGpu(), Set.copyOf(c.gpuModels()), c.popularity() / sum));
+            normalized.add(new TaskClass(
+                    c.cpuMilli(), c.gpuCount(), c.gpuMilliPerGpu(), Set.copyOf(c.gpuModels()), c.popularity() / sum));
         }
         this.classes = List.copyOf(normalized);
         Map<List<Object>, List<TaskClass>> byGpu = new LinkedHashMap<>();
         for (TaskClass c : this.classes)
-            byGpu.computeIfAbsent(List.of(c.gpuCount(), c.gpuMilliPerGpu(), c.gpuModels()), k -> new ArrayList<>()).add(c);
+            byGpu.computeIfAbsent(List.of(c.gpuCount(), c.gpuMilliPerGpu(), c.gpuModels()), k -> new ArrayList<>())
+                    .add(c);
         groups = new Group[byGpu.size()];
         int gi = 0;
         for (List<TaskClass> members : byGpu.values()) {
@@ -82,7 +86,8 @@ public final class TargetWorkload {
             g.popularityPrefix = new double[members.size() + 1];
             for (int i = 0; i < members.size(); i++) {
                 g.cpuSorted[i] = members.get(i).cpuMilli();
-                g.popularityPrefix[i + 1] = g.popularityPrefix[i] + members.get(i).popularity();
+                g.popularityPrefix[i + 1] =
+                        g.popularityPrefix[i] + members.get(i).popularity();
             }
             g.total = g.popularityPrefix[members.size()];
             groups[gi++] = g;
@@ -93,34 +98,44 @@ public final class TargetWorkload {
     public static final double SIMULATOR_POPULARITY = 0.95;
 
     /** {@link #fromTasks(Collection, double)} with the simulator's 95% threshold. */
-    public static TargetWorkload fromTasks(Collection<Task> tasks) { return fromTasks(tasks, SIMULATOR_POPULARITY); }
+    public static TargetWorkload fromTasks(Collection<Task> tasks) {
+        return fromTasks(tasks, SIMULATOR_POPULARITY);
+    }
 
     /**
      * Classes = distinct (CPU, GPU count, GPU milli, GPU models) of the tasks, popularity = share of tasks; only the most
      * popular classes are kept, in decreasing count, until their cumulative share reaches {@code coverage} (1 = all).
      */
     public static TargetWorkload fromTasks(Collection<Task> tasks, double coverage) {
-        if (!(coverage > 0 && coverage <= 1)) throw new IllegalArgumentException("coverage must be in (0, 1], got " + coverage);
+        if (!(coverage > 0 && coverage <= 1))
+            throw new IllegalArgumentException("coverage must be in (0, 1], got " + coverage);
         Map<List<Object>, Integer> counts = new LinkedHashMap<>();
         for (Task t : tasks)
             counts.merge(List.of(t.cpuMilli(), t.gpuCount(), t.gpuMilliPerGpu(), t.gpuModels()), 1, Integer::sum);
         List<TaskClass> classes = new ArrayList<>();
         for (Map.Entry<List<Object>, Integer> e : counts.entrySet()) {
             List<Object> k = e.getKey();
-            @SuppressWarnings("unchecked") Set<String> models = (Set<String>) k.get(3);
+            @SuppressWarnings("unchecked")
+            Set<String> models = (Set<String>) k.get(3);
             classes.add(new TaskClass((Long) k.get(0), (Integer) k.get(1), (Integer) k.get(2), models, e.getValue()));
         }
-        classes.sort(Comparator.comparingDouble(TaskClass::popularity).reversed()); // stable: equal counts keep first-seen order
+        classes.sort(Comparator.comparingDouble(TaskClass::popularity)
+                .reversed()); // stable: equal counts keep first-seen order
         double wanted = coverage * tasks.size();
         double covered = 0;
         int kept = 0;
-        while (kept < classes.size() && covered < wanted - 1e-9) covered += classes.get(kept++).popularity();
+        while (kept < classes.size() && covered < wanted - 1e-9)
+            covered += classes.get(kept++).popularity();
         return new TargetWorkload(classes.subList(0, kept));
     }
 
-    public List<TaskClass> classes() { return classes; }
+    public List<TaskClass> classes() {
+        return classes;
+    }
 
-    public int gpuDemandGroups() { return groups.length; }
+    public int gpuDemandGroups() {
+        return groups.length;
+    }
 
     /**
      * A meter for a cluster whose GPU models are {@code modelNames} (index = model id): precomputes, per class group
@@ -138,7 +153,9 @@ public final class TargetWorkload {
     public final class Meter {
         private final boolean[][] allowed;
 
-        private Meter(boolean[][] allowed) { this.allowed = allowed; }
+        private Meter(boolean[][] allowed) {
+            this.allowed = allowed;
+        }
 
         /**
          * Expected GPU fragmentation F_n(M) in milli-GPUs of a node with {@code cpuFree} milli-CPU, the first

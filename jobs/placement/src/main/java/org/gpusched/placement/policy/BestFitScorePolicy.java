@@ -13,7 +13,10 @@ public final class BestFitScorePolicy extends SimulatorScorePolicy {
     static final double MAX_SPEC_CPU_MILLI = 128_000;
     static final double MAX_SPEC_GPU_MILLI = 8_000;
 
-    @Override public String name() { return "bestfit"; }
+    @Override
+    public String name() {
+        return "bestfit";
+    }
 
     @Override
     protected long score(Task task, ClusterState cluster, int node) {

@@ -10,9 +10,14 @@ import org.gpusched.placement.model.Task;
  * Exact scores, random ties: a variant of this product; the FGD simulator's definition is {@link DotProductScorePolicy}.
  */
 public final class DotProductPolicy extends MinScorePolicy {
-    public DotProductPolicy() { super(false); }
+    public DotProductPolicy() {
+        super(false);
+    }
 
-    @Override public String name() { return "dotprod-3d"; }
+    @Override
+    public String name() {
+        return "dotprod-3d";
+    }
 
     @Override
     protected double score(Task task, ClusterState cluster, int node, int sharedGpu) {

@@ -10,7 +10,10 @@ import org.gpusched.placement.model.Task;
  * product wins. A share goes on the tightest GPU.
  */
 public final class DotProductScorePolicy extends SimulatorScorePolicy {
-    @Override public String name() { return "dotprod"; }
+    @Override
+    public String name() {
+        return "dotprod";
+    }
 
     @Override
     protected long score(Task task, ClusterState cluster, int node) {

@@ -10,9 +10,14 @@ import org.gpusched.placement.model.Task;
  * Exact scores, random ties: a variant of this product; the FGD simulator's definition is {@link PwrFgdPolicy}.
  */
 public final class FgdPolicy extends MinScorePolicy {
-    public FgdPolicy() { super(true); }
+    public FgdPolicy() {
+        super(true);
+    }
 
-    @Override public String name() { return "fgd-exact"; }
+    @Override
+    public String name() {
+        return "fgd-exact";
+    }
 
     @Override
     protected double score(Task task, ClusterState cluster, int node, int sharedGpu) {

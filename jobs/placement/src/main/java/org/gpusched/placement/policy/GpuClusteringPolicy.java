@@ -10,9 +10,14 @@ import org.gpusched.placement.model.Task;
  * Exact scores, random ties: a variant of this product; the FGD simulator's definition is {@link GpuClusteringScorePolicy}.
  */
 public final class GpuClusteringPolicy extends MinScorePolicy {
-    public GpuClusteringPolicy() { super(false); }
+    public GpuClusteringPolicy() {
+        super(false);
+    }
 
-    @Override public String name() { return "gpu-clustering-demand"; }
+    @Override
+    public String name() {
+        return "gpu-clustering-demand";
+    }
 
     @Override
     protected double score(Task task, ClusterState cluster, int node, int sharedGpu) {

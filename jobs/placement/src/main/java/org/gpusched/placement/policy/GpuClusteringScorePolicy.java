@@ -10,7 +10,10 @@ import org.gpusched.placement.model.Task;
  * score 0 everywhere (the node name decides). A share goes on the tightest GPU.
  */
 public final class GpuClusteringScorePolicy extends SimulatorScorePolicy {
-    @Override public String name() { return "gpu-clustering"; }
+    @Override
+    public String name() {
+        return "gpu-clustering";
+    }
 
     @Override
     protected long score(Task task, ClusterState cluster, int node) {

@@ -10,9 +10,14 @@ import org.gpusched.placement.model.Task;
  * Exact scores, random ties: a variant of this product; the FGD simulator's definition is {@link GpuPackingScorePolicy}.
  */
 public final class GpuPackingPolicy extends MinScorePolicy {
-    public GpuPackingPolicy() { super(false); }
+    public GpuPackingPolicy() {
+        super(false);
+    }
 
-    @Override public String name() { return "gpu-packing-tight"; }
+    @Override
+    public String name() {
+        return "gpu-packing-tight";
+    }
 
     @Override
     protected double score(Task task, ClusterState cluster, int node, int sharedGpu) {

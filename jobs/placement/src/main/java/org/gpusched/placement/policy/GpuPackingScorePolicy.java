@@ -10,7 +10,10 @@ import org.gpusched.placement.model.Task;
  * everywhere (the node name decides). A share goes on the tightest GPU.
  */
 public final class GpuPackingScorePolicy extends SimulatorScorePolicy {
-    @Override public String name() { return "gpu-packing"; }
+    @Override
+    public String name() {
+        return "gpu-packing";
+    }
 
     @Override
     protected long score(Task task, ClusterState cluster, int node) {

@@ -14,7 +14,9 @@ import org.gpusched.placement.model.Task;
 public abstract class MinScorePolicy implements PlacementPolicy {
     private final boolean everyGpuOption;
 
-    protected MinScorePolicy(boolean everyGpuOption) { this.everyGpuOption = everyGpuOption; }
+    protected MinScorePolicy(boolean everyGpuOption) {
+        this.everyGpuOption = everyGpuOption;
+    }
 
     /** Lower is better. {@code sharedGpu} is the GPU for a share, -1 otherwise. */
     protected abstract double score(Task task, ClusterState cluster, int node, int sharedGpu);
@@ -32,15 +34,25 @@ public abstract class MinScorePolicy implements PlacementPolicy {
             if (!cluster.fits(task, node)) continue;
             if (!shared) {
                 double s = score(task, cluster, node, -1);
-                if (s < best) { best = s; bestNode = node; ties = 1; }
-                else if (s == best && random.nextInt(++ties) == 0) bestNode = node;
+                if (s < best) {
+                    best = s;
+                    bestNode = node;
+                    ties = 1;
+                } else if (s == best && random.nextInt(++ties) == 0) bestNode = node;
                 continue;
             }
             if (!everyGpuOption) {
                 int g = cluster.tightestGpu(task, node);
                 double s = score(task, cluster, node, g);
-                if (s < best) { best = s; bestNode = node; bestGpu = g; ties = 1; }
-                else if (s == best && random.nextInt(++ties) == 0) { bestNode = node; bestGpu = g; }
+                if (s < best) {
+                    best = s;
+                    bestNode = node;
+                    bestGpu = g;
+                    ties = 1;
+                } else if (s == best && random.nextInt(++ties) == 0) {
+                    bestNode = node;
+                    bestGpu = g;
+                }
                 continue;
             }
             int gpus = cluster.gpuCount(node);
@@ -48,8 +60,15 @@ public abstract class MinScorePolicy implements PlacementPolicy {
                 int free = cluster.gpuFree(node, g);
                 if (free < task.gpuMilliPerGpu() || seenEarlier(cluster, node, g, free)) continue;
                 double s = score(task, cluster, node, g);
-                if (s < best) { best = s; bestNode = node; bestGpu = g; ties = 1; }
-                else if (s == best && random.nextInt(++ties) == 0) { bestNode = node; bestGpu = g; }
+                if (s < best) {
+                    best = s;
+                    bestNode = node;
+                    bestGpu = g;
+                    ties = 1;
+                } else if (s == best && random.nextInt(++ties) == 0) {
+                    bestNode = node;
+                    bestGpu = g;
+                }
             }
         }
         return bestNode < 0 ? null : cluster.placementOf(task, bestNode, bestGpu);

@@ -12,16 +12,34 @@ import java.util.function.Supplier;
  * Each call returns a fresh instance (policies hold scratch memory).
  */
 public final class PlacementPolicies {
-    public static final List<String> NAMES = List.of("fgd", "pwr", "pwr-fgd", "bestfit", "dotprod", "gpu-packing",
-            "gpu-clustering", "random", "fgd-exact", "pwr-exact", "pwr-fgd-exact", "bestfit-3d", "dotprod-3d",
-            "gpu-packing-tight", "gpu-clustering-demand", "random-tightest");
+    public static final List<String> NAMES = List.of(
+            "fgd",
+            "pwr",
+            "pwr-fgd",
+            "bestfit",
+            "dotprod",
+            "gpu-packing",
+            "gpu-clustering",
+            "random",
+            "fgd-exact",
+            "pwr-exact",
+            "pwr-fgd-exact",
+            "bestfit-3d",
+            "dotprod-3d",
+            "gpu-packing-tight",
+            "gpu-clustering-demand",
+            "random-tightest");
 
     private PlacementPolicies() {}
 
     /** Whether the policy reads expected fragmentation (so the cluster state needs a target workload). */
-    public static boolean needsWorkload(String name) { return name.startsWith("fgd") || name.startsWith("pwr-fgd"); }
+    public static boolean needsWorkload(String name) {
+        return name.startsWith("fgd") || name.startsWith("pwr-fgd");
+    }
 
-    public static boolean takesAlpha(String name) { return name.startsWith("pwr-fgd"); }
+    public static boolean takesAlpha(String name) {
+        return name.startsWith("pwr-fgd");
+    }
 
     /** @throws IllegalArgumentException for an unknown name, listing the known ones */
     public static Supplier<PlacementPolicy> byName(String name, double alpha) {
@@ -48,7 +66,9 @@ public final class PlacementPolicies {
             case "gpu-packing-tight" -> GpuPackingPolicy::new;
             case "gpu-clustering-demand" -> GpuClusteringPolicy::new;
             case "random-tightest" -> RandomPolicy::new;
-            default -> throw new IllegalArgumentException("unknown placement policy '" + name + "'; known: " + String.join(", ", NAMES));
+            default ->
+                throw new IllegalArgumentException(
+                        "unknown placement policy '" + name + "'; known: " + String.join(", ", NAMES));
         };
     }
 }

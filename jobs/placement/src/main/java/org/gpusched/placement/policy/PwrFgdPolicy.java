@@ -32,7 +32,9 @@ public final class PwrFgdPolicy implements PlacementPolicy {
     private double[] dPower = new double[2048];
     private double[] dFrag = new double[2048];
 
-    public PwrFgdPolicy(double alpha) { this("pwr-fgd-exact", alpha, false); }
+    public PwrFgdPolicy(double alpha) {
+        this("pwr-fgd-exact", alpha, false);
+    }
 
     public PwrFgdPolicy(String name, double alpha, boolean pluginScores) {
         if (!(alpha >= 0 && alpha <= 1)) throw new IllegalArgumentException("alpha must be in [0, 1], got " + alpha);
@@ -41,9 +43,14 @@ public final class PwrFgdPolicy implements PlacementPolicy {
         this.pluginScores = pluginScores;
     }
 
-    public double alpha() { return alpha; }
+    public double alpha() {
+        return alpha;
+    }
 
-    @Override public String name() { return name; }
+    @Override
+    public String name() {
+        return name;
+    }
 
     @Override
     public Placement choose(Task task, ClusterState cluster, RandomState random) {
@@ -85,8 +92,11 @@ public final class PwrFgdPolicy implements PlacementPolicy {
                 continue;
             }
             double s = alpha * pwr + (1 - alpha) * fgd;
-            if (s > best) { best = s; bestIndex = i; ties = 1; }
-            else if (s == best && random.nextInt(++ties) == 0) bestIndex = i;
+            if (s > best) {
+                best = s;
+                bestIndex = i;
+                ties = 1;
+            } else if (s == best && random.nextInt(++ties) == 0) bestIndex = i;
         }
         return cluster.placementOf(task, nodes[bestIndex], gpus[bestIndex]);
     }
@@ -102,7 +112,8 @@ public final class PwrFgdPolicy implements PlacementPolicy {
         nodes[count] = node;
         gpus[count] = gpu;
         dPower[count] = cluster.powerAfter(task, node, gpu) - cluster.nodeWatts(node);
-        dFrag[count] = alpha == 1 ? 0 : cluster.fragmentationAfter(task, node, gpu) - cluster.nodeFragmentationMilli(node);
+        dFrag[count] =
+                alpha == 1 ? 0 : cluster.fragmentationAfter(task, node, gpu) - cluster.nodeFragmentationMilli(node);
         return count + 1;
     }
 }

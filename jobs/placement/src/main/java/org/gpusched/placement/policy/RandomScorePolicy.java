@@ -13,7 +13,10 @@ import org.gpusched.placement.model.Task;
 public final class RandomScorePolicy implements PlacementPolicy {
     private int[] feasible = new int[2048];
 
-    @Override public String name() { return "random"; }
+    @Override
+    public String name() {
+        return "random";
+    }
 
     @Override
     public Placement choose(Task task, ClusterState cluster, RandomState random) {

@@ -27,15 +27,23 @@ class InflationExperimentTest {
         int[] milli = {1000, 500, 250, 800, 1000, 1000};
         for (int i = 0; i < 30; i++) {
             int m = milli[i % milli.length];
-            TRACE.add(i % 10 == 9 ? task(8000, 1024, 4, 1000) : i % 7 == 3 ? task(4000, 1024, 0, 0) : task(2000 + 1000L * (i % 5), 4096, 1, m));
+            TRACE.add(
+                    i % 10 == 9
+                            ? task(8000, 1024, 4, 1000)
+                            : i % 7 == 3 ? task(4000, 1024, 0, 0) : task(2000 + 1000L * (i % 5), 4096, 1, m));
         }
     }
 
-    private static final List<PolicySpec> POLICIES = List.of(new PolicySpec("fgd", Double.NaN), new PolicySpec("pwr-fgd", 0.1),
-            new PolicySpec("pwr", Double.NaN), new PolicySpec("bestfit", Double.NaN), new PolicySpec("random", Double.NaN));
+    private static final List<PolicySpec> POLICIES = List.of(
+            new PolicySpec("fgd", Double.NaN),
+            new PolicySpec("pwr-fgd", 0.1),
+            new PolicySpec("pwr", Double.NaN),
+            new PolicySpec("bestfit", Double.NaN),
+            new PolicySpec("random", Double.NaN));
 
     private static InflationExperiment.Result run(int threads, List<Long> seeds) {
-        return InflationExperiment.run(new InflationExperiment.Config(NODES, TRACE, POLICIES, seeds, 1.3, 0.05, threads), r -> {});
+        return InflationExperiment.run(
+                new InflationExperiment.Config(NODES, TRACE, POLICIES, seeds, 1.3, 0.05, threads), r -> {});
     }
 
     @Test
@@ -51,7 +59,9 @@ class InflationExperimentTest {
         for (int index : seq) requested += TRACE.get(index).gpuMilliTotal();
         // the simulator's stop test adds the clone's milli per GPU, so a 4-GPU clone may overshoot by up to 3 GPUs
         assertTrue(requested <= 1.3 * 56_000 + 3000, "clones stop once the next would exceed the load: " + requested);
-        assertTrue(requested > 1.3 * 56_000 - 1000, "the first clone that would exceed it (by its milli per GPU) stops them");
+        assertTrue(
+                requested > 1.3 * 56_000 - 1000,
+                "the first clone that would exceed it (by its milli per GPU) stops them");
         int[] head = Arrays.copyOf(seq, TRACE.size());
         Arrays.sort(head);
         for (int i = 0; i < TRACE.size(); i++) assertEquals(i, head[i], "the whole trace comes first, each task once");
@@ -67,15 +77,24 @@ class InflationExperimentTest {
     void curvesCoverTheGridWithConsistentMetrics() {
         InflationExperiment.Result r = run(1, List.of(5L));
         for (InflationRun.Result run : r.runs()) {
-            assertTrue(run.curve().size() >= 25 && run.curve().size() <= 26, "0.05 .. 1.25 or 1.30 by 0.05 (clones stop just short of 1.30)");
-            CurvePoint first = run.curve().get(0), last = run.curve().get(run.curve().size() - 1);
+            assertTrue(
+                    run.curve().size() >= 25 && run.curve().size() <= 26,
+                    "0.05 .. 1.25 or 1.30 by 0.05 (clones stop just short of 1.30)");
+            CurvePoint first = run.curve().get(0),
+                    last = run.curve().get(run.curve().size() - 1);
             assertEquals(1.0, first.grar(), 1e-12, "nothing fails at 5% requested");
             assertTrue(last.grar() < 1 && last.failedTasks() > 0, "130% requested cannot all be placed");
             assertTrue(last.allocatedGpuFraction() <= 1.0 + 1e-12);
-            // the grid point is reached by the task that crosses it: actual requests exceed it by at most one task (4 of 56 GPUs)
-            assertEquals(last.requestedGpuFraction() * last.grar(), last.allocatedGpuFraction(), 4 / 56.0 * last.grar() + 1e-9);
+            // the grid point is reached by the task that crosses it: actual requests exceed it by at most one task (4
+            // of 56 GPUs)
+            assertEquals(
+                    last.requestedGpuFraction() * last.grar(),
+                    last.allocatedGpuFraction(),
+                    4 / 56.0 * last.grar() + 1e-9);
             for (int i = 1; i < run.curve().size(); i++)
-                assertTrue(run.curve().get(i).eopcWatts() >= run.curve().get(i - 1).eopcWatts(), "tasks never leave: power never drops");
+                assertTrue(
+                        run.curve().get(i).eopcWatts() >= run.curve().get(i - 1).eopcWatts(),
+                        "tasks never leave: power never drops");
         }
         CurveSummary s = new CurveSummary(r);
         assertEquals(0.0, s.saving(POLICIES.get(0), 0.5), 1e-12);

@@ -14,7 +14,9 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class FitConditionsTest {
-    private static ClusterState one(NodeSpec n) { return new ClusterState(List.of(n), null); }
+    private static ClusterState one(NodeSpec n) {
+        return new ClusterState(List.of(n), null);
+    }
 
     @Test
     void cpuAndMemoryAreConditionsOneAndTwo() {
@@ -37,7 +39,8 @@ class FitConditionsTest {
     @Test
     void aShareNeedsOneGpuWithThatMuchFree() {
         ClusterState c = one(node("n", 64000, 1 << 20, 2, "T4"));
-        // Paper's literal condition 3 (D <= u_n - floor(u_n) = 0 on an empty node) would reject this; the simulator admits it.
+        // Paper's literal condition 3 (D <= u_n - floor(u_n) = 0 on an empty node) would reject this; the simulator
+        // admits it.
         assertTrue(c.fits(task(1000, 0, 1, 500), 0));
         Task big = task(1000, 0, 1, 700);
         c.place(big, c.placementOf(big, 0, 0));
@@ -49,11 +52,12 @@ class FitConditionsTest {
 
     @Test
     void gpuModelConstraintIsConditionFive() {
-        ClusterState c = new ClusterState(List.of(node("g2", 96000, 1 << 20, 8, "G2"), node("t4", 104000, 1 << 20, 2, "T4")), null);
+        ClusterState c = new ClusterState(
+                List.of(node("g2", 96000, 1 << 20, 8, "G2"), node("t4", 104000, 1 << 20, 2, "T4")), null);
         Task onlyT4 = constrained(1000, 1, 500, "T4");
         assertFalse(c.fits(onlyT4, 0));
         assertTrue(c.fits(onlyT4, 1));
-        assertArrayEquals(new int[]{1}, c.candidates(onlyT4));
+        assertArrayEquals(new int[] {1}, c.candidates(onlyT4));
         Task either = constrained(1000, 1, 1000, "T4", "G2");
         assertTrue(c.fits(either, 0) && c.fits(either, 1));
         assertFalse(c.fits(constrained(1000, 0, 0, "P100"), 1), "a model constraint applies to CPU-only tasks too");

@@ -55,7 +55,8 @@ class FragmentationDefinitionTest {
             TargetWorkload w = new TargetWorkload(classes);
             int gpuCount = 1 + r.nextInt(8);
             int[] free = new int[gpuCount];
-            for (int g = 0; g < gpuCount; g++) free[g] = r.nextInt(3) == 0 ? 1000 : r.nextInt(3) == 0 ? 0 : 10 * r.nextInt(101);
+            for (int g = 0; g < gpuCount; g++)
+                free[g] = r.nextInt(3) == 0 ? 1000 : r.nextInt(3) == 0 ? 0 : 10 * r.nextInt(101);
             long cpuFree = 500L * r.nextInt(80);
             int model = r.nextInt(2);
             double fast = w.bind(MODELS).fragmentation(cpuFree, free, gpuCount, model);

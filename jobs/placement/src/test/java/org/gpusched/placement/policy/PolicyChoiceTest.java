@@ -25,9 +25,13 @@ import org.junit.jupiter.api.Test;
 class PolicyChoiceTest {
     private static final TargetWorkload HALVES = new TargetWorkload(List.of(new TaskClass(0, 1, 500, Set.of(), 1)));
 
-    private static ClusterState cluster(TargetWorkload w, NodeSpec... nodes) { return new ClusterState(List.of(nodes), w); }
+    private static ClusterState cluster(TargetWorkload w, NodeSpec... nodes) {
+        return new ClusterState(List.of(nodes), w);
+    }
 
-    private static void put(ClusterState c, Task t, int node, int gpu) { c.place(t, c.placementOf(t, node, gpu)); }
+    private static void put(ClusterState c, Task t, int node, int gpu) {
+        c.place(t, c.placementOf(t, node, gpu));
+    }
 
     private static Placement choose(PlacementPolicy p, Task t, ClusterState c, long seed) {
         return p.choose(t, c, new RandomState(seed));
@@ -44,7 +48,7 @@ class PolicyChoiceTest {
     void pwrPutsAShareOnAGpuAlreadyAtTdp() {
         ClusterState c = partlyUsedAndEmpty();
         for (long seed = 0; seed < 5; seed++)
-            assertEquals(new Placement(0, new int[]{0}), choose(new PwrPolicy(), task(0, 0, 1, 500), c, seed));
+            assertEquals(new Placement(0, new int[] {0}), choose(new PwrPolicy(), task(0, 0, 1, 500), c, seed));
     }
 
     @Test
@@ -58,13 +62,13 @@ class PolicyChoiceTest {
         ClusterState c = partlyUsedAndEmpty();
         // 500 on GPU 0 would leave 200 milli no 500-task can use (+200 fragment); any whole free GPU leaves 500: +0.
         for (long seed = 0; seed < 10; seed++)
-            assertNotEquals(new Placement(0, new int[]{0}), choose(new FgdPolicy(), task(0, 0, 1, 500), c, seed));
+            assertNotEquals(new Placement(0, new int[] {0}), choose(new FgdPolicy(), task(0, 0, 1, 500), c, seed));
     }
 
     @Test
     void pwrFgdInterpolatesWithThePluginsNormalisation() {
         Task t = task(0, 0, 1, 500);
-        Placement gpu0 = new Placement(0, new int[]{0});
+        Placement gpu0 = new Placement(0, new int[] {0});
         assertEquals(gpu0, choose(new PwrFgdPolicy(1.0), t, partlyUsedAndEmpty(), 3));
         assertNotEquals(gpu0, choose(new PwrFgdPolicy(0.0), t, partlyUsedAndEmpty(), 3));
         // 0.05*100 + 0.95*100*sigmoid(-0.2) = 47.77 beats 0.95*50 = 47.5; at alpha 0.01 it does not (45.57 < 49.5).
@@ -87,33 +91,49 @@ class PolicyChoiceTest {
         ClusterState c = cluster(null, node("a", 32000, 65536, 4, "V100M16"));
         put(c, task(0, 0, 1, 300), 0, 0);
         put(c, task(0, 0, 1, 600), 0, 1);
-        assertArrayEquals(new int[]{1}, choose(new BestFitPolicy(), task(0, 0, 1, 400), c, 7).gpus()); // 400 free beats 700
+        assertArrayEquals(
+                new int[] {1},
+                choose(new BestFitPolicy(), task(0, 0, 1, 400), c, 7).gpus()); // 400 free beats 700
     }
 
     @Test
     void gpuPackingPrefersUsedGpusThenActiveNodesThenIdleNodes() {
-        ClusterState c = cluster(null, node("idle", 96000, 1 << 20, 8, "G2"), node("shared", 96000, 1 << 20, 8, "G2"),
+        ClusterState c = cluster(
+                null,
+                node("idle", 96000, 1 << 20, 8, "G2"),
+                node("shared", 96000, 1 << 20, 8, "G2"),
                 node("active", 96000, 1 << 20, 8, "G2"));
         put(c, task(1000, 0, 1, 200), 1, 5);
         put(c, task(1000, 0, 4, 1000), 2, -1);
-        assertEquals(new Placement(1, new int[]{5}), choose(new GpuPackingPolicy(), task(0, 0, 1, 500), c, 1));
-        assertEquals(2, choose(new GpuPackingPolicy(), task(0, 0, 2, 1000), c, 1).node()); // active, fewest free GPUs left
+        assertEquals(new Placement(1, new int[] {5}), choose(new GpuPackingPolicy(), task(0, 0, 1, 500), c, 1));
+        assertEquals(
+                2, choose(new GpuPackingPolicy(), task(0, 0, 2, 1000), c, 1).node()); // active, fewest free GPUs left
     }
 
     @Test
     void gpuClusteringGroupsEqualGpuDemands() {
-        ClusterState c = cluster(null, node("empty", 96000, 1 << 20, 8, "G2"), node("halves", 96000, 1 << 20, 8, "G2"),
+        ClusterState c = cluster(
+                null,
+                node("empty", 96000, 1 << 20, 8, "G2"),
+                node("halves", 96000, 1 << 20, 8, "G2"),
                 node("wholes", 96000, 1 << 20, 8, "G2"));
         put(c, task(1000, 0, 1, 500), 1, 0);
         put(c, task(1000, 0, 1, 1000), 2, -1);
-        assertEquals(1, choose(new GpuClusteringPolicy(), task(1000, 0, 1, 500), c, 1).node());
-        assertEquals(2, choose(new GpuClusteringPolicy(), task(1000, 0, 1, 1000), c, 1).node());
-        assertEquals(0, choose(new GpuClusteringPolicy(), task(1000, 0, 1, 300), c, 1).node()); // empty before a mismatch
+        assertEquals(
+                1,
+                choose(new GpuClusteringPolicy(), task(1000, 0, 1, 500), c, 1).node());
+        assertEquals(
+                2,
+                choose(new GpuClusteringPolicy(), task(1000, 0, 1, 1000), c, 1).node());
+        assertEquals(
+                0,
+                choose(new GpuClusteringPolicy(), task(1000, 0, 1, 300), c, 1).node()); // empty before a mismatch
     }
 
     @Test
     void randomIsSeededAndCoversFeasibleNodes() {
-        ClusterState c = cluster(null, node("a", 8000, 1024, 1, "T4"), node("b", 8000, 1024, 1, "T4"), node("c", 100, 1024, 1, "T4"));
+        ClusterState c = cluster(
+                null, node("a", 8000, 1024, 1, "T4"), node("b", 8000, 1024, 1, "T4"), node("c", 100, 1024, 1, "T4"));
         Set<Integer> seen = new HashSet<>();
         for (long seed = 0; seed < 40; seed++) {
             Placement p = choose(new RandomPolicy(), task(1000, 0, 1, 1000), c, seed);

@@ -7,8 +7,10 @@ package org.gpusched.powerflow.model;
  */
 public record Configuration(int gpus, int gpusPerNode, double localBatch, double freq) {
     public Configuration {
-        if (gpus < 1 || gpusPerNode < 1 || gpusPerNode > gpus) throw new IllegalArgumentException("bad GPU counts: n=" + gpus + " r=" + gpusPerNode);
-        if (!(localBatch > 0) || !(freq > 0)) throw new IllegalArgumentException("bad batch " + localBatch + " or freq " + freq);
+        if (gpus < 1 || gpusPerNode < 1 || gpusPerNode > gpus)
+            throw new IllegalArgumentException("bad GPU counts: n=" + gpus + " r=" + gpusPerNode);
+        if (!(localBatch > 0) || !(freq > 0))
+            throw new IllegalArgumentException("bad batch " + localBatch + " or freq " + freq);
     }
 
     /** The configuration of {@code gpus} workers packed on nodes of {@code nodeSize} GPUs, global batch split evenly. */
@@ -16,5 +18,7 @@ public record Configuration(int gpus, int gpusPerNode, double localBatch, double
         return new Configuration(gpus, Math.min(gpus, nodeSize), globalBatch / gpus, freq);
     }
 
-    public boolean singleNode() { return gpus == gpusPerNode; }
+    public boolean singleNode() {
+        return gpus == gpusPerNode;
+    }
 }

@@ -14,10 +14,25 @@ package org.gpusched.powerflow.model;
  * {@link ModelFitter} among the supported frequency levels.
  */
 public final class EnergyModel {
-    public static final int A_LOW_GRAD = 0, B_LOW_GRAD = 1, THETA_LOW = 2, BETA_LOW = 3,
-            A_HIGH_GRAD = 4, B_HIGH_GRAD = 5, C_HIGH_GRAD = 6, D_HIGH_GRAD = 7, THETA_HIGH = 8, BETA_HIGH = 9,
-            A_LOW_SYNC = 10, B_LOW_SYNC = 11, A_HIGH_SYNC = 12, B_HIGH_SYNC = 13, C_HIGH_SYNC = 14, D_HIGH_SYNC = 15,
-            P_STATIC_LOW = 16, C_STATIC_HIGH = 17, SIZE = 18;
+    public static final int A_LOW_GRAD = 0,
+            B_LOW_GRAD = 1,
+            THETA_LOW = 2,
+            BETA_LOW = 3,
+            A_HIGH_GRAD = 4,
+            B_HIGH_GRAD = 5,
+            C_HIGH_GRAD = 6,
+            D_HIGH_GRAD = 7,
+            THETA_HIGH = 8,
+            BETA_HIGH = 9,
+            A_LOW_SYNC = 10,
+            B_LOW_SYNC = 11,
+            A_HIGH_SYNC = 12,
+            B_HIGH_SYNC = 13,
+            C_HIGH_SYNC = 14,
+            D_HIGH_SYNC = 15,
+            P_STATIC_LOW = 16,
+            C_STATIC_HIGH = 17,
+            SIZE = 18;
 
     private final double[] p;
     private final double breakFreq;
@@ -28,13 +43,18 @@ public final class EnergyModel {
         this.breakFreq = breakFreq;
     }
 
-    public double[] parameters() { return p.clone(); }
+    public double[] parameters() {
+        return p.clone();
+    }
 
-    public double breakFreq() { return breakFreq; }
+    public double breakFreq() {
+        return breakFreq;
+    }
 
     public double gradPower(Configuration c) {
         double f = c.freq(), bs = c.localBatch();
-        if (f < breakFreq) return (p[A_LOW_GRAD] * f + p[B_LOW_GRAD]) * (Math.log(bs + 1 + Math.abs(p[THETA_LOW])) + p[BETA_LOW]);
+        if (f < breakFreq)
+            return (p[A_LOW_GRAD] * f + p[B_LOW_GRAD]) * (Math.log(bs + 1 + Math.abs(p[THETA_LOW])) + p[BETA_LOW]);
         double kappa = ((p[A_HIGH_GRAD] * f + p[B_HIGH_GRAD]) * f + p[C_HIGH_GRAD]) * f + p[D_HIGH_GRAD];
         return kappa * (Math.log(bs + 1 + Math.abs(p[THETA_HIGH])) + p[BETA_HIGH]);
     }
@@ -50,7 +70,8 @@ public final class EnergyModel {
     }
 
     public double energyPerIteration(ThroughputModel time, Configuration c) {
-        double perGpu = gradPower(c) * time.gradTime(c) + syncPower(c) * time.syncTime(c) + staticPower(c) * time.stepTime(c);
+        double perGpu =
+                gradPower(c) * time.gradTime(c) + syncPower(c) * time.syncTime(c) + staticPower(c) * time.stepTime(c);
         return c.gpus() * perGpu;
     }
 }

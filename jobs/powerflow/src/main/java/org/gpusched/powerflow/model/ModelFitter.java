@@ -27,6 +27,7 @@ public final class ModelFitter {
     private static final int MAX_EVALUATIONS = 4000;
     /** Fresh fits start from several splits of the step time between IO and computation and several overlaps. */
     private static final double[] IO_SHARES = {0.1, 0.5};
+
     private static final double[] EXPONENT_STARTS = {0.5, 1.5};
     /** ... and several splits of the power between static and dynamic. */
     private static final double[] STATIC_SHARES = {0.3, 0.7};
@@ -42,7 +43,10 @@ public final class ModelFitter {
             for (double g : EXPONENT_STARTS) {
                 ThroughputModel t = fitTime(obs, initialTime(obs, ioShare, g));
                 double cost = timeCost(obs, t);
-                if (cost < timeCost) { timeCost = cost; time = t; }
+                if (cost < timeCost) {
+                    timeCost = cost;
+                    time = t;
+                }
             }
         EnergyModel best = null;
         double bestCost = Double.POSITIVE_INFINITY;
@@ -53,7 +57,10 @@ public final class ModelFitter {
             for (double f0 : candidates) {
                 EnergyModel m = fitEnergy(obs, time, e0, f0);
                 double cost = energyCost(obs, time, m);
-                if (cost < bestCost) { bestCost = cost; best = m; }
+                if (cost < bestCost) {
+                    bestCost = cost;
+                    best = m;
+                }
             }
         }
         return new PerformanceModel(time, best);
@@ -63,7 +70,8 @@ public final class ModelFitter {
     public static PerformanceModel refit(PerformanceModel previous, List<Observation> obs) {
         requireData(obs);
         ThroughputModel time = fitTime(obs, previous.time().parameters());
-        EnergyModel energy = fitEnergy(obs, time, previous.energy().parameters(), previous.energy().breakFreq());
+        EnergyModel energy = fitEnergy(
+                obs, time, previous.energy().parameters(), previous.energy().breakFreq());
         return new PerformanceModel(time, energy);
     }
 
@@ -77,7 +85,9 @@ public final class ModelFitter {
     }
 
     static EnergyModel fitEnergy(List<Observation> obs, ThroughputModel time, double[] start, double f0) {
-        double[] x = solve(obs, start,
+        double[] x = solve(
+                obs,
+                start,
                 (p, o) -> new EnergyModel(p, f0).energyPerIteration(time, o.config()) / o.energyPerIteration() - 1);
         return new EnergyModel(x, f0);
     }
@@ -101,7 +111,8 @@ public final class ModelFitter {
     }
 
     /** Levenberg-Marquardt on the relative residuals plus the weak prior rows; the Jacobian by forward differences. */
-    private static double[] solve(List<Observation> obs, double[] start, ToDoubleBiFunction<double[], Observation> residual) {
+    private static double[] solve(
+            List<Observation> obs, double[] start, ToDoubleBiFunction<double[], Observation> residual) {
         int m = obs.size(), k = start.length;
         double[] prior = start.clone();
         double[] scale = new double[k];
@@ -119,10 +130,17 @@ public final class ModelFitter {
                 x[j] = keep;
                 for (int i = 0; i < m + k; i++) jac[i][j] = (moved[i] - value[i]) / h;
             }
-            return new Pair<RealVector, RealMatrix>(new ArrayRealVector(value, false), new Array2DRowRealMatrix(jac, false));
+            return new Pair<RealVector, RealMatrix>(
+                    new ArrayRealVector(value, false), new Array2DRowRealMatrix(jac, false));
         };
-        var problem = new LeastSquaresBuilder().start(start).model(model).target(target)
-                .maxEvaluations(MAX_EVALUATIONS).maxIterations(MAX_EVALUATIONS).lazyEvaluation(false).build();
+        var problem = new LeastSquaresBuilder()
+                .start(start)
+                .model(model)
+                .target(target)
+                .maxEvaluations(MAX_EVALUATIONS)
+                .maxIterations(MAX_EVALUATIONS)
+                .lazyEvaluation(false)
+                .build();
         try {
             LeastSquaresOptimizer.Optimum optimum = new LevenbergMarquardtOptimizer().optimize(problem);
             double[] x = optimum.getPoint().toArray();
@@ -133,8 +151,12 @@ public final class ModelFitter {
         }
     }
 
-    private static double[] values(double[] x, List<Observation> obs, ToDoubleBiFunction<double[], Observation> residual,
-                                   double[] prior, double[] scale) {
+    private static double[] values(
+            double[] x,
+            List<Observation> obs,
+            ToDoubleBiFunction<double[], Observation> residual,
+            double[] prior,
+            double[] scale) {
         int m = obs.size();
         double[] v = new double[m + x.length];
         for (int i = 0; i < m; i++) {
@@ -156,7 +178,10 @@ public final class ModelFitter {
         double sx = 0, sy = 0, sxx = 0, sxy = 0;
         for (Observation o : obs) {
             double x = o.config().localBatch(), y = o.stepTime() * o.config().freq();
-            sx += x; sy += y; sxx += x * x; sxy += x * y;
+            sx += x;
+            sy += y;
+            sxx += x * x;
+            sxy += x * y;
         }
         int m = obs.size();
         double var = sxx - sx * sx / m;
@@ -192,7 +217,9 @@ public final class ModelFitter {
             freq += c.freq();
         }
         int m = obs.size();
-        power /= m; log /= m; freq /= m;
+        power /= m;
+        log /= m;
+        freq /= m;
         double[] p = new double[EnergyModel.SIZE];
         p[EnergyModel.A_LOW_GRAD] = (1 - staticShare) * power / (log * freq);
         p[EnergyModel.C_HIGH_GRAD] = (1 - staticShare) * power / (log * freq);

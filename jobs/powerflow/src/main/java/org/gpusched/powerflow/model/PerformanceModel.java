@@ -2,7 +2,9 @@ package org.gpusched.powerflow.model;
 
 /** A job's fitted throughput and energy models: what the scheduler believes the job does at a configuration. */
 public record PerformanceModel(ThroughputModel time, EnergyModel energy) {
-    public double stepTime(Configuration c) { return time.stepTime(c); }
+    public double stepTime(Configuration c) {
+        return time.stepTime(c);
+    }
 
     /** Joules per iteration over all the job's GPUs; never below a tenth of a watt-second per GPU-second. */
     public double energyPerIteration(Configuration c) {
@@ -10,5 +12,7 @@ public record PerformanceModel(ThroughputModel time, EnergyModel energy) {
     }
 
     /** Average power of the job's GPUs together, in watts. */
-    public double power(Configuration c) { return energyPerIteration(c) / stepTime(c); }
+    public double power(Configuration c) {
+        return energyPerIteration(c) / stepTime(c);
+    }
 }

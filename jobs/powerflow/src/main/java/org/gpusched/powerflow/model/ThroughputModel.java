@@ -14,20 +14,38 @@ package org.gpusched.powerflow.model;
  * exponent as 1 + x^2, so every parameter vector is a valid model.
  */
 public final class ThroughputModel {
-    public static final int A_IO = 0, B_IO = 1, A_GRAD = 2, B_GRAD = 3, K_GRAD = 4, G1 = 5, G2 = 6,
-            A_SYNC_LOCAL = 7, B_SYNC_LOCAL = 8, K_SYNC_LOCAL = 9, THETA_SYNC_LOCAL = 10,
-            A_SYNC_NODE = 11, B_SYNC_NODE = 12, K_SYNC_NODE = 13, THETA_SYNC_NODE = 14, SIZE = 15;
+    public static final int A_IO = 0,
+            B_IO = 1,
+            A_GRAD = 2,
+            B_GRAD = 3,
+            K_GRAD = 4,
+            G1 = 5,
+            G2 = 6,
+            A_SYNC_LOCAL = 7,
+            B_SYNC_LOCAL = 8,
+            K_SYNC_LOCAL = 9,
+            THETA_SYNC_LOCAL = 10,
+            A_SYNC_NODE = 11,
+            B_SYNC_NODE = 12,
+            K_SYNC_NODE = 13,
+            THETA_SYNC_NODE = 14,
+            SIZE = 15;
 
     private final double[] p;
 
     public ThroughputModel(double[] parameters) {
-        if (parameters.length != SIZE) throw new IllegalArgumentException("throughput model has " + SIZE + " parameters");
+        if (parameters.length != SIZE)
+            throw new IllegalArgumentException("throughput model has " + SIZE + " parameters");
         this.p = parameters.clone();
     }
 
-    public double[] parameters() { return p.clone(); }
+    public double[] parameters() {
+        return p.clone();
+    }
 
-    public double ioTime(Configuration c) { return Math.abs(p[A_IO]) + Math.abs(p[B_IO]) * c.localBatch() * c.gpusPerNode(); }
+    public double ioTime(Configuration c) {
+        return Math.abs(p[A_IO]) + Math.abs(p[B_IO]) * c.localBatch() * c.gpusPerNode();
+    }
 
     public double gradTime(Configuration c) {
         return Math.abs(p[A_GRAD]) + (Math.abs(p[B_GRAD]) + Math.abs(p[K_GRAD]) / c.freq()) * c.localBatch();

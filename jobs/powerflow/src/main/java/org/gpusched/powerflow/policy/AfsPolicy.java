@@ -17,11 +17,24 @@ import org.gpusched.powerflow.model.Configuration;
 public final class AfsPolicy implements EnergyPolicy {
     private final LimitChoice limits;
 
-    public AfsPolicy(LimitChoice limits) { this.limits = limits; }
+    public AfsPolicy(LimitChoice limits) {
+        this.limits = limits;
+    }
 
-    @Override public String name() { return "afs@" + limits.label(); }
-    @Override public boolean usesModels() { return true; }
-    @Override public boolean migrates() { return true; }
+    @Override
+    public String name() {
+        return "afs@" + limits.label();
+    }
+
+    @Override
+    public boolean usesModels() {
+        return true;
+    }
+
+    @Override
+    public boolean migrates() {
+        return true;
+    }
 
     @Override
     public Map<Long, Assignment> decide(ClusterView cluster, List<JobView> jobs) {
@@ -29,7 +42,8 @@ public final class AfsPolicy implements EnergyPolicy {
         Map<Long, Double> limit = new HashMap<>();
         List<JobView> order = new ArrayList<>(jobs);
         for (JobView j : jobs) limit.put(j.id(), limits.limit(cluster, j, 1));
-        order.sort(Comparator.comparingDouble((JobView j) -> remainingTime(cluster, j, 1, limit.get(j.id()))).thenComparingLong(JobView::id));
+        order.sort(Comparator.comparingDouble((JobView j) -> remainingTime(cluster, j, 1, limit.get(j.id())))
+                .thenComparingLong(JobView::id));
         int free = cluster.totalGpus();
         for (JobView j : order) {
             if (free == 0) break;
@@ -37,7 +51,8 @@ public final class AfsPolicy implements EnergyPolicy {
             free--;
         }
         record Step(JobView job, double gain) {}
-        PriorityQueue<Step> queue = new PriorityQueue<>(Comparator.comparingDouble((Step s) -> -s.gain).thenComparingLong(s -> s.job.id()));
+        PriorityQueue<Step> queue = new PriorityQueue<>(
+                Comparator.comparingDouble((Step s) -> -s.gain).thenComparingLong(s -> s.job.id()));
         for (JobView j : order) if (gpus.containsKey(j.id())) offer(cluster, j, 1, limit.get(j.id()), queue, Step::new);
         while (!queue.isEmpty() && free > 0) {
             Step s = queue.poll();
@@ -55,14 +70,20 @@ public final class AfsPolicy implements EnergyPolicy {
         return out;
     }
 
-    private static <S> void offer(ClusterView cluster, JobView j, int n, double limit, PriorityQueue<S> queue,
-                                  java.util.function.BiFunction<JobView, Double, S> step) {
+    private static <S> void offer(
+            ClusterView cluster,
+            JobView j,
+            int n,
+            double limit,
+            PriorityQueue<S> queue,
+            java.util.function.BiFunction<JobView, Double, S> step) {
         if (2 * n > j.maxGpus() || 2 * n > cluster.totalGpus()) return;
         double saved = remainingTime(cluster, j, n, limit) - remainingTime(cluster, j, 2 * n, limit);
         if (saved > 0) queue.add(step.apply(j, saved / n));
     }
 
     static double remainingTime(ClusterView cluster, JobView j, int n, double limit) {
-        return j.remainingIterations() * j.model().stepTime(Configuration.of(n, cluster.gpusPerNode(), j.globalBatch(), cluster.freq(limit)));
+        return j.remainingIterations()
+                * j.model().stepTime(Configuration.of(n, cluster.gpusPerNode(), j.globalBatch(), cluster.freq(limit)));
     }
 }

@@ -4,5 +4,7 @@ package org.gpusched.powerflow.policy;
 public record Assignment(int gpus, double powerLimit) {
     public static final Assignment WAITING = new Assignment(0, 0);
 
-    public boolean running() { return gpus > 0; }
+    public boolean running() {
+        return gpus > 0;
+    }
 }

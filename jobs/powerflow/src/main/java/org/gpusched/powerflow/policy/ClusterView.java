@@ -5,7 +5,11 @@ package org.gpusched.powerflow.policy;
  * knob) and P_max, the mean GPU power of a training job at the largest limit.
  */
 public record ClusterView(int totalGpus, int gpusPerNode, double[] powerLimits, double maxPower) {
-    public double maxLimit() { return powerLimits[powerLimits.length - 1]; }
+    public double maxLimit() {
+        return powerLimits[powerLimits.length - 1];
+    }
 
-    public double freq(double powerLimit) { return powerLimit / maxLimit(); }
+    public double freq(double powerLimit) {
+        return powerLimit / maxLimit();
+    }
 }

@@ -15,16 +15,31 @@ import java.util.Map;
 public final class GandivaPolicy implements EnergyPolicy {
     private final LimitChoice limits;
 
-    public GandivaPolicy(LimitChoice limits) { this.limits = limits; }
+    public GandivaPolicy(LimitChoice limits) {
+        this.limits = limits;
+    }
 
-    @Override public String name() { return limits.label().equals("zeus") ? "gandiva+zeus" : "gandiva@" + limits.label(); }
-    @Override public boolean usesModels() { return limits.label().equals("zeus"); }
-    @Override public boolean migrates() { return true; }
+    @Override
+    public String name() {
+        return limits.label().equals("zeus") ? "gandiva+zeus" : "gandiva@" + limits.label();
+    }
+
+    @Override
+    public boolean usesModels() {
+        return limits.label().equals("zeus");
+    }
+
+    @Override
+    public boolean migrates() {
+        return true;
+    }
 
     @Override
     public Map<Long, Assignment> decide(ClusterView cluster, List<JobView> jobs) {
         List<JobView> order = new ArrayList<>(jobs);
-        order.sort(Comparator.comparing((JobView j) -> !j.current().running()).thenComparingDouble(JobView::submitTime).thenComparingLong(JobView::id));
+        order.sort(Comparator.comparing((JobView j) -> !j.current().running())
+                .thenComparingDouble(JobView::submitTime)
+                .thenComparingLong(JobView::id));
         return NonElastic.startInOrder(cluster, order, limits);
     }
 }

@@ -6,6 +6,14 @@ import org.gpusched.powerflow.model.PerformanceModel;
  * What a policy knows of a job at a decision: its request, progress, the GPU-seconds it has had (for LAS), the
  * largest worker count its global batch allows, and the performance model fitted from its telemetry (never the truth).
  */
-public record JobView(long id, double submitTime, String workload, double globalBatch, int requestedGpus,
-                      double remainingIterations, double attainedGpuSeconds, int maxGpus, PerformanceModel model,
-                      Assignment current) {}
+public record JobView(
+        long id,
+        double submitTime,
+        String workload,
+        double globalBatch,
+        int requestedGpus,
+        double remainingIterations,
+        double attainedGpuSeconds,
+        int maxGpus,
+        PerformanceModel model,
+        Assignment current) {}

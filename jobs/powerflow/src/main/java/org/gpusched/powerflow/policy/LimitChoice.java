@@ -13,8 +13,15 @@ public interface LimitChoice {
 
     static LimitChoice fixed(double watts) {
         return new LimitChoice() {
-            @Override public double limit(ClusterView cluster, JobView job, int gpus) { return watts; }
-            @Override public String label() { return String.valueOf((int) Math.round(watts)); }
+            @Override
+            public double limit(ClusterView cluster, JobView job, int gpus) {
+                return watts;
+            }
+
+            @Override
+            public String label() {
+                return String.valueOf((int) Math.round(watts));
+            }
         };
     }
 
@@ -31,13 +38,20 @@ public interface LimitChoice {
                 double best = cluster.maxLimit(), bestCost = Double.POSITIVE_INFINITY;
                 for (double l : cluster.powerLimits()) {
                     Configuration c = Configuration.of(gpus, cluster.gpusPerNode(), job.globalBatch(), cluster.freq(l));
-                    double cost = 0.5 * job.model().energyPerIteration(c) + 0.5 * gpus * cluster.maxLimit() * job.model().stepTime(c);
-                    if (cost < bestCost) { bestCost = cost; best = l; }
+                    double cost = 0.5 * job.model().energyPerIteration(c)
+                            + 0.5 * gpus * cluster.maxLimit() * job.model().stepTime(c);
+                    if (cost < bestCost) {
+                        bestCost = cost;
+                        best = l;
+                    }
                 }
                 return best;
             }
 
-            @Override public String label() { return "zeus"; }
+            @Override
+            public String label() {
+                return "zeus";
+            }
         };
     }
 }

@@ -35,11 +35,24 @@ public final class PowerFlowPolicy implements EnergyPolicy {
         this.eta = eta;
     }
 
-    @Override public String name() { return "powerflow"; }
-    @Override public boolean usesModels() { return true; }
-    @Override public boolean migrates() { return true; }
+    @Override
+    public String name() {
+        return "powerflow";
+    }
 
-    public double powerLimitWatts(ClusterView cluster) { return eta * cluster.totalGpus() * cluster.maxPower(); }
+    @Override
+    public boolean usesModels() {
+        return true;
+    }
+
+    @Override
+    public boolean migrates() {
+        return true;
+    }
+
+    public double powerLimitWatts(ClusterView cluster) {
+        return eta * cluster.totalGpus() * cluster.maxPower();
+    }
 
     private static final class State {
         final JobView job;
@@ -47,7 +60,10 @@ public final class PowerFlowPolicy implements EnergyPolicy {
         int level;
         double priority;
 
-        State(JobView job, int level) { this.job = job; this.level = level; }
+        State(JobView job, int level) {
+            this.job = job;
+            this.level = level;
+        }
     }
 
     @Override
@@ -58,7 +74,10 @@ public final class PowerFlowPolicy implements EnergyPolicy {
         for (JobView j : jobs) states.add(new State(j, mostEfficientLevel(cluster, j)));
 
         PriorityQueue<State> queueG = new PriorityQueue<>(PowerFlowPolicy::byPriority);
-        for (State s : states) { s.priority = priorityG(cluster, s); if (s.priority > 0) queueG.add(s); }
+        for (State s : states) {
+            s.priority = priorityG(cluster, s);
+            if (s.priority > 0) queueG.add(s);
+        }
         int free = cluster.totalGpus();
         double power = 0;
         boolean anyRunning = false;
@@ -67,7 +86,8 @@ public final class PowerFlowPolicy implements EnergyPolicy {
             int next = s.gpus == 0 ? 1 : 2 * s.gpus;
             int extra = next - s.gpus;
             if (extra > free || next > s.job.maxGpus()) continue;
-            double delta = power(cluster, s.job, next, limits[s.level]) - power(cluster, s.job, s.gpus, limits[s.level]);
+            double delta =
+                    power(cluster, s.job, next, limits[s.level]) - power(cluster, s.job, s.gpus, limits[s.level]);
             if (power + delta > budget && anyRunning) continue;
             s.gpus = next;
             free -= extra;
@@ -78,18 +98,27 @@ public final class PowerFlowPolicy implements EnergyPolicy {
         }
 
         PriorityQueue<State> queueF = new PriorityQueue<>(PowerFlowPolicy::byPriority);
-        for (State s : states) if (s.gpus > 0 && s.level + 1 < limits.length) { s.priority = priorityF(cluster, s); queueF.add(s); }
+        for (State s : states)
+            if (s.gpus > 0 && s.level + 1 < limits.length) {
+                s.priority = priorityF(cluster, s);
+                queueF.add(s);
+            }
         while (!queueF.isEmpty()) {
             State s = queueF.poll();
-            double delta = power(cluster, s.job, s.gpus, limits[s.level + 1]) - power(cluster, s.job, s.gpus, limits[s.level]);
+            double delta =
+                    power(cluster, s.job, s.gpus, limits[s.level + 1]) - power(cluster, s.job, s.gpus, limits[s.level]);
             if (power + delta > budget) continue;
             s.level++;
             power += delta;
-            if (s.level + 1 < limits.length) { s.priority = priorityF(cluster, s); queueF.add(s); }
+            if (s.level + 1 < limits.length) {
+                s.priority = priorityF(cluster, s);
+                queueF.add(s);
+            }
         }
 
         Map<Long, Assignment> out = new HashMap<>();
-        for (State s : states) out.put(s.job.id(), s.gpus == 0 ? Assignment.WAITING : new Assignment(s.gpus, limits[s.level]));
+        for (State s : states)
+            out.put(s.job.id(), s.gpus == 0 ? Assignment.WAITING : new Assignment(s.gpus, limits[s.level]));
         return out;
     }
 
@@ -108,7 +137,10 @@ public final class PowerFlowPolicy implements EnergyPolicy {
         for (int l = 0; l < limits.length; l++) {
             Configuration c = config(cluster, j, 1, limits[l]);
             double cost = j.model().stepTime(c) * j.model().energyPerIteration(c);
-            if (cost < bestCost) { bestCost = cost; best = l; }
+            if (cost < bestCost) {
+                bestCost = cost;
+                best = l;
+            }
         }
         return best;
     }
@@ -132,9 +164,11 @@ public final class PowerFlowPolicy implements EnergyPolicy {
     private double priorityF(ClusterView cluster, State s) {
         JobView j = s.job;
         double[] limits = cluster.powerLimits();
-        Configuration now = config(cluster, j, s.gpus, limits[s.level]), up = config(cluster, j, s.gpus, limits[s.level + 1]);
+        Configuration now = config(cluster, j, s.gpus, limits[s.level]),
+                up = config(cluster, j, s.gpus, limits[s.level + 1]);
         double rem = j.remainingIterations();
-        return marginal(rem * (j.model().stepTime(now) - j.model().stepTime(up)),
+        return marginal(
+                rem * (j.model().stepTime(now) - j.model().stepTime(up)),
                 rem * (j.model().energyPerIteration(up) - j.model().energyPerIteration(now)));
     }
 

@@ -16,22 +16,38 @@ public final class TiresiasPolicy implements EnergyPolicy {
 
     private final LimitChoice limits;
 
-    public TiresiasPolicy(LimitChoice limits) { this.limits = limits; }
+    public TiresiasPolicy(LimitChoice limits) {
+        this.limits = limits;
+    }
 
-    @Override public String name() { return limits.label().equals("zeus") ? "tiresias+zeus" : "tiresias@" + limits.label(); }
-    @Override public boolean usesModels() { return limits.label().equals("zeus"); }
-    @Override public boolean migrates() { return false; }
+    @Override
+    public String name() {
+        return limits.label().equals("zeus") ? "tiresias+zeus" : "tiresias@" + limits.label();
+    }
+
+    @Override
+    public boolean usesModels() {
+        return limits.label().equals("zeus");
+    }
+
+    @Override
+    public boolean migrates() {
+        return false;
+    }
 
     static int queue(JobView j) {
         int q = 0;
-        while (q < QUEUE_THRESHOLDS_GPU_SECONDS.length && j.attainedGpuSeconds() >= QUEUE_THRESHOLDS_GPU_SECONDS[q]) q++;
+        while (q < QUEUE_THRESHOLDS_GPU_SECONDS.length && j.attainedGpuSeconds() >= QUEUE_THRESHOLDS_GPU_SECONDS[q])
+            q++;
         return q;
     }
 
     @Override
     public Map<Long, Assignment> decide(ClusterView cluster, List<JobView> jobs) {
         List<JobView> order = new ArrayList<>(jobs);
-        order.sort(Comparator.comparingInt(TiresiasPolicy::queue).thenComparingDouble(JobView::submitTime).thenComparingLong(JobView::id));
+        order.sort(Comparator.comparingInt(TiresiasPolicy::queue)
+                .thenComparingDouble(JobView::submitTime)
+                .thenComparingLong(JobView::id));
         return NonElastic.startInOrder(cluster, order, limits);
     }
 }

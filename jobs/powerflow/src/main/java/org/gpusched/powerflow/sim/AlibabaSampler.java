@@ -27,7 +27,8 @@ public final class AlibabaSampler {
 
     private AlibabaSampler() {}
 
-    public static List<TraceJob> sample(Path pods, int jobs, double windowSeconds, long seed, GroundTruth truth) throws IOException {
+    public static List<TraceJob> sample(Path pods, int jobs, double windowSeconds, long seed, GroundTruth truth)
+            throws IOException {
         if (jobs < 1) throw new IllegalArgumentException("jobs must be >= 1, got " + jobs);
         List<Pod> pool = read(pods, windowSeconds);
         RandomState r = RandomState.derive(seed, 0x50F);
@@ -52,7 +53,8 @@ public final class AlibabaSampler {
                 batch = ok.get(r.nextInt(ok.size()));
             }
             double step = truth.at(w, gpus, batch, maxLimit).stepTime();
-            out.add(new TraceJob(i + 1, Math.round(t * 1000) / 1000.0, w, batch, gpus, Math.max(1, Math.round(p.seconds / step))));
+            out.add(new TraceJob(
+                    i + 1, Math.round(t * 1000) / 1000.0, w, batch, gpus, Math.max(1, Math.round(p.seconds / step))));
         }
         return out;
     }
@@ -61,18 +63,23 @@ public final class AlibabaSampler {
         if (!Files.isRegularFile(pods)) throw new IllegalArgumentException(pods + ": no such file");
         List<Pod> pool = new ArrayList<>();
         int line = 1;
-        try (MappingIterator<Map<String, String>> it = new CsvMapper().readerForMapOf(String.class)
-                .with(CsvSchema.emptySchema().withHeader()).readValues(pods.toFile())) {
+        try (MappingIterator<Map<String, String>> it = new CsvMapper()
+                .readerForMapOf(String.class)
+                .with(CsvSchema.emptySchema().withHeader())
+                .readValues(pods.toFile())) {
             while (it.hasNext()) {
                 Map<String, String> row = it.next();
                 line++;
                 try {
                     int gpus = Integer.parseInt(row.get("num_gpu"));
                     int milli = Integer.parseInt(row.get("gpu_milli"));
-                    double life = Double.parseDouble(row.get("deletion_time")) - Double.parseDouble(row.get("creation_time"));
-                    if (gpus >= 1 && milli == 1000 && life > 0) pool.add(new Pod(gpus, Math.max(60, Math.min(window, life))));
+                    double life =
+                            Double.parseDouble(row.get("deletion_time")) - Double.parseDouble(row.get("creation_time"));
+                    if (gpus >= 1 && milli == 1000 && life > 0)
+                        pool.add(new Pod(gpus, Math.max(60, Math.min(window, life))));
                 } catch (RuntimeException e) {
-                    throw new IllegalArgumentException(pods + ":" + line + ": num_gpu, gpu_milli, creation_time and deletion_time must be numbers");
+                    throw new IllegalArgumentException(pods + ":" + line
+                            + ": num_gpu, gpu_milli, creation_time and deletion_time must be numbers");
                 }
             }
         }

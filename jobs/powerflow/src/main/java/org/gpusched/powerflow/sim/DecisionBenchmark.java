@@ -31,7 +31,9 @@ public final class DecisionBenchmark {
         double eta = args.length > 2 ? Double.parseDouble(args[2]) : 0.5;
         int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 200;
         GroundTruth truth = GroundTruth.defaults();
-        double[] limits = truth.config().gpu().powerLimits().stream().mapToDouble(Double::doubleValue).toArray();
+        double[] limits = truth.config().gpu().powerLimits().stream()
+                .mapToDouble(Double::doubleValue)
+                .toArray();
         ClusterView cluster = new ClusterView(gpus, truth.config().gpu().gpusPerNode(), limits, truth.maxPower());
         List<String> names = new ArrayList<>();
         List<Double> batches = new ArrayList<>();
@@ -42,7 +44,10 @@ public final class DecisionBenchmark {
                 List<Observation> obs = new ArrayList<>();
                 for (double l : limits) {
                     GroundTruth.Outcome o = truth.at(w.name(), 1, b, l);
-                    obs.add(new Observation(Configuration.of(1, cluster.gpusPerNode(), b, l / cluster.maxLimit()), o.stepTime(), o.energyPerIteration()));
+                    obs.add(new Observation(
+                            Configuration.of(1, cluster.gpusPerNode(), b, l / cluster.maxLimit()),
+                            o.stepTime(),
+                            o.energyPerIteration()));
                 }
                 names.add(w.name());
                 batches.add(b);
@@ -54,7 +59,17 @@ public final class DecisionBenchmark {
         for (int i = 0; i < jobs; i++) {
             int k = r.nextInt(models.size());
             int max = Integer.highestOneBit((int) Math.max(1, batches.get(k) / truth.minLocalBatch(names.get(k))));
-            views.add(new JobView(i, i, names.get(k), batches.get(k), 1, 1000 + r.nextInt(1_000_000), 0, max, models.get(k), Assignment.WAITING));
+            views.add(new JobView(
+                    i,
+                    i,
+                    names.get(k),
+                    batches.get(k),
+                    1,
+                    1000 + r.nextInt(1_000_000),
+                    0,
+                    max,
+                    models.get(k),
+                    Assignment.WAITING));
         }
         PowerFlowPolicy policy = new PowerFlowPolicy(eta);
         long[] nanos = new long[rounds];
@@ -67,7 +82,16 @@ public final class DecisionBenchmark {
             allocated = d.values().stream().mapToInt(Assignment::gpus).sum();
         }
         Arrays.sort(nanos);
-        System.out.printf(Locale.ROOT, "powerflow decision, %d GPUs, %d jobs, eta %.2f: median %.3f ms, p90 %.3f ms, max %.3f ms (%d rounds; %d GPUs allocated)%n",
-                gpus, jobs, eta, nanos[rounds / 2] / 1e6, nanos[(int) (rounds * 0.9)] / 1e6, nanos[rounds - 1] / 1e6, rounds, allocated);
+        System.out.printf(
+                Locale.ROOT,
+                "powerflow decision, %d GPUs, %d jobs, eta %.2f: median %.3f ms, p90 %.3f ms, max %.3f ms (%d rounds; %d GPUs allocated)%n",
+                gpus,
+                jobs,
+                eta,
+                nanos[rounds / 2] / 1e6,
+                nanos[(int) (rounds * 0.9)] / 1e6,
+                nanos[rounds - 1] / 1e6,
+                rounds,
+                allocated);
     }
 }

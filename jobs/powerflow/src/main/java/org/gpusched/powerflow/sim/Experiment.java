@@ -25,29 +25,66 @@ import org.gpusched.powerflow.truth.GroundTruth;
  */
 public final class Experiment {
     /** One run's figures. */
-    public record Row(String run, String family, double setting, int jobs, double meanJctSeconds, double energyKWh,
-                      double idleKWh, double makespanSeconds, int refits) {}
+    public record Row(
+            String run,
+            String family,
+            double setting,
+            int jobs,
+            double meanJctSeconds,
+            double energyKWh,
+            double idleKWh,
+            double makespanSeconds,
+            int refits) {}
 
     /** A baseline run beside PowerFlow at its energy. */
-    public record Versus(String baseline, double energyKWh, double baselineJct, double powerflowJct, double speedup, boolean inRange) {}
+    public record Versus(
+            String baseline,
+            double energyKWh,
+            double baselineJct,
+            double powerflowJct,
+            double speedup,
+            boolean inRange) {}
 
     private Experiment() {}
 
-    public static List<Row> run(GroundTruth truth, List<TraceJob> trace, int gpus, long seed, List<PolicySet.Run> runs,
-                                Path out, PrintWriter log) throws IOException {
+    public static List<Row> run(
+            GroundTruth truth,
+            List<TraceJob> trace,
+            int gpus,
+            long seed,
+            List<PolicySet.Run> runs,
+            Path out,
+            PrintWriter log)
+            throws IOException {
         Files.createDirectories(out);
         Map<Long, PerformanceModel> fits = new HashMap<>();
         Simulation sim = new Simulation(truth, gpus, seed, fits);
         List<Row> rows = new ArrayList<>();
         for (PolicySet.Run r : runs) {
-            String name = r.family().equals("powerflow") ? String.format(Locale.ROOT, "powerflow@eta%.2f", r.setting()) : r.policy().name();
+            String name = r.family().equals("powerflow")
+                    ? String.format(Locale.ROOT, "powerflow@eta%.2f", r.setting())
+                    : r.policy().name();
             long t0 = System.nanoTime();
             Simulation.Result res = sim.run(r.policy(), trace);
-            Row row = new Row(name, r.family(), r.setting(), res.jobs().size(), res.meanJct(), res.totalEnergyJoules() / 3.6e6,
-                    res.idleEnergyJoules() / 3.6e6, res.makespan(), res.refits());
+            Row row = new Row(
+                    name,
+                    r.family(),
+                    r.setting(),
+                    res.jobs().size(),
+                    res.meanJct(),
+                    res.totalEnergyJoules() / 3.6e6,
+                    res.idleEnergyJoules() / 3.6e6,
+                    res.makespan(),
+                    res.refits());
             rows.add(row);
             if (log != null) {
-                log.printf(Locale.ROOT, "%-22s mean JCT %9.1f s  energy %9.1f kWh  (%.1f s)%n", name, row.meanJctSeconds(), row.energyKWh(), (System.nanoTime() - t0) / 1e9);
+                log.printf(
+                        Locale.ROOT,
+                        "%-22s mean JCT %9.1f s  energy %9.1f kWh  (%.1f s)%n",
+                        name,
+                        row.meanJctSeconds(),
+                        row.energyKWh(),
+                        (System.nanoTime() - t0) / 1e9);
                 log.flush();
             }
             writeJobs(out.resolve("jobs-" + name + ".csv"), res);
@@ -68,7 +105,9 @@ public final class Experiment {
         pf.sort((a, b) -> Double.compare(a.energyKWh(), b.energyKWh()));
         // a budget too small stretches the run until it costs more energy than a larger one: keep the Pareto front
         List<Row> front = new ArrayList<>();
-        for (Row r : pf) if (front.isEmpty() || r.meanJctSeconds() < front.get(front.size() - 1).meanJctSeconds()) front.add(r);
+        for (Row r : pf)
+            if (front.isEmpty()
+                    || r.meanJctSeconds() < front.get(front.size() - 1).meanJctSeconds()) front.add(r);
         pf = front;
         List<Versus> out = new ArrayList<>();
         if (pf.isEmpty()) return out;
@@ -93,17 +132,49 @@ public final class Experiment {
     }
 
     public static String table(List<Row> rows, List<Versus> versus) {
-        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%-22s %6s %12s %12s %10s %12s %7s%n",
-                "run", "jobs", "mean JCT h", "energy kWh", "idle kWh", "makespan h", "refits"));
+        StringBuilder s = new StringBuilder(String.format(
+                Locale.ROOT,
+                "%-22s %6s %12s %12s %10s %12s %7s%n",
+                "run",
+                "jobs",
+                "mean JCT h",
+                "energy kWh",
+                "idle kWh",
+                "makespan h",
+                "refits"));
         for (Row r : rows)
-            s.append(String.format(Locale.ROOT, "%-22s %6d %12.3f %12.1f %10.1f %12.2f %7d%n", r.run(), r.jobs(), r.meanJctSeconds() / 3600,
-                    r.energyKWh(), r.idleKWh(), r.makespanSeconds() / 3600, r.refits()));
+            s.append(String.format(
+                    Locale.ROOT,
+                    "%-22s %6d %12.3f %12.1f %10.1f %12.2f %7d%n",
+                    r.run(),
+                    r.jobs(),
+                    r.meanJctSeconds() / 3600,
+                    r.energyKWh(),
+                    r.idleKWh(),
+                    r.makespanSeconds() / 3600,
+                    r.refits()));
         if (!versus.isEmpty()) {
-            s.append(String.format(Locale.ROOT, "%nequal energy: baseline mean JCT / PowerFlow mean JCT at the baseline's energy%n"));
-            s.append(String.format(Locale.ROOT, "%-22s %12s %14s %14s %8s %s%n", "baseline", "energy kWh", "baseline JCT h", "powerflow JCT h", "ratio", "within PowerFlow's range"));
+            s.append(String.format(
+                    Locale.ROOT, "%nequal energy: baseline mean JCT / PowerFlow mean JCT at the baseline's energy%n"));
+            s.append(String.format(
+                    Locale.ROOT,
+                    "%-22s %12s %14s %14s %8s %s%n",
+                    "baseline",
+                    "energy kWh",
+                    "baseline JCT h",
+                    "powerflow JCT h",
+                    "ratio",
+                    "within PowerFlow's range"));
             for (Versus v : versus)
-                s.append(String.format(Locale.ROOT, "%-22s %12.1f %14.3f %14.3f %8.2f %s%n", v.baseline(), v.energyKWh(), v.baselineJct() / 3600,
-                        v.powerflowJct() / 3600, v.speedup(), v.inRange() ? "yes" : "no (nearest eta's JCT)"));
+                s.append(String.format(
+                        Locale.ROOT,
+                        "%-22s %12.1f %14.3f %14.3f %8.2f %s%n",
+                        v.baseline(),
+                        v.energyKWh(),
+                        v.baselineJct() / 3600,
+                        v.powerflowJct() / 3600,
+                        v.speedup(),
+                        v.inRange() ? "yes" : "no (nearest eta's JCT)"));
         }
         return s.toString();
     }
@@ -113,25 +184,53 @@ public final class Experiment {
         try (BufferedWriter w = Files.newBufferedWriter(out.resolve("results.csv"))) {
             w.write("run,family,setting,jobs,mean_jct_s,energy_kwh,idle_kwh,makespan_s,refits\n");
             for (Row r : rows)
-                w.write(String.format(Locale.ROOT, "%s,%s,%s,%d,%.3f,%.4f,%.4f,%.3f,%d%n", r.run(), r.family(),
-                        Double.isNaN(r.setting()) ? "" : String.valueOf(r.setting()), r.jobs(), r.meanJctSeconds(), r.energyKWh(), r.idleKWh(), r.makespanSeconds(), r.refits()));
+                w.write(String.format(
+                        Locale.ROOT,
+                        "%s,%s,%s,%d,%.3f,%.4f,%.4f,%.3f,%d%n",
+                        r.run(),
+                        r.family(),
+                        Double.isNaN(r.setting()) ? "" : String.valueOf(r.setting()),
+                        r.jobs(),
+                        r.meanJctSeconds(),
+                        r.energyKWh(),
+                        r.idleKWh(),
+                        r.makespanSeconds(),
+                        r.refits()));
         }
         try (BufferedWriter w = Files.newBufferedWriter(out.resolve("equal-energy.csv"))) {
             w.write("baseline,energy_kwh,baseline_mean_jct_s,powerflow_mean_jct_s,ratio,in_range\n");
             for (Versus v : versus)
-                w.write(String.format(Locale.ROOT, "%s,%.4f,%.3f,%.3f,%.4f,%s%n", v.baseline(), v.energyKWh(), v.baselineJct(), v.powerflowJct(), v.speedup(), v.inRange()));
+                w.write(String.format(
+                        Locale.ROOT,
+                        "%s,%.4f,%.3f,%.3f,%.4f,%s%n",
+                        v.baseline(),
+                        v.energyKWh(),
+                        v.baselineJct(),
+                        v.powerflowJct(),
+                        v.speedup(),
+                        v.inRange()));
         }
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("runs", rows);
         json.put("equalEnergy", versus);
-        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.resolve("results.json").toFile(), json);
+        new ObjectMapper()
+                .enable(SerializationFeature.INDENT_OUTPUT)
+                .writeValue(out.resolve("results.json").toFile(), json);
     }
 
     private static void writeJobs(Path file, Simulation.Result res) throws IOException {
         try (BufferedWriter w = Files.newBufferedWriter(file)) {
             w.write("id,workload,submit_s,finish_s,jct_s,energy_j\n");
             for (Simulation.JobResult j : res.jobs())
-                w.write(String.format(Locale.ROOT, "%d,%s,%.3f,%.3f,%.3f,%.1f%n", j.id(), j.workload(), j.submit(), j.finish(), j.jct(), j.energyJoules()));
+                w.write(String.format(
+                        Locale.ROOT,
+                        "%d,%s,%.3f,%.3f,%.3f,%.1f%n",
+                        j.id(),
+                        j.workload(),
+                        j.submit(),
+                        j.finish(),
+                        j.jct(),
+                        j.energyJoules()));
         }
     }
 
@@ -139,7 +238,8 @@ public final class Experiment {
         try (BufferedWriter w = Files.newBufferedWriter(file)) {
             w.write("time_s,watts,gpus_allocated,nodes_on\n");
             for (Simulation.PowerSample p : res.power())
-                w.write(String.format(Locale.ROOT, "%.3f,%.1f,%d,%d%n", p.time(), p.watts(), p.gpusAllocated(), p.nodesOn()));
+                w.write(String.format(
+                        Locale.ROOT, "%.3f,%.1f,%d,%d%n", p.time(), p.watts(), p.gpusAllocated(), p.nodesOn()));
         }
     }
 }

@@ -43,7 +43,8 @@ final class NodePlacement {
         for (int item : items) {
             int i = 0;
             while (i < bins.size() && bins.get(i) + item > gpusPerNode) i++;
-            if (i == bins.size()) bins.add(item); else bins.set(i, bins.get(i) + item);
+            if (i == bins.size()) bins.add(item);
+            else bins.set(i, bins.get(i) + item);
         }
         int powered = whole + bins.size();
         if (powered > nodes) throw new IllegalStateException("placement needs " + powered + " nodes of " + nodes);
@@ -72,12 +73,20 @@ final class NodePlacement {
         int[] take = new int[nodes];
         int left = n;
         for (int i = 0; i < nodes && left >= gpusPerNode; i++)
-            if (used[i] == 0) { take[i] = gpusPerNode; used[i] = gpusPerNode; left -= gpusPerNode; }
+            if (used[i] == 0) {
+                take[i] = gpusPerNode;
+                used[i] = gpusPerNode;
+                left -= gpusPerNode;
+            }
         if (left > 0) {
             int best = -1;
             for (int i = 0; i < nodes; i++)
                 if (gpusPerNode - used[i] >= left && (best < 0 || used[i] > used[best])) best = i;
-            if (best >= 0) { take[best] += left; used[best] += left; left = 0; }
+            if (best >= 0) {
+                take[best] += left;
+                used[best] += left;
+                left = 0;
+            }
         }
         while (left > 0) {
             int emptiest = -1;
@@ -85,10 +94,16 @@ final class NodePlacement {
                 if (used[i] < gpusPerNode && (emptiest < 0 || used[i] < used[emptiest])) emptiest = i;
             if (emptiest < 0) throw new IllegalStateException("no free GPU for " + n);
             int k = Math.min(left, gpusPerNode - used[emptiest]);
-            take[emptiest] += k; used[emptiest] += k; left -= k;
+            take[emptiest] += k;
+            used[emptiest] += k;
+            left -= k;
         }
         return take;
     }
 
-    private static int sum(int[] a) { int s = 0; for (int v : a) s += v; return s; }
+    private static int sum(int[] a) {
+        int s = 0;
+        for (int v : a) s += v;
+        return s;
+    }
 }

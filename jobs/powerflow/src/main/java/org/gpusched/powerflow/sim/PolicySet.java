@@ -14,7 +14,8 @@ import org.gpusched.powerflow.policy.TiresiasPolicy;
  * cluster-wide power limit (the paper's clock sweep); {@code tiresias+zeus} and {@code gandiva+zeus} once.
  */
 public final class PolicySet {
-    public static final List<String> NAMES = List.of("powerflow", "tiresias", "gandiva", "afs", "tiresias+zeus", "gandiva+zeus");
+    public static final List<String> NAMES =
+            List.of("powerflow", "tiresias", "gandiva", "afs", "tiresias+zeus", "gandiva+zeus");
 
     /** A run: the policy and the swept setting (eta, or the limit in W, or NaN). */
     public record Run(EnergyPolicy policy, String family, double setting) {}
@@ -26,12 +27,15 @@ public final class PolicySet {
         for (String n : names) {
             switch (n) {
                 case "powerflow" -> etas.forEach(e -> runs.add(new Run(new PowerFlowPolicy(e), n, e)));
-                case "tiresias" -> limits.forEach(l -> runs.add(new Run(new TiresiasPolicy(LimitChoice.fixed(l)), n, l)));
+                case "tiresias" ->
+                    limits.forEach(l -> runs.add(new Run(new TiresiasPolicy(LimitChoice.fixed(l)), n, l)));
                 case "gandiva" -> limits.forEach(l -> runs.add(new Run(new GandivaPolicy(LimitChoice.fixed(l)), n, l)));
                 case "afs" -> limits.forEach(l -> runs.add(new Run(new AfsPolicy(LimitChoice.fixed(l)), n, l)));
                 case "tiresias+zeus" -> runs.add(new Run(new TiresiasPolicy(LimitChoice.zeus()), n, Double.NaN));
                 case "gandiva+zeus" -> runs.add(new Run(new GandivaPolicy(LimitChoice.zeus()), n, Double.NaN));
-                default -> throw new IllegalArgumentException("unknown policy '" + n + "' (known: " + String.join(", ", NAMES) + ")");
+                default ->
+                    throw new IllegalArgumentException(
+                            "unknown policy '" + n + "' (known: " + String.join(", ", NAMES) + ")");
             }
         }
         return runs;

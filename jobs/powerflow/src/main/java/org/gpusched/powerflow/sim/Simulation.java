@@ -30,14 +30,23 @@ import org.gpusched.powerflow.truth.GroundTruth;
 public final class Simulation {
     /** Per-job outcome. */
     public record JobResult(long id, String workload, double submit, double finish, double energyJoules) {
-        public double jct() { return finish - submit; }
+        public double jct() {
+            return finish - submit;
+        }
     }
 
     /** One sample of the cluster after a decision: time, GPU power (W, idle included), GPUs allocated, nodes on. */
     public record PowerSample(double time, double watts, int gpusAllocated, int nodesOn) {}
 
-    public record Result(String policy, List<JobResult> jobs, double totalEnergyJoules, double idleEnergyJoules,
-                         double meanJct, double makespan, List<PowerSample> power, int refits) {}
+    public record Result(
+            String policy,
+            List<JobResult> jobs,
+            double totalEnergyJoules,
+            double idleEnergyJoules,
+            double meanJct,
+            double makespan,
+            List<PowerSample> power,
+            int refits) {}
 
     private final GroundTruth truth;
     private final ClusterView cluster;
@@ -52,15 +61,24 @@ public final class Simulation {
     public Simulation(GroundTruth truth, int totalGpus, long seed, Map<Long, PerformanceModel> profileFits) {
         int gpn = truth.config().gpu().gpusPerNode();
         if (totalGpus < gpn || totalGpus % gpn != 0)
-            throw new IllegalArgumentException("GPU count must be a positive multiple of " + gpn + ", got " + totalGpus);
+            throw new IllegalArgumentException(
+                    "GPU count must be a positive multiple of " + gpn + ", got " + totalGpus);
         this.truth = truth;
-        this.cluster = new ClusterView(totalGpus, gpn, truth.config().gpu().powerLimits().stream().mapToDouble(Double::doubleValue).toArray(), truth.maxPower());
+        this.cluster = new ClusterView(
+                totalGpus,
+                gpn,
+                truth.config().gpu().powerLimits().stream()
+                        .mapToDouble(Double::doubleValue)
+                        .toArray(),
+                truth.maxPower());
         this.nodes = totalGpus / gpn;
         this.seed = seed;
         this.profileFits = profileFits;
     }
 
-    public ClusterView cluster() { return cluster; }
+    public ClusterView cluster() {
+        return cluster;
+    }
 
     private final class Job {
         final TraceJob trace;
@@ -80,9 +98,13 @@ public final class Simulation {
             this.maxGpus = Math.max(1, Math.min(Integer.highestOneBit(Math.max(m, 1)), cluster.totalGpus()));
         }
 
-        double remaining() { return Math.max(0, trace.iterations() - done); }
+        double remaining() {
+            return Math.max(0, trace.iterations() - done);
+        }
 
-        Configuration config(Assignment a) { return Configuration.of(a.gpus(), cluster.gpusPerNode(), trace.batch(), cluster.freq(a.powerLimit())); }
+        Configuration config(Assignment a) {
+            return Configuration.of(a.gpus(), cluster.gpusPerNode(), trace.batch(), cluster.freq(a.powerLimit()));
+        }
 
         void observe(Assignment a, GroundTruth.Outcome o) {
             Configuration c = config(a);
@@ -94,13 +116,16 @@ public final class Simulation {
                 telemetry.put(c, new double[] {t, e, 1});
                 if (!seen) newGpuCount = true;
             } else {
-                acc[0] += t; acc[1] += e; acc[2]++;
+                acc[0] += t;
+                acc[1] += e;
+                acc[2]++;
             }
         }
 
         List<Observation> observations() {
             List<Observation> obs = new ArrayList<>();
-            telemetry.forEach((c, acc) -> obs.add(new Observation(c, Math.max(acc[0] / acc[2], 1e-9), Math.max(acc[1] / acc[2], 1e-9))));
+            telemetry.forEach((c, acc) ->
+                    obs.add(new Observation(c, Math.max(acc[0] / acc[2], 1e-9), Math.max(acc[1] / acc[2], 1e-9))));
             return obs;
         }
 
@@ -122,11 +147,15 @@ public final class Simulation {
         double now = 0, idleEnergy = 0;
         int next = 0, nodesOn = 0, allocated = 0, refits = 0;
         while (next < pending.size() || !active.isEmpty()) {
-            double tArrive = next < pending.size() ? readyTime(pending.get(next), policy, profileSeconds) : Double.POSITIVE_INFINITY;
+            double tArrive = next < pending.size()
+                    ? readyTime(pending.get(next), policy, profileSeconds)
+                    : Double.POSITIVE_INFINITY;
             double tDone = Double.POSITIVE_INFINITY;
-            for (Job j : active) if (j.assignment.running()) tDone = Math.min(tDone, now + j.remaining() * j.outcome.stepTime());
+            for (Job j : active)
+                if (j.assignment.running()) tDone = Math.min(tDone, now + j.remaining() * j.outcome.stepTime());
             double t = Math.min(tArrive, tDone);
-            if (t == Double.POSITIVE_INFINITY) throw new IllegalStateException(policy.name() + ": jobs wait but nothing runs at t=" + now);
+            if (t == Double.POSITIVE_INFINITY)
+                throw new IllegalStateException(policy.name() + ": jobs wait but nothing runs at t=" + now);
             double dt = t - now;
             idleEnergy += dt * truth.config().gpu().idleWatts() * (nodesOn * cluster.gpusPerNode() - allocated);
             for (Job j : active) {
@@ -147,7 +176,8 @@ public final class Simulation {
             while (next < pending.size() && readyTime(pending.get(next), policy, profileSeconds) <= now) {
                 Job j = pending.get(next++);
                 if (policy.usesModels()) profile(j, profileSeconds);
-                if (j.remaining() <= 1e-6 * j.trace.iterations()) finished.add(new JobResult(j.trace.id(), j.trace.workload(), j.trace.submit(), now, j.energy));
+                if (j.remaining() <= 1e-6 * j.trace.iterations())
+                    finished.add(new JobResult(j.trace.id(), j.trace.workload(), j.trace.submit(), now, j.energy));
                 else active.add(j);
             }
             for (Job j : active) {
@@ -159,8 +189,17 @@ public final class Simulation {
             }
             List<JobView> views = new ArrayList<>(active.size());
             for (Job j : active)
-                views.add(new JobView(j.trace.id(), j.trace.submit(), j.trace.workload(), j.trace.batch(), j.trace.gpus(), j.remaining(),
-                        j.attained, j.maxGpus, j.model, j.assignment));
+                views.add(new JobView(
+                        j.trace.id(),
+                        j.trace.submit(),
+                        j.trace.workload(),
+                        j.trace.batch(),
+                        j.trace.gpus(),
+                        j.remaining(),
+                        j.attained,
+                        j.maxGpus,
+                        j.model,
+                        j.assignment));
             Map<Long, Assignment> decision = active.isEmpty() ? Map.of() : policy.decide(cluster, views);
             Map<Long, Integer> running = new HashMap<>();
             allocated = 0;
@@ -168,7 +207,8 @@ public final class Simulation {
             for (Job j : active) {
                 Assignment a = decision.getOrDefault(j.trace.id(), Assignment.WAITING);
                 if (a.running() && a.gpus() > j.maxGpus)
-                    throw new IllegalStateException(policy.name() + " gave job " + j.trace.id() + " " + a.gpus() + " GPUs, more than its batch allows");
+                    throw new IllegalStateException(policy.name() + " gave job " + j.trace.id() + " " + a.gpus()
+                            + " GPUs, more than its batch allows");
                 j.assignment = a;
                 if (a.running()) {
                     j.outcome = truth.at(j.trace.workload(), a.gpus(), j.trace.batch(), a.powerLimit());
@@ -177,14 +217,19 @@ public final class Simulation {
                     watts += j.outcome.power();
                 }
             }
-            if (allocated > cluster.totalGpus()) throw new IllegalStateException(policy.name() + " allocated " + allocated + " GPUs of " + cluster.totalGpus());
+            if (allocated > cluster.totalGpus())
+                throw new IllegalStateException(
+                        policy.name() + " allocated " + allocated + " GPUs of " + cluster.totalGpus());
             nodesOn = placement.place(running);
             watts += truth.config().gpu().idleWatts() * (nodesOn * cluster.gpusPerNode() - allocated);
             power.add(new PowerSample(now, watts, allocated, nodesOn));
         }
         finished.sort(Comparator.comparingLong(JobResult::id));
         double total = idleEnergy, jct = 0;
-        for (JobResult r : finished) { total += r.energyJoules(); jct += r.jct(); }
+        for (JobResult r : finished) {
+            total += r.energyJoules();
+            jct += r.jct();
+        }
         return new Result(policy.name(), finished, total, idleEnergy, jct / finished.size(), now, power, refits);
     }
 
@@ -202,6 +247,8 @@ public final class Simulation {
             j.observe(a, o);
         }
         j.newGpuCount = false;
-        j.model = profileFits.computeIfAbsent(j.trace.id(), id -> ModelFitter.fit(j.observations(), truth.config().gpu().freqLevels()));
+        j.model = profileFits.computeIfAbsent(
+                j.trace.id(),
+                id -> ModelFitter.fit(j.observations(), truth.config().gpu().freqLevels()));
     }
 }

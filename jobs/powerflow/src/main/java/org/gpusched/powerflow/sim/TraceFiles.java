@@ -18,8 +18,10 @@ import org.gpusched.powerflow.truth.GroundTruth;
  * {@code {"id":1,"submit":12.5,"workload":"resnet50","batch":256,"gpus":4,"iterations":52000}}.
  */
 public final class TraceFiles {
-    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES);
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES);
 
     private TraceFiles() {}
 
@@ -41,11 +43,12 @@ public final class TraceFiles {
             }
             if (!ids.add(j.id())) throw new IllegalArgumentException(where + "duplicate id " + j.id());
             if (!(j.submit() >= 0) || !(j.iterations() > 0) || j.gpus() < 1 || !(j.batch() > 0))
-                throw new IllegalArgumentException(where + "submit >= 0, iterations > 0, gpus >= 1 and batch > 0 are required");
+                throw new IllegalArgumentException(
+                        where + "submit >= 0, iterations > 0, gpus >= 1 and batch > 0 are required");
             try {
                 if (j.batch() / j.gpus() < truth.minLocalBatch(j.workload()))
-                    throw new IllegalArgumentException("batch " + j.batch() + " on " + j.gpus() + " GPUs is below the smallest measured local batch "
-                            + truth.minLocalBatch(j.workload()));
+                    throw new IllegalArgumentException("batch " + j.batch() + " on " + j.gpus()
+                            + " GPUs is below the smallest measured local batch " + truth.minLocalBatch(j.workload()));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(where + e.getMessage());
             }
@@ -58,7 +61,10 @@ public final class TraceFiles {
     public static void write(Path file, List<TraceJob> jobs) throws IOException {
         if (file.getParent() != null) Files.createDirectories(file.getParent());
         try (BufferedWriter w = Files.newBufferedWriter(file)) {
-            for (TraceJob j : jobs) { w.write(JSON.writeValueAsString(j)); w.newLine(); }
+            for (TraceJob j : jobs) {
+                w.write(JSON.writeValueAsString(j));
+                w.newLine();
+            }
         }
     }
 }

@@ -20,7 +20,9 @@ import java.util.TreeMap;
 public final class GroundTruth {
     /** Step time (s) and energy per iteration over all GPUs (J). */
     public record Outcome(double stepTime, double energyPerIteration) {
-        public double power() { return energyPerIteration / stepTime; }
+        public double power() {
+            return energyPerIteration / stepTime;
+        }
     }
 
     private record Table(double[] batches, double[] limits, double[][] stepTime, double[][] power) {}
@@ -36,36 +38,57 @@ public final class GroundTruth {
         for (PowerflowConfig.Workload w : config.workloads()) {
             TreeMap<Integer, TreeMap<Double, ZeusMeasurements.Point>> byBatch = new TreeMap<>();
             for (ZeusMeasurements.Point p : points)
-                if (p.dataset().equals(w.dataset()) && p.network().equals(w.network()) && p.optimizer().equals(w.optimizer()))
+                if (p.dataset().equals(w.dataset())
+                        && p.network().equals(w.network())
+                        && p.optimizer().equals(w.optimizer()))
                     byBatch.computeIfAbsent(p.batchSize(), b -> new TreeMap<>()).put(p.powerLimit(), p);
-            if (byBatch.isEmpty()) throw new IllegalArgumentException("workload " + w.name() + ": no Zeus measurement for "
-                    + w.dataset() + "/" + w.network() + "/" + w.optimizer());
-            double[] limits = config.gpu().powerLimits().stream().mapToDouble(Double::doubleValue).toArray();
+            if (byBatch.isEmpty())
+                throw new IllegalArgumentException("workload " + w.name() + ": no Zeus measurement for " + w.dataset()
+                        + "/" + w.network() + "/" + w.optimizer());
+            double[] limits = config.gpu().powerLimits().stream()
+                    .mapToDouble(Double::doubleValue)
+                    .toArray();
             List<Integer> batches = new ArrayList<>();
-            for (var e : byBatch.entrySet()) if (e.getValue().keySet().containsAll(config.gpu().powerLimits())) batches.add(e.getKey());
+            for (var e : byBatch.entrySet())
+                if (e.getValue().keySet().containsAll(config.gpu().powerLimits())) batches.add(e.getKey());
             double[][] t = new double[batches.size()][limits.length], pw = new double[batches.size()][limits.length];
             for (int b = 0; b < batches.size(); b++)
                 for (int l = 0; l < limits.length; l++) {
                     ZeusMeasurements.Point p = byBatch.get(batches.get(b)).get(limits[l]);
                     t[b][l] = p.stepTime(w.samplesPerEpoch());
                     pw[b][l] = p.averagePower();
-                    if (l == limits.length - 1) { sum += pw[b][l]; count++; }
+                    if (l == limits.length - 1) {
+                        sum += pw[b][l];
+                        count++;
+                    }
                 }
-            tables.put(w.name(), new Table(batches.stream().mapToDouble(Integer::doubleValue).toArray(), limits, t, pw));
+            tables.put(
+                    w.name(),
+                    new Table(batches.stream().mapToDouble(Integer::doubleValue).toArray(), limits, t, pw));
         }
         this.maxPower = sum / count;
     }
 
-    public static GroundTruth defaults() { return new GroundTruth(PowerflowConfig.defaults(), ZeusMeasurements.v100()); }
+    public static GroundTruth defaults() {
+        return new GroundTruth(PowerflowConfig.defaults(), ZeusMeasurements.v100());
+    }
 
-    public PowerflowConfig config() { return config; }
+    public PowerflowConfig config() {
+        return config;
+    }
 
     /** P_max of the paper: the mean GPU power of the workloads' measured batch sizes at the largest limit. */
-    public double maxPower() { return maxPower; }
+    public double maxPower() {
+        return maxPower;
+    }
 
-    public double minLocalBatch(String workload) { return table(workload).batches[0]; }
+    public double minLocalBatch(String workload) {
+        return table(workload).batches[0];
+    }
 
-    public double[] measuredBatches(String workload) { return table(workload).batches.clone(); }
+    public double[] measuredBatches(String workload) {
+        return table(workload).batches.clone();
+    }
 
     /** A job of {@code workload} at global batch {@code globalBatch} on {@code gpus} GPUs at {@code powerLimit} W. */
     public Outcome at(String workload, int gpus, double globalBatch, double powerLimit) {
@@ -77,7 +100,12 @@ public final class GroundTruth {
         if (gpus == 1) return new Outcome(t1, p1 * t1);
         PowerflowConfig.Scaling s = config.scaling();
         double gbps = gpus <= config.gpu().gpusPerNode() ? s.intraNodeGBps() : s.interNodeGBps();
-        double sync = 2.0 * (gpus - 1) / gpus * config.workload(workload).gradientMB() / 1000 / gbps
+        double sync = 2.0
+                * (gpus - 1)
+                / gpus
+                * config.workload(workload).gradientMB()
+                / 1000
+                / gbps
                 * Math.pow(config.gpu().maxLimit() / powerLimit, s.syncClockExponent());
         double waited = (1 - s.syncOverlap()) * sync;
         double step = t1 + waited;

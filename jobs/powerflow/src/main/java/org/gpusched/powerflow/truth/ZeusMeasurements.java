@@ -16,13 +16,25 @@ import java.util.Map;
  */
 public final class ZeusMeasurements {
     /** One measured setting, converted to per-iteration figures with the workload's samples per epoch. */
-    public record Point(String dataset, String network, String optimizer, int batchSize, double powerLimit,
-                        double timePerEpoch, double averagePower) {
-        public double stepTime(double samplesPerEpoch) { return timePerEpoch * batchSize / samplesPerEpoch; }
+    public record Point(
+            String dataset,
+            String network,
+            String optimizer,
+            int batchSize,
+            double powerLimit,
+            double timePerEpoch,
+            double averagePower) {
+        public double stepTime(double samplesPerEpoch) {
+            return timePerEpoch * batchSize / samplesPerEpoch;
+        }
 
-        public double energyPerIteration(double samplesPerEpoch) { return stepTime(samplesPerEpoch) * averagePower; }
+        public double energyPerIteration(double samplesPerEpoch) {
+            return stepTime(samplesPerEpoch) * averagePower;
+        }
 
-        public String group() { return dataset + "/" + network + "/" + optimizer; }
+        public String group() {
+            return dataset + "/" + network + "/" + optimizer;
+        }
     }
 
     private ZeusMeasurements() {}
@@ -34,14 +46,20 @@ public final class ZeusMeasurements {
             List<Point> out = new ArrayList<>();
             int line = 1;
             try (MappingIterator<Map<String, String>> it = mapper.readerForMapOf(String.class)
-                    .with(CsvSchema.emptySchema().withHeader()).readValues(in)) {
+                    .with(CsvSchema.emptySchema().withHeader())
+                    .readValues(in)) {
                 while (it.hasNext()) {
                     Map<String, String> r = it.next();
                     line++;
                     try {
-                        out.add(new Point(r.get("dataset"), r.get("network"), r.get("optimizer"),
-                                Integer.parseInt(r.get("batch_size")), Double.parseDouble(r.get("power_limit")),
-                                Double.parseDouble(r.get("time_per_epoch")), Double.parseDouble(r.get("average_power"))));
+                        out.add(new Point(
+                                r.get("dataset"),
+                                r.get("network"),
+                                r.get("optimizer"),
+                                Integer.parseInt(r.get("batch_size")),
+                                Double.parseDouble(r.get("power_limit")),
+                                Double.parseDouble(r.get("time_per_epoch")),
+                                Double.parseDouble(r.get("average_power"))));
                     } catch (RuntimeException e) {
                         throw new IllegalStateException("zeus/summary_power_v100.csv:" + line + ": " + e.getMessage());
                     }

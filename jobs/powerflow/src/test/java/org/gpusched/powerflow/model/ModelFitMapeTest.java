@@ -33,15 +33,20 @@ class ModelFitMapeTest {
         double maxLimit = config.gpu().maxLimit();
         double[] levels = config.gpu().freqLevels();
         Map<String, List<ZeusMeasurements.Point>> groups = new LinkedHashMap<>();
-        for (ZeusMeasurements.Point p : ZeusMeasurements.v100()) groups.computeIfAbsent(p.group(), g -> new ArrayList<>()).add(p);
-        StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "%-40s %6s %10s %8s%n", "workload", "points", "throughput", "energy"));
+        for (ZeusMeasurements.Point p : ZeusMeasurements.v100())
+            groups.computeIfAbsent(p.group(), g -> new ArrayList<>()).add(p);
+        StringBuilder table = new StringBuilder(
+                String.format(Locale.ROOT, "%-40s %6s %10s %8s%n", "workload", "points", "throughput", "energy"));
         List<String> failures = new ArrayList<>();
         for (var e : groups.entrySet()) {
             // samples per epoch scale every step time and energy alike; relative errors do not depend on it
             List<Observation> all = e.getValue().stream()
-                    .sorted(Comparator.comparingInt(ZeusMeasurements.Point::batchSize).thenComparingDouble(ZeusMeasurements.Point::powerLimit))
-                    .map(p -> new Observation(new Configuration(1, 1, p.batchSize(), p.powerLimit() / maxLimit),
-                            p.stepTime(1e5), p.energyPerIteration(1e5)))
+                    .sorted(Comparator.comparingInt(ZeusMeasurements.Point::batchSize)
+                            .thenComparingDouble(ZeusMeasurements.Point::powerLimit))
+                    .map(p -> new Observation(
+                            new Configuration(1, 1, p.batchSize(), p.powerLimit() / maxLimit),
+                            p.stepTime(1e5),
+                            p.energyPerIteration(1e5)))
                     .toList();
             List<Observation> train = new ArrayList<>(), test = new ArrayList<>();
             for (int i = 0; i < all.size(); i++) (i % 2 == 0 ? train : test).add(all.get(i));

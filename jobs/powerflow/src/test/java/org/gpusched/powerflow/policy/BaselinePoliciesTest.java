@@ -11,16 +11,25 @@ class BaselinePoliciesTest {
     private static final double[] LIMITS = {100, 150, 200, 250};
 
     private static JobView request(long id, double submit, int gpus, double attained, boolean running) {
-        return new JobView(id, submit, "w", 64, gpus, 1000, attained, 64, Models.of(0.01, 0, 200),
+        return new JobView(
+                id,
+                submit,
+                "w",
+                64,
+                gpus,
+                1000,
+                attained,
+                64,
+                Models.of(0.01, 0, 200),
                 running ? new Assignment(gpus, 250) : Assignment.WAITING);
     }
 
     @Test
     void tiresiasRunsLeastAttainedServiceFirstAndSkipsWhatDoesNotFit() {
         ClusterView c = new ClusterView(4, 4, LIMITS, 200);
-        JobView old = request(1, 0, 2, 40000, true);    // third queue (>= 10 GPU-hours)
-        JobView young = request(2, 10, 4, 100, false);  // first queue, needs all four
-        JobView small = request(3, 20, 1, 0, false);    // first queue, arrives later
+        JobView old = request(1, 0, 2, 40000, true); // third queue (>= 10 GPU-hours)
+        JobView young = request(2, 10, 4, 100, false); // first queue, needs all four
+        JobView small = request(3, 20, 1, 0, false); // first queue, arrives later
         Map<Long, Assignment> d = new TiresiasPolicy(LimitChoice.fixed(200)).decide(c, List.of(old, young, small));
         assertEquals(4, d.get(2L).gpus());
         assertEquals(0, d.get(1L).gpus(), "preempted by the job with less attained service");

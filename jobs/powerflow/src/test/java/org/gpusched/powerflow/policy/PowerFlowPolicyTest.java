@@ -27,7 +27,8 @@ class PowerFlowPolicyTest {
     void theSpareGpusGoToTheJobWithTheLargerMarginalReturn() {
         ClusterView c = new ClusterView(3, 4, LIMITS, 200);
         // both start on one GPU; doubling job 1 halves its step (no sync), job 2's sync eats most of the gain:
-        // priority_G(1) = (0.64 - 0.32) / (E 2 GPUs - E 1 GPU = 0) -> free speed-up ranks first; job 2 gains less per joule
+        // priority_G(1) = (0.64 - 0.32) / (E 2 GPUs - E 1 GPU = 0) -> free speed-up ranks first; job 2 gains less per
+        // joule
         JobView perfect = Models.job(1, 1000, Models.of(0.01, 0, 200), 8);
         JobView syncBound = Models.job(2, 1000, Models.of(0.01, 0.3, 200), 8);
         Map<Long, Assignment> d = new PowerFlowPolicy(1.0).decide(c, List.of(perfect, syncBound));
@@ -43,7 +44,10 @@ class PowerFlowPolicyTest {
         double best = Double.MAX_VALUE, bestLimit = 0;
         for (double l : LIMITS) {
             double f = l / 250, t = 0.64 / f, cost = t * t * 200 * f;
-            if (cost < best) { best = cost; bestLimit = l; }
+            if (cost < best) {
+                best = cost;
+                bestLimit = l;
+            }
         }
         Map<Long, Assignment> d = new PowerFlowPolicy(0.01).decide(c, List.of(j));
         assertEquals(1, d.get(1L).gpus(), "the only job runs even when the budget is below one GPU");
@@ -69,7 +73,10 @@ class PowerFlowPolicyTest {
             List<JobView> jobs = new ArrayList<>();
             int count = 1 + r.nextInt(40);
             for (int i = 0; i < count; i++)
-                jobs.add(Models.job(i, 100 + r.nextInt(100000), Models.of(0.001 + 0.02 * r.nextDouble(), 0.2 * r.nextDouble(), 50 + 200 * r.nextDouble()),
+                jobs.add(Models.job(
+                        i,
+                        100 + r.nextInt(100000),
+                        Models.of(0.001 + 0.02 * r.nextDouble(), 0.2 * r.nextDouble(), 50 + 200 * r.nextDouble()),
                         1 << r.nextInt(7)));
             double eta = 0.05 + r.nextDouble();
             PowerFlowPolicy p = new PowerFlowPolicy(eta);
@@ -87,7 +94,8 @@ class PowerFlowPolicyTest {
             }
             assertTrue(used <= gpus, "GPUs " + used + " of " + gpus);
             assertTrue(running >= 1, "something runs");
-            if (running > 1) assertTrue(power <= p.powerLimitWatts(c) + 1e-6, "power " + power + " > limit " + p.powerLimitWatts(c));
+            if (running > 1)
+                assertTrue(power <= p.powerLimitWatts(c) + 1e-6, "power " + power + " > limit " + p.powerLimitWatts(c));
         }
     }
 

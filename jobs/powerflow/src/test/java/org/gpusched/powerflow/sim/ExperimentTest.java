@@ -15,7 +15,7 @@ class ExperimentTest {
     @Test
     void equalEnergyInterpolatesOnPowerflowsParetoFrontOnly() {
         List<Experiment.Row> rows = List.of(
-                row("pf-a", "powerflow", 8000, 38),   // dominated by pf-b: more energy and slower
+                row("pf-a", "powerflow", 8000, 38), // dominated by pf-b: more energy and slower
                 row("pf-b", "powerflow", 4000, 36),
                 row("pf-c", "powerflow", 3000, 42),
                 row("base", "tiresias", 4500, 39),

@@ -44,11 +44,13 @@ class SimulationTest {
     @Test
     void noJobFinishesFasterThanItsBestPossibleRunAndTiresiasRunsWithoutModels() {
         List<TraceJob> jobs = trace(10, 9);
-        Simulation.Result r = new Simulation(TRUTH, 16, 1, new HashMap<>()).run(new TiresiasPolicy(LimitChoice.fixed(250)), jobs);
+        Simulation.Result r =
+                new Simulation(TRUTH, 16, 1, new HashMap<>()).run(new TiresiasPolicy(LimitChoice.fixed(250)), jobs);
         assertEquals(0, r.refits());
         for (Simulation.JobResult j : r.jobs()) {
             TraceJob t = jobs.get((int) j.id() - 1);
-            double fastest = t.iterations() * TRUTH.at(t.workload(), t.gpus(), t.batch(), 250).stepTime();
+            double fastest = t.iterations()
+                    * TRUTH.at(t.workload(), t.gpus(), t.batch(), 250).stepTime();
             assertTrue(j.jct() >= fastest * (1 - 1e-9));
         }
     }
@@ -61,7 +63,10 @@ class SimulationTest {
         Simulation.Result loose = sim.run(new PowerFlowPolicy(1.0), jobs);
         assertTrue(tight.meanJct() > loose.meanJct(), "tight " + tight.meanJct() + " loose " + loose.meanJct());
         double budget = 0.2 * 32 * TRUTH.maxPower();
-        double peak = tight.power().stream().mapToDouble(Simulation.PowerSample::watts).max().orElse(0);
+        double peak = tight.power().stream()
+                .mapToDouble(Simulation.PowerSample::watts)
+                .max()
+                .orElse(0);
         assertTrue(peak < 1.5 * budget + 8 * TRUTH.config().gpu().idleWatts(), "peak " + peak + " vs budget " + budget);
     }
 }

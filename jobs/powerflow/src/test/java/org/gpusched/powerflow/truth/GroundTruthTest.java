@@ -27,10 +27,13 @@ class GroundTruthTest {
     void moreGpusAreFasterButNotLinearAndCostSyncEnergy() {
         GroundTruth.Outcome one = truth.at("resnet50", 1, 256, 250), two = truth.at("resnet50", 2, 256, 250);
         double speedup = one.stepTime() / two.stepTime();
-        System.out.printf("resnet50 256 @250 W: 2-GPU speedup %.3f (Zeus profile, other batch: 26.67 s / 15.28 s = 1.745)%n", speedup);
+        System.out.printf(
+                "resnet50 256 @250 W: 2-GPU speedup %.3f (Zeus profile, other batch: 26.67 s / 15.28 s = 1.745)%n",
+                speedup);
         assertTrue(speedup > 1.2 && speedup < 2, "speedup " + speedup);
         assertTrue(two.energyPerIteration() > one.energyPerIteration() * 0.9);
-        GroundTruth.Outcome eightIntra = truth.at("bert-squad", 8, 64, 250), sixteen = truth.at("bert-squad", 16, 128, 250);
+        GroundTruth.Outcome eightIntra = truth.at("bert-squad", 8, 64, 250),
+                sixteen = truth.at("bert-squad", 16, 128, 250);
         assertTrue(sixteen.stepTime() > eightIntra.stepTime(), "crossing nodes costs the slower network");
     }
 

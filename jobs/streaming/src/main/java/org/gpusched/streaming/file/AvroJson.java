@@ -24,7 +24,9 @@ import org.apache.avro.generic.GenericRecord;
  */
 public final class AvroJson {
     /** Doubles written by Jackson's Schubfach writer: shortest round-trip text, several times cheaper than Double.toString. */
-    public static final ObjectMapper MAPPER = JsonMapper.builder().enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER).build();
+    public static final ObjectMapper MAPPER = JsonMapper.builder()
+            .enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER)
+            .build();
 
     /** Per record schema, its field names quoted and encoded once: names are most of a metrics line's bytes. */
     private static final Map<Schema, SerializedString[]> FIELD_NAMES = new ConcurrentHashMap<>();

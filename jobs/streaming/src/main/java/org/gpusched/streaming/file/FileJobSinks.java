@@ -28,20 +28,41 @@ public final class FileJobSinks implements JobSinks {
         this.dir = dir;
     }
 
-    public Path dir() { return dir; }
+    public Path dir() {
+        return dir;
+    }
 
-    @Override public void decisions(DataStream<PlacementDecision> s) { sink(s, DECISIONS); }
-    @Override public void schedulingMetrics(DataStream<SchedulingMetrics> s) { sink(s, SCHEDULING_METRICS); }
-    @Override public void jobMetrics(DataStream<JobMetrics> s) { sink(s, JOB_METRICS); }
+    @Override
+    public void decisions(DataStream<PlacementDecision> s) {
+        sink(s, DECISIONS);
+    }
+
+    @Override
+    public void schedulingMetrics(DataStream<SchedulingMetrics> s) {
+        sink(s, SCHEDULING_METRICS);
+    }
+
+    @Override
+    public void jobMetrics(DataStream<JobMetrics> s) {
+        sink(s, JOB_METRICS);
+    }
     /**
      * Not written: every completion is in the decisions as a COMPLETE, and the run directory is assembled from those.
      * Writing them cost a sixth of the file sinks' work on the controller's thread of a centralized replay.
      */
-    @Override public void completions(DataStream<JobCompleted> s) { }
-    @Override public void rejected(DataStream<RejectedRecord> s) { sink(s, REJECTED); }
+    @Override
+    public void completions(DataStream<JobCompleted> s) {}
+
+    @Override
+    public void rejected(DataStream<RejectedRecord> s) {
+        sink(s, REJECTED);
+    }
     /** Accepted jobs are written as jobs.jsonl lines already, so assembling the run directory only merges them. */
-    @Override public void acceptedJobs(DataStream<JobSubmitted> s) {
-        s.sinkTo(new JsonLinesSink<>(dir, ACCEPTED_JOBS, RunDirectoryWriter::writeJob)).uid("file-sink-" + ACCEPTED_JOBS).name(ACCEPTED_JOBS + " file");
+    @Override
+    public void acceptedJobs(DataStream<JobSubmitted> s) {
+        s.sinkTo(new JsonLinesSink<>(dir, ACCEPTED_JOBS, RunDirectoryWriter::writeJob))
+                .uid("file-sink-" + ACCEPTED_JOBS)
+                .name(ACCEPTED_JOBS + " file");
     }
 
     private <T extends GenericRecord> void sink(DataStream<T> stream, String name) {

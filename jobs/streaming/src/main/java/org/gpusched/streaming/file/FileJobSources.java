@@ -52,9 +52,13 @@ public final class FileJobSources implements JobSources {
     }
 
     private static DataStream<RawRecord> lines(StreamExecutionEnvironment env, Path file, String what) {
-        FileSource<RawRecord> source = FileSource.forRecordStreamFormat(new NumberedLineFormat(file.toString()),
-                new org.apache.flink.core.fs.Path(file.toAbsolutePath().toUri())).build();
+        FileSource<RawRecord> source = FileSource.forRecordStreamFormat(
+                        new NumberedLineFormat(file.toString()),
+                        new org.apache.flink.core.fs.Path(file.toAbsolutePath().toUri()))
+                .build();
         return env.fromSource(source, WatermarkStrategy.noWatermarks(), what + " file")
-                .uid("source-" + what).name(what + " " + file.getFileName()).setParallelism(1);
+                .uid("source-" + what)
+                .name(what + " " + file.getFileName())
+                .setParallelism(1);
     }
 }

@@ -48,9 +48,13 @@ public final class JsonLinesSink<T extends GenericRecord> implements Sink<T> {
     public SinkWriter<T> createWriter(WriterInitContext context) throws IOException {
         Path file = Path.of(dir, name + "-" + context.getTaskInfo().getIndexOfThisSubtask() + ".jsonl");
         Files.createDirectories(file.getParent());
-        JsonGenerator g = AvroJson.MAPPER.getFactory().createGenerator(
-                new BufferedOutputStream(Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND), BUFFER_BYTES));
-        g.setRootValueSeparator(null); // lines end with the newline written below, not with Jackson's space between values
+        JsonGenerator g = AvroJson.MAPPER
+                .getFactory()
+                .createGenerator(new BufferedOutputStream(
+                        Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND),
+                        BUFFER_BYTES));
+        g.setRootValueSeparator(
+                null); // lines end with the newline written below, not with Jackson's space between values
         return new SinkWriter<>() {
             private long flushedAt = System.nanoTime();
 
@@ -59,7 +63,8 @@ public final class JsonLinesSink<T extends GenericRecord> implements Sink<T> {
                 line.write(g, element);
                 g.writeRaw('\n');
                 long now = System.nanoTime();
-                if (now - flushedAt > FLUSH_NANOS) { // so that progress, which counts lines in the files, moves on small runs
+                if (now - flushedAt
+                        > FLUSH_NANOS) { // so that progress, which counts lines in the files, moves on small runs
                     g.flush();
                     flushedAt = now;
                 }

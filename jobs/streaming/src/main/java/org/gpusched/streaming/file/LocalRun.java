@@ -31,8 +31,14 @@ public final class LocalRun {
     /**
      * @param progress called about once a second with the finished pairs and the rejected records so far
      */
-    public static JobExecutionResult run(SchedulerConfig cfg, JobSources sources, Path parts, int parallelism, String jobName,
-                                         Consumer<Progress> progress) throws Exception {
+    public static JobExecutionResult run(
+            SchedulerConfig cfg,
+            JobSources sources,
+            Path parts,
+            int parallelism,
+            String jobName,
+            Consumer<Progress> progress)
+            throws Exception {
         Files.createDirectories(parts);
         try (DirectoryStream<Path> old = Files.newDirectoryStream(parts, "*.jsonl")) {
             for (Path p : old) Files.delete(p);

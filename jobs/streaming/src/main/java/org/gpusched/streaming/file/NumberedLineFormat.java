@@ -32,7 +32,9 @@ public final class NumberedLineFormat extends SimpleStreamFormat<RawRecord> {
                 LineReader.Line line = in.next();
                 if (line == null) return null;
                 String position = name + ":" + line.number();
-                return line.ok() ? RawRecord.text(name, position, line.text()) : RawRecord.unreadable(name, position, line.text(), line.error());
+                return line.ok()
+                        ? RawRecord.text(name, position, line.text())
+                        : RawRecord.unreadable(name, position, line.text(), line.error());
             }
 
             @Override

@@ -23,7 +23,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,9 +46,21 @@ public final class RunDirectoryWriter {
     private static final ObjectMapper LINE = AvroJson.MAPPER;
 
     /** The headline numbers of a run, as metrics.json holds them. */
-    public record Summary(String policy, double totalCost, double executionCost, double tardinessCost, long tardyJobs, long completedJobs,
-                          long acceptedJobs, double meanJctSeconds, double makespanSeconds, double optimizerMedianMs, double optimizerP99Ms,
-                          long reschedulings, long decisions, long rejected) {}
+    public record Summary(
+            String policy,
+            double totalCost,
+            double executionCost,
+            double tardinessCost,
+            long tardyJobs,
+            long completedJobs,
+            long acceptedJobs,
+            double meanJctSeconds,
+            double makespanSeconds,
+            double optimizerMedianMs,
+            double optimizerP99Ms,
+            long reschedulings,
+            long decisions,
+            long rejected) {}
 
     private RunDirectoryWriter() {}
 
@@ -67,7 +78,9 @@ public final class RunDirectoryWriter {
         });
         try {
             Files.createDirectories(out);
-            Future<Lines> decisionsMerged = second.submit(() -> inOrder(partFiles(parts, FileJobSinks.DECISIONS), line -> decision(line, policy),
+            Future<Lines> decisionsMerged = second.submit(() -> inOrder(
+                    partFiles(parts, FileJobSinks.DECISIONS),
+                    line -> decision(line, policy),
                     () -> new LinesTo(out.resolve("decisions.jsonl"))));
             writeRunJson(out.resolve("run.json"), cfg, policy, inputs);
             // Accepted jobs come from the dispatcher in (submit, id) order, so jobs.jsonl streams like decisions.jsonl.
@@ -79,13 +92,17 @@ public final class RunDirectoryWriter {
             List<Path> acceptedParts = partFiles(parts, FileJobSinks.ACCEPTED_JOBS);
             Lines accepted = copiedIfInOrder(acceptedParts, acceptedKey, jobsFile);
             if (accepted == null) accepted = inOrder(acceptedParts, acceptedKey, () -> new LinesTo(jobsFile));
-            // Job metrics are summed in (time, job) order, so that the totals do not depend on how the sinks split them.
-            JobsTally jobs = inOrder(partFiles(parts, FileJobSinks.JOB_METRICS), line -> {
-                JobLine m = new JobLine();
-                fields(line, m);
-                if (!policy.equals(m.policy)) return null;
-                return new Keyed(m.time, 0, 0, m.job, line, m);
-            }, JobsTally::new);
+            // Job metrics are summed in (time, job) order, so that the totals do not depend on how the sinks split
+            // them.
+            JobsTally jobs = inOrder(
+                    partFiles(parts, FileJobSinks.JOB_METRICS),
+                    line -> {
+                        JobLine m = new JobLine();
+                        fields(line, m);
+                        if (!policy.equals(m.policy)) return null;
+                        return new Keyed(m.time, 0, 0, m.job, line, m);
+                    },
+                    JobsTally::new);
             SchedulingTally scheduling = new SchedulingTally(policy);
             for (Path f : partFiles(parts, FileJobSinks.SCHEDULING_METRICS)) {
                 try (BufferedReader in = Files.newBufferedReader(f, StandardCharsets.UTF_8)) {
@@ -94,8 +111,10 @@ public final class RunDirectoryWriter {
                 }
             }
             List<JsonNode> rejected = read(parts, FileJobSinks.REJECTED);
-            rejected.sort(Comparator.<JsonNode, String>comparing(r -> r.get("source").asText()).thenComparingLong(r -> lineOf(r.get("position").asText()))
-                    .thenComparing(r -> r.get("position").asText()));
+            rejected.sort(
+                    Comparator.<JsonNode, String>comparing(r -> r.get("source").asText())
+                            .thenComparingLong(r -> lineOf(r.get("position").asText()))
+                            .thenComparing(r -> r.get("position").asText()));
             writeLines(out.resolve("rejected.jsonl"), rejected);
             Lines decisions = await(decisionsMerged);
             Summary summary = summarize(policy, accepted, jobs, decisions.count(), scheduling, rejected.size());
@@ -133,7 +152,9 @@ public final class RunDirectoryWriter {
     }
 
     private static final Comparator<Keyed> ORDER = Comparator.comparingDouble(Keyed::time)
-            .thenComparingLong(Keyed::number).thenComparingLong(Keyed::sequence).thenComparing(Keyed::text);
+            .thenComparingLong(Keyed::number)
+            .thenComparingLong(Keyed::sequence)
+            .thenComparing(Keyed::text);
 
     /** A part-file line as an output line with its key, or null to leave it out. */
     private interface LineKey {
@@ -278,6 +299,7 @@ public final class RunDirectoryWriter {
         long completed, tardy, preemptions, migrations, resizes;
         /** Most moves (preemptions + migrations + resizes) of one completed job. */
         long maxMoves;
+
         double tardiness, jct;
         double lastCompletion = Double.NEGATIVE_INFINITY;
 
@@ -296,7 +318,9 @@ public final class RunDirectoryWriter {
         }
 
         @Override
-        public JobsTally result() { return this; }
+        public JobsTally result() {
+            return this;
+        }
     }
 
     /** The policy's reschedulings: execution cost accrued per controller and optimizer times. */
@@ -333,7 +357,7 @@ public final class RunDirectoryWriter {
                 case "controller" -> controller = p.getValueAsInt();
                 case "accruedExecutionCost" -> accruedExecutionCost = p.getValueAsDouble();
                 case "optimizerNanos" -> optimizerNanos = p.getValueAsLong();
-                default -> { }
+                default -> {}
             }
         }
     }
@@ -356,7 +380,7 @@ public final class RunDirectoryWriter {
                 case "preemptions" -> preemptions = p.getValueAsLong();
                 case "migrations" -> migrations = p.getValueAsLong();
                 case "resizes" -> resizes = p.getValueAsLong();
-                default -> { }
+                default -> {}
             }
         }
     }
@@ -369,7 +393,8 @@ public final class RunDirectoryWriter {
     /** Streams a part-file line's top-level fields to a reader (nested values skipped), without building a tree. */
     private static void fields(String line, FieldReader reader) throws IOException {
         try (JsonParser p = LINE.getFactory().createParser(line)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) throw new IOException("part-file line is not a JSON object: " + line);
+            if (p.nextToken() != JsonToken.START_OBJECT)
+                throw new IOException("part-file line is not a JSON object: " + line);
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
                 p.nextToken();
@@ -391,13 +416,16 @@ public final class RunDirectoryWriter {
         return records;
     }
 
-    private static void writeRunJson(Path file, SchedulerConfig cfg, String policy, Map<String, Object> inputs) throws IOException {
+    private static void writeRunJson(Path file, SchedulerConfig cfg, String policy, Map<String, Object> inputs)
+            throws IOException {
         Map<String, Object> run = new LinkedHashMap<>();
         run.put("policy", policy);
         run.put("seed", cfg.seed());
         run.put("maxIterations", cfg.maxIterations());
         run.put("controllers", cfg.controllers());
-        run.put("dispatch", cfg.dispatch().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+        run.put(
+                "dispatch",
+                cfg.dispatch().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
         run.put("noise", cfg.noise());
         run.put("periodSeconds", cfg.periodSeconds());
         run.put("mode", cfg.mode().name().toLowerCase());
@@ -409,7 +437,8 @@ public final class RunDirectoryWriter {
         run.put("objective", objective);
         run.putAll(inputs);
         Map<String, Object> owners = new LinkedHashMap<>();
-        for (int i = 0; i < cfg.nodes().size(); i++) owners.put(cfg.nodes().get(i).id(), cfg.controllerOfNode(i));
+        for (int i = 0; i < cfg.nodes().size(); i++)
+            owners.put(cfg.nodes().get(i).id(), cfg.controllerOfNode(i));
         run.putAll(ClusterYaml.manifestView(cfg.cluster()));
         run.put("nodeController", owners);
         run.put("timeResolutionSeconds", 0.001);
@@ -420,7 +449,8 @@ public final class RunDirectoryWriter {
     static void writeJob(JsonGenerator g, JobSubmitted job) throws IOException {
         // Streamed, not built as a tree: this runs once per accepted job inside the replay.
         Map<String, List<ExecutionTime>> byType = new LinkedHashMap<>();
-        for (ExecutionTime t : job.getTimes()) byType.computeIfAbsent(t.getType(), k -> new ArrayList<>()).add(t);
+        for (ExecutionTime t : job.getTimes())
+            byType.computeIfAbsent(t.getType(), k -> new ArrayList<>()).add(t);
         double actualFactor = job.getActualFactor() == null ? 1.0 : job.getActualFactor();
         g.writeStartObject();
         g.writeStringField("id", job.getId());
@@ -436,14 +466,16 @@ public final class RunDirectoryWriter {
         g.writeEndObject();
         boolean factorWritten = false;
         if (job.getExtrasJson() != null) {
-            // extrasJson is an object RecordParser wrote from parsed JSON, so it always reads back; copied token by token
+            // extrasJson is an object RecordParser wrote from parsed JSON, so it always reads back; copied token by
+            // token
             try (JsonParser extras = LINE.getFactory().createParser(job.getExtrasJson())) {
                 extras.nextToken();
                 while (extras.nextToken() == JsonToken.FIELD_NAME) {
                     String name = extras.currentName();
                     extras.nextToken();
                     if (name.equals("actualFactor")) {
-                        g.writeNumberField("actualFactor", actualFactor); // the factor the run used, in the extra's place
+                        g.writeNumberField(
+                                "actualFactor", actualFactor); // the factor the run used, in the extra's place
                         factorWritten = true;
                         extras.skipChildren();
                     } else {
@@ -478,8 +510,20 @@ public final class RunDirectoryWriter {
     }
 
     /** The fields of decisions.jsonl, in the order of the PlacementDecision schema, which part-file lines follow. */
-    private static final Set<String> DECISION_FIELDS = Set.of("time", "job", "action", "node", "type", "gpus", "previousNode",
-            "expectedCompletion", "expectedCost", "policy", "controller", "seq", "reason");
+    private static final Set<String> DECISION_FIELDS = Set.of(
+            "time",
+            "job",
+            "action",
+            "node",
+            "type",
+            "gpus",
+            "previousNode",
+            "expectedCompletion",
+            "expectedCost",
+            "policy",
+            "controller",
+            "seq",
+            "reason");
 
     /**
      * A decision part-file line of the policy as its decisions.jsonl line (the decision fields without the null ones)
@@ -516,7 +560,7 @@ public final class RunDirectoryWriter {
                 case "controller" -> controller = p.getValueAsLong();
                 case "seq" -> seq = p.getValueAsLong();
                 case "policy" -> policy = p.getValueAsString();
-                default -> { }
+                default -> {}
             }
             if (p.currentToken() == JsonToken.VALUE_NULL || !DECISION_FIELDS.contains(name)) return;
             out.writeFieldName(name);
@@ -571,15 +615,30 @@ public final class RunDirectoryWriter {
         }
     }
 
-    private static Summary summarize(String policy, Lines accepted, JobsTally jobs, long decisions, SchedulingTally scheduling, long rejected) {
-        double execution = scheduling.executionByController.values().stream().mapToDouble(Double::doubleValue).sum();
+    private static Summary summarize(
+            String policy, Lines accepted, JobsTally jobs, long decisions, SchedulingTally scheduling, long rejected) {
+        double execution = scheduling.executionByController.values().stream()
+                .mapToDouble(Double::doubleValue)
+                .sum();
         double firstSubmit = accepted.count() == 0 ? 0 : accepted.firstTime(); // jobs.jsonl is in submission order
         long[] nanos = Arrays.copyOf(scheduling.nanos, scheduling.nanosCount);
         Arrays.sort(nanos);
         boolean none = jobs.completed == 0;
-        return new Summary(policy, execution + jobs.tardiness, execution, jobs.tardiness, jobs.tardy, jobs.completed, accepted.count(),
-                none ? 0 : jobs.jct / jobs.completed, none ? 0 : jobs.lastCompletion - firstSubmit,
-                percentile(nanos, 0.5) / 1e6, percentile(nanos, 0.99) / 1e6, scheduling.reschedulings, decisions, rejected);
+        return new Summary(
+                policy,
+                execution + jobs.tardiness,
+                execution,
+                jobs.tardiness,
+                jobs.tardy,
+                jobs.completed,
+                accepted.count(),
+                none ? 0 : jobs.jct / jobs.completed,
+                none ? 0 : jobs.lastCompletion - firstSubmit,
+                percentile(nanos, 0.5) / 1e6,
+                percentile(nanos, 0.99) / 1e6,
+                scheduling.reschedulings,
+                decisions,
+                rejected);
     }
 
     /** Nearest-rank percentile of sorted values, 0 when empty. */
@@ -608,7 +667,11 @@ public final class RunDirectoryWriter {
         m.put("preemptions", jobs.preemptions);
         m.put("migrations", jobs.migrations);
         m.put("resizes", jobs.resizes);
-        m.put("movesPerJob", jobs.completed == 0 ? 0.0 : (double) (jobs.preemptions + jobs.migrations + jobs.resizes) / jobs.completed);
+        m.put(
+                "movesPerJob",
+                jobs.completed == 0
+                        ? 0.0
+                        : (double) (jobs.preemptions + jobs.migrations + jobs.resizes) / jobs.completed);
         m.put("maxMovesPerJob", jobs.maxMoves);
         m.put("rejected", s.rejected());
         return m;

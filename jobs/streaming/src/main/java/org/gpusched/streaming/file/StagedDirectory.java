@@ -34,8 +34,15 @@ public final class StagedDirectory implements AutoCloseable {
     /** Present in a directory still being written (or abandoned by a killed run); validate and report refuse it. */
     public static final String INCOMPLETE = ".incomplete";
     /** Files that mark a directory as earlier gpusched output, which a new run may replace. */
-    private static final Set<String> OUTPUT_MARKERS = Set.of("run.json", "metrics.json", "comparison.csv", "report.html", "audit.txt",
-            "decisions.jsonl", ".parts", INCOMPLETE);
+    private static final Set<String> OUTPUT_MARKERS = Set.of(
+            "run.json",
+            "metrics.json",
+            "comparison.csv",
+            "report.html",
+            "audit.txt",
+            "decisions.jsonl",
+            ".parts",
+            INCOMPLETE);
 
     /** The directory cannot be written (in use, or not ours to replace); the message is one line for the user. */
     public static final class Refused extends IOException {
@@ -74,21 +81,24 @@ public final class StagedDirectory implements AutoCloseable {
         Path target = out.toAbsolutePath().normalize();
         Path parent = target.getParent();
         if (parent == null) throw new Refused("--out " + out + ": cannot replace the file system root");
-        if (Files.exists(target) && !Files.isDirectory(target)) throw new Refused("--out " + out + " exists and is not a directory");
+        if (Files.exists(target) && !Files.isDirectory(target))
+            throw new Refused("--out " + out + " exists and is not a directory");
         for (Path input : inputs) {
             if (input != null && input.toAbsolutePath().normalize().startsWith(target))
-                throw new Refused("--out " + out + " contains the input " + input + " and would be replaced; choose another --out");
+                throw new Refused("--out " + out + " contains the input " + input
+                        + " and would be replaced; choose another --out");
         }
         if (Path.of("").toAbsolutePath().normalize().startsWith(target))
             throw new Refused("--out " + out + " is the working directory or above it; choose a directory below it");
         List<String> foreign = foreignEntries(target);
         if (!foreign.isEmpty())
-            throw new Refused("--out " + out + " exists and is not a gpusched output directory (it holds " + String.join(", ", foreign)
-                    + "); choose another --out or empty it");
+            throw new Refused("--out " + out + " exists and is not a gpusched output directory (it holds "
+                    + String.join(", ", foreign) + "); choose another --out or empty it");
         Files.createDirectories(parent);
         String name = target.getFileName().toString();
         Path lockFile = parent.resolve("." + name + ".lock");
-        FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        FileChannel channel = FileChannel.open(
+                lockFile, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
         FileLock lock;
         try {
             lock = channel.tryLock();
@@ -98,14 +108,18 @@ public final class StagedDirectory implements AutoCloseable {
         if (lock == null) {
             String holder = Files.readString(lockFile, StandardCharsets.UTF_8).strip();
             channel.close();
-            throw new Refused("--out " + out + " is being written by another run (" + (holder.isEmpty() ? "unknown process" : holder)
+            throw new Refused("--out " + out + " is being written by another run ("
+                    + (holder.isEmpty() ? "unknown process" : holder)
                     + "); wait for it to end or choose another --out");
         }
         try {
             long pid = ProcessHandle.current().pid();
             channel.truncate(0);
-            channel.write(ByteBuffer.wrap(("pid " + pid + ", started " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ": " + command + "\n")
-                    .getBytes(StandardCharsets.UTF_8)), 0);
+            channel.write(
+                    ByteBuffer.wrap(("pid " + pid + ", started " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ": "
+                                    + command + "\n")
+                            .getBytes(StandardCharsets.UTF_8)),
+                    0);
             channel.force(false);
             // Holding the lock, any other staging or replaced directory of this name is a killed run's leftover.
             try (DirectoryStream<Path> old = Files.newDirectoryStream(parent, "." + name + ".{partial,old}-*")) {
@@ -125,17 +139,22 @@ public final class StagedDirectory implements AutoCloseable {
     }
 
     /** Where to write: the staging directory, renamed to {@link #target()} by {@link #commit()}. */
-    public Path dir() { return staging; }
+    public Path dir() {
+        return staging;
+    }
 
     /** The directory the user named (absolute). */
-    public Path target() { return target; }
+    public Path target() {
+        return target;
+    }
 
     /** Renames the staging directory into place, replacing an earlier output there whole. */
     public synchronized void commit() throws IOException {
         if (abandoned) throw new IOException("interrupted: " + target + " was not written");
         Files.delete(staging.resolve(INCOMPLETE));
         if (Files.exists(target)) {
-            Path old = target.resolveSibling("." + target.getFileName() + ".old-" + ProcessHandle.current().pid());
+            Path old = target.resolveSibling("." + target.getFileName() + ".old-"
+                    + ProcessHandle.current().pid());
             Files.move(target, old, StandardCopyOption.ATOMIC_MOVE);
             Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
             deleteRecursively(old);

@@ -55,9 +55,13 @@ public final class AvroBinary<T extends SpecificRecord> {
         try {
             record = reader.read(null, decoder);
         } catch (IOException | RuntimeException | Error e) {
-            throw new IOException("not a " + type.getSimpleName() + " (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", e);
+            throw new IOException(
+                    "not a " + type.getSimpleName() + " (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")",
+                    e);
         }
-        if (!decoder.isEnd()) throw new IOException("not a " + type.getSimpleName() + ": " + decoder.remaining() + " bytes after the record");
+        if (!decoder.isEnd())
+            throw new IOException(
+                    "not a " + type.getSimpleName() + ": " + decoder.remaining() + " bytes after the record");
         return record;
     }
 }

@@ -32,6 +32,7 @@ public abstract class AvroRecordSerializer<T extends SpecificRecordBase> impleme
     @Override
     public ProducerRecord<byte[], byte[]> serialize(T record, KafkaSinkContext context, Long timestamp) {
         if (avro == null) avro = new AvroBinary<>(type);
-        return new ProducerRecord<>(topic, null, null, key(record).getBytes(StandardCharsets.UTF_8), avro.encode(record));
+        return new ProducerRecord<>(
+                topic, null, null, key(record).getBytes(StandardCharsets.UTF_8), avro.encode(record));
     }
 }

@@ -39,7 +39,8 @@ public final class BenchmarkWorkload {
 
     public BenchmarkWorkload(int jobs, int nodes, double load, long seed) {
         if (jobs < 1) throw new IllegalArgumentException("jobs must be >= 1, got " + jobs);
-        if (nodes < TYPES.length) throw new IllegalArgumentException("nodes must be >= " + TYPES.length + ", got " + nodes);
+        if (nodes < TYPES.length)
+            throw new IllegalArgumentException("nodes must be >= " + TYPES.length + ", got " + nodes);
         if (!(load > 0 && load <= 2)) throw new IllegalArgumentException("load must be in (0, 2], got " + load);
         this.jobs = jobs;
         this.nodes = nodes;
@@ -49,9 +50,15 @@ public final class BenchmarkWorkload {
 
     /** Writes the cluster file (YAML, see ClusterYaml) with {@code nodes} nodes. */
     public void writeCluster(Path file) {
-        StringBuilder yaml = new StringBuilder("# Benchmark cluster: ").append(nodes).append(" nodes (BenchmarkWorkload)\nnodeTypes:\n");
+        StringBuilder yaml = new StringBuilder("# Benchmark cluster: ")
+                .append(nodes)
+                .append(" nodes (BenchmarkWorkload)\nnodeTypes:\n");
         for (TypeSpec t : TYPES) {
-            yaml.append("  ").append(t.name()).append(": {gpus: ").append(t.gpus()).append(", costPerHour: [");
+            yaml.append("  ")
+                    .append(t.name())
+                    .append(": {gpus: ")
+                    .append(t.gpus())
+                    .append(", costPerHour: [");
             for (int busy = 0; busy <= t.gpus(); busy++) {
                 if (busy > 0) yaml.append(", ");
                 yaml.append(String.format(Locale.ROOT, "%.2f", t.idleCost() + busy * t.costPerGpu()));
@@ -61,8 +68,13 @@ public final class BenchmarkWorkload {
         yaml.append("nodes:\n");
         int[] counts = nodeCounts();
         for (int i = 0; i < TYPES.length; i++) {
-            yaml.append("  - {id: ").append(TYPES[i].name().toLowerCase(Locale.ROOT)).append(", type: ").append(TYPES[i].name())
-                .append(", count: ").append(counts[i]).append("}\n");
+            yaml.append("  - {id: ")
+                    .append(TYPES[i].name().toLowerCase(Locale.ROOT))
+                    .append(", type: ")
+                    .append(TYPES[i].name())
+                    .append(", count: ")
+                    .append(counts[i])
+                    .append("}\n");
         }
         try {
             Files.writeString(file, yaml.toString(), StandardCharsets.UTF_8);

@@ -24,8 +24,10 @@ import org.apache.avro.util.Utf8;
 public final class BoundedAvroDecoder extends Decoder {
     private final BinaryDecoder in;
     private final InputStream left;
-    private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
-            .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+    private final CharsetDecoder utf8 = StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
 
     public BoundedAvroDecoder(byte[] record) {
         this.in = DecoderFactory.get().binaryDecoder(record, null);
@@ -46,13 +48,16 @@ public final class BoundedAvroDecoder extends Decoder {
         long n = in.readLong();
         if (n < 0) throw new IOException(what + " of negative length " + n);
         long remaining = remaining();
-        if (n > remaining) throw new IOException(what + " of " + n + " bytes claimed with " + remaining + " bytes left in the record");
+        if (n > remaining)
+            throw new IOException(what + " of " + n + " bytes claimed with " + remaining + " bytes left in the record");
         return (int) n;
     }
 
     private long items(long n, String what) throws IOException {
         long remaining = remaining();
-        if (n < 0 || n > remaining) throw new IOException(what + " block of " + n + " items claimed with " + remaining + " bytes left in the record");
+        if (n < 0 || n > remaining)
+            throw new IOException(
+                    what + " block of " + n + " items claimed with " + remaining + " bytes left in the record");
         return n;
     }
 
@@ -91,23 +96,93 @@ public final class BoundedAvroDecoder extends Decoder {
         return result;
     }
 
-    @Override public long readArrayStart() throws IOException { return items(in.readArrayStart(), "an array"); }
-    @Override public long arrayNext() throws IOException { return items(in.arrayNext(), "an array"); }
-    @Override public long readMapStart() throws IOException { return items(in.readMapStart(), "a map"); }
-    @Override public long mapNext() throws IOException { return items(in.mapNext(), "a map"); }
+    @Override
+    public long readArrayStart() throws IOException {
+        return items(in.readArrayStart(), "an array");
+    }
 
-    @Override public void readNull() throws IOException { in.readNull(); }
-    @Override public boolean readBoolean() throws IOException { return in.readBoolean(); }
-    @Override public int readInt() throws IOException { return in.readInt(); }
-    @Override public long readLong() throws IOException { return in.readLong(); }
-    @Override public float readFloat() throws IOException { return in.readFloat(); }
-    @Override public double readDouble() throws IOException { return in.readDouble(); }
-    @Override public void skipString() throws IOException { in.skipFixed(length("a string")); }
-    @Override public void skipBytes() throws IOException { in.skipFixed(length("bytes")); }
-    @Override public void readFixed(byte[] bytes, int start, int length) throws IOException { in.readFixed(bytes, start, length); }
-    @Override public void skipFixed(int length) throws IOException { in.skipFixed(length); }
-    @Override public int readEnum() throws IOException { return in.readEnum(); }
-    @Override public long skipArray() throws IOException { return in.skipArray(); }
-    @Override public long skipMap() throws IOException { return in.skipMap(); }
-    @Override public int readIndex() throws IOException { return in.readIndex(); }
+    @Override
+    public long arrayNext() throws IOException {
+        return items(in.arrayNext(), "an array");
+    }
+
+    @Override
+    public long readMapStart() throws IOException {
+        return items(in.readMapStart(), "a map");
+    }
+
+    @Override
+    public long mapNext() throws IOException {
+        return items(in.mapNext(), "a map");
+    }
+
+    @Override
+    public void readNull() throws IOException {
+        in.readNull();
+    }
+
+    @Override
+    public boolean readBoolean() throws IOException {
+        return in.readBoolean();
+    }
+
+    @Override
+    public int readInt() throws IOException {
+        return in.readInt();
+    }
+
+    @Override
+    public long readLong() throws IOException {
+        return in.readLong();
+    }
+
+    @Override
+    public float readFloat() throws IOException {
+        return in.readFloat();
+    }
+
+    @Override
+    public double readDouble() throws IOException {
+        return in.readDouble();
+    }
+
+    @Override
+    public void skipString() throws IOException {
+        in.skipFixed(length("a string"));
+    }
+
+    @Override
+    public void skipBytes() throws IOException {
+        in.skipFixed(length("bytes"));
+    }
+
+    @Override
+    public void readFixed(byte[] bytes, int start, int length) throws IOException {
+        in.readFixed(bytes, start, length);
+    }
+
+    @Override
+    public void skipFixed(int length) throws IOException {
+        in.skipFixed(length);
+    }
+
+    @Override
+    public int readEnum() throws IOException {
+        return in.readEnum();
+    }
+
+    @Override
+    public long skipArray() throws IOException {
+        return in.skipArray();
+    }
+
+    @Override
+    public long skipMap() throws IOException {
+        return in.skipMap();
+    }
+
+    @Override
+    public int readIndex() throws IOException {
+        return in.readIndex();
+    }
 }

@@ -1,10 +1,10 @@
 package org.gpusched.streaming.kafka;
 
+import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
 import org.apache.flink.streaming.api.datastream.DataStream;
-import org.apache.avro.specific.SpecificRecordBase;
 import org.gpusched.streaming.JobSinks;
 import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.avro.JobCompleted;
@@ -61,7 +61,8 @@ public final class KafkaJobSinks implements JobSinks {
         return topic.topic(kafka.topicPrefix());
     }
 
-    private <T extends SpecificRecordBase> void attach(DataStream<T> stream, Topics topic, AvroRecordSerializer<T> serializer) {
+    private <T extends SpecificRecordBase> void attach(
+            DataStream<T> stream, Topics topic, AvroRecordSerializer<T> serializer) {
         String name = "kafka-" + topic.operatorId();
         var builder = KafkaSink.<T>builder()
                 .setBootstrapServers(kafka.bootstrap())

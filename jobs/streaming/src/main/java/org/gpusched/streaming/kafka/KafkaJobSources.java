@@ -91,8 +91,8 @@ public final class KafkaJobSources implements JobSources {
     private DataStream<RawRecord> source(StreamExecutionEnvironment env, Topics topic) {
         String name = "kafka-" + topic.operatorId();
         WatermarkStrategy<RawRecord> watermarks = WatermarkStrategy.<RawRecord>noWatermarks();
-        if (!kafka.bounded()) watermarks = WatermarkStrategy.<RawRecord>forMonotonousTimestamps().withIdleness(idleTimeout);
-        return env.fromSource(kafkaSource(topic), watermarks, name)
-                .uid("source-" + name);
+        if (!kafka.bounded())
+            watermarks = WatermarkStrategy.<RawRecord>forMonotonousTimestamps().withIdleness(idleTimeout);
+        return env.fromSource(kafkaSource(topic), watermarks, name).uid("source-" + name);
     }
 }

@@ -1,8 +1,8 @@
 package org.gpusched.streaming.kafka;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.time.Duration;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -37,12 +37,18 @@ public final class KafkaPlacement {
      * @param workload the pod list the target workload of fgd and pwr-fgd comes from, and whose last time is reported
      *                 for the departures of pods cut off by the trace's end
      */
-    public record Config(List<NodeSpec> nodes, ReplayTrace workload, List<ReplayRun> runs, boolean bounded, long outOfOrdernessSeconds,
-                         int placementParallelism) {
+    public record Config(
+            List<NodeSpec> nodes,
+            ReplayTrace workload,
+            List<ReplayRun> runs,
+            boolean bounded,
+            long outOfOrdernessSeconds,
+            int placementParallelism) {
         public Config {
             if (nodes.isEmpty()) throw new IllegalArgumentException("no nodes");
             if (runs.isEmpty()) throw new IllegalArgumentException("no runs");
-            if (outOfOrdernessSeconds < 0) throw new IllegalArgumentException("out-of-orderness must be >= 0, got " + outOfOrdernessSeconds);
+            if (outOfOrdernessSeconds < 0)
+                throw new IllegalArgumentException("out-of-orderness must be >= 0, got " + outOfOrdernessSeconds);
             if (placementParallelism < 1) throw new IllegalArgumentException("placement parallelism must be >= 1");
             nodes = List.copyOf(nodes);
             runs = List.copyOf(runs);
@@ -53,14 +59,25 @@ public final class KafkaPlacement {
 
     /** The job on the pods topic's raw records (tests give a finite stream); {@code podsTopic} names it in rejections. */
     public static Pipeline define(DataStream<RawRecord> podRecords, String podsTopic, Config config) {
-        SingleOutputStreamOperator<ReplayPod> pods = podRecords.process(new PodEventParser(podsTopic))
-                .uid("pod-event-parser").name("pod event parser").setParallelism(1);
-        WatermarkStrategy<ReplayPod> watermarks = config.bounded() ? WatermarkStrategy.noWatermarks()
+        SingleOutputStreamOperator<ReplayPod> pods = podRecords
+                .process(new PodEventParser(podsTopic))
+                .uid("pod-event-parser")
+                .name("pod event parser")
+                .setParallelism(1);
+        WatermarkStrategy<ReplayPod> watermarks = config.bounded()
+                ? WatermarkStrategy.noWatermarks()
                 // event time is in trace seconds where Flink expects milliseconds: the bound is in the same unit
                 : WatermarkStrategy.forBoundedOutOfOrderness(Duration.ofMillis(config.outOfOrdernessSeconds()));
-        DataStream<PodPlacement> placements = PlacementReplay.place(pods, watermarks, config.nodes(), config.workload(), config.runs(),
+        DataStream<PodPlacement> placements = PlacementReplay.place(
+                        pods,
+                        watermarks,
+                        config.nodes(),
+                        config.workload(),
+                        config.runs(),
                         config.placementParallelism())
-                .map(new ToPodPlacement(config.nodes())).uid("pod-placement-records").name("pod placement records")
+                .map(new ToPodPlacement(config.nodes()))
+                .uid("pod-placement-records")
+                .name("pod placement records")
                 .setParallelism(config.placementParallelism());
         return new Pipeline(placements, pods.getSideOutput(PodRowParser.REJECTED));
     }
@@ -71,10 +88,15 @@ public final class KafkaPlacement {
      */
     public static Pipeline define(StreamExecutionEnvironment env, KafkaSettings kafka, Config config) {
         if (kafka.exactlyOnce() && !env.getCheckpointConfig().isCheckpointingEnabled())
-            throw new IllegalArgumentException("exactly-once Kafka sinks commit on checkpoints: enable checkpointing first");
+            throw new IllegalArgumentException(
+                    "exactly-once Kafka sinks commit on checkpoints: enable checkpointing first");
         String topic = Topics.PODS.topic(kafka.topicPrefix());
-        DataStream<RawRecord> records = env.fromSource(new KafkaJobSources(kafka, false, Duration.ZERO).kafkaSource(Topics.PODS),
-                WatermarkStrategy.noWatermarks(), "kafka-pods").uid("source-kafka-pods").setParallelism(1);
+        DataStream<RawRecord> records = env.fromSource(
+                        new KafkaJobSources(kafka, false, Duration.ZERO).kafkaSource(Topics.PODS),
+                        WatermarkStrategy.noWatermarks(),
+                        "kafka-pods")
+                .uid("source-kafka-pods")
+                .setParallelism(1);
         Pipeline p = define(records, topic, config);
         KafkaJobSinks sinks = new KafkaJobSinks(kafka);
         sinks.podPlacements(p.placements());
@@ -95,10 +117,21 @@ public final class KafkaPlacement {
         public PodPlacement map(ReplayEvent e) {
             List<Integer> gpus = new ArrayList<>(e.gpus.length);
             for (int g : e.gpus) gpus.add(g);
-            return PodPlacement.newBuilder().setRun(e.run).setTime(e.time).setTask(e.task).setSeq(e.line)
-                    .setAction(PodAction.valueOf(e.action)).setNode(e.node >= 0 ? nodeNames.get(e.node) : null).setGpus(gpus)
-                    .setGpuMilli(e.gpuMilli).setRunning(e.running).setEopcCpuWatts(e.eopcCpuWatts).setEopcGpuWatts(e.eopcGpuWatts)
-                    .setAllocatedGpuFraction(e.allocatedGpuFraction).setFragmentedGpus(e.fragmentedGpus).build();
+            return PodPlacement.newBuilder()
+                    .setRun(e.run)
+                    .setTime(e.time)
+                    .setTask(e.task)
+                    .setSeq(e.line)
+                    .setAction(PodAction.valueOf(e.action))
+                    .setNode(e.node >= 0 ? nodeNames.get(e.node) : null)
+                    .setGpus(gpus)
+                    .setGpuMilli(e.gpuMilli)
+                    .setRunning(e.running)
+                    .setEopcCpuWatts(e.eopcCpuWatts)
+                    .setEopcGpuWatts(e.eopcGpuWatts)
+                    .setAllocatedGpuFraction(e.allocatedGpuFraction)
+                    .setFragmentedGpus(e.fragmentedGpus)
+                    .build();
         }
     }
 }

@@ -10,17 +10,25 @@ import java.util.Properties;
  * stop at the offsets that are the latest when the job starts (bounded: replays and tests), the consumer group,
  * the sinks' delivery guarantee, and extra client properties (security, timeouts) passed to every client as is.
  */
-public record KafkaSettings(String bootstrap, String topicPrefix, boolean bounded, String groupId, boolean exactlyOnce,
-                            Map<String, String> clientProperties) implements Serializable {
+public record KafkaSettings(
+        String bootstrap,
+        String topicPrefix,
+        boolean bounded,
+        String groupId,
+        boolean exactlyOnce,
+        Map<String, String> clientProperties)
+        implements Serializable {
 
     public static final String DEFAULT_GROUP_ID = "gpusched";
 
     public KafkaSettings {
-        if (bootstrap == null || bootstrap.isBlank()) throw new IllegalArgumentException("bootstrap servers (HOST:PORT) are required");
+        if (bootstrap == null || bootstrap.isBlank())
+            throw new IllegalArgumentException("bootstrap servers (HOST:PORT) are required");
         for (String server : bootstrap.split(",")) {
             String s = server.trim();
             int colon = s.lastIndexOf(':');
-            if (colon <= 0 || colon == s.length() - 1) throw new IllegalArgumentException("bootstrap server '" + s + "' is not HOST:PORT");
+            if (colon <= 0 || colon == s.length() - 1)
+                throw new IllegalArgumentException("bootstrap server '" + s + "' is not HOST:PORT");
             try {
                 int port = Integer.parseInt(s.substring(colon + 1));
                 if (port < 1 || port > 65535) throw new NumberFormatException();
@@ -65,10 +73,19 @@ public record KafkaSettings(String bootstrap, String topicPrefix, boolean bounde
         return p;
     }
 
-    @Override public boolean equals(Object o) {
-        return o instanceof KafkaSettings k && k.bootstrap.equals(bootstrap) && k.topicPrefix.equals(topicPrefix) && k.bounded == bounded
-                && k.groupId.equals(groupId) && k.exactlyOnce == exactlyOnce && k.clientProperties.equals(clientProperties);
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof KafkaSettings k
+                && k.bootstrap.equals(bootstrap)
+                && k.topicPrefix.equals(topicPrefix)
+                && k.bounded == bounded
+                && k.groupId.equals(groupId)
+                && k.exactlyOnce == exactlyOnce
+                && k.clientProperties.equals(clientProperties);
     }
 
-    @Override public int hashCode() { return Objects.hash(bootstrap, topicPrefix, bounded, groupId, exactlyOnce, clientProperties); }
+    @Override
+    public int hashCode() {
+        return Objects.hash(bootstrap, topicPrefix, bounded, groupId, exactlyOnce, clientProperties);
+    }
 }

@@ -35,17 +35,22 @@ public final class PassThroughBenchmark {
         private static final long serialVersionUID = 1L;
         private final String topic;
 
-        public RawValueSerializer(String topic) { this.topic = topic; }
+        public RawValueSerializer(String topic) {
+            this.topic = topic;
+        }
 
         @Override
         public ProducerRecord<byte[], byte[]> serialize(RawRecord r, KafkaSinkContext context, Long timestamp) {
-            return new ProducerRecord<>(topic, r.bytes != null ? r.bytes : r.text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return new ProducerRecord<>(
+                    topic, r.bytes != null ? r.bytes : r.text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
     }
 
     /** Records copied, the wall time of the Flink job (mini cluster start and stop included) and its net runtime. */
     public record Result(long records, double seconds, double netSeconds) {
-        public double recordsPerSecond() { return records / seconds; }
+        public double recordsPerSecond() {
+            return records / seconds;
+        }
     }
 
     public static Result passThrough(KafkaSettings kafka, String from, String to) throws Exception {
@@ -56,10 +61,16 @@ public final class PassThroughBenchmark {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         KafkaSettings bounded = kafka.withBounded(true).withGroupId("gpusched-bench-passthrough");
         var source = new KafkaJobSources(bounded, false, java.time.Duration.ofSeconds(5)).kafkaSourceOf(from);
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "kafka-in").uid("passthrough-source")
-                .sinkTo(KafkaSink.<RawRecord>builder().setBootstrapServers(kafka.bootstrap()).setKafkaProducerConfig(kafka.clientConfig())
-                        .setRecordSerializer(new RawValueSerializer(to)).setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE).build())
-                .uid("passthrough-sink").name("kafka-out");
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "kafka-in")
+                .uid("passthrough-source")
+                .sinkTo(KafkaSink.<RawRecord>builder()
+                        .setBootstrapServers(kafka.bootstrap())
+                        .setKafkaProducerConfig(kafka.clientConfig())
+                        .setRecordSerializer(new RawValueSerializer(to))
+                        .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                        .build())
+                .uid("passthrough-sink")
+                .name("kafka-out");
         long start = System.nanoTime();
         var result = env.execute("gpusched pass-through " + from + " -> " + to);
         double seconds = (System.nanoTime() - start) / 1e9;
@@ -77,7 +88,9 @@ public final class PassThroughBenchmark {
         c.put("value.deserializer", org.apache.kafka.common.serialization.ByteArrayDeserializer.class.getName());
         List<byte[]> values = new java.util.ArrayList<>();
         try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>(c)) {
-            var partitions = consumer.partitionsFor(from).stream().map(i -> new org.apache.kafka.common.TopicPartition(from, i.partition())).toList();
+            var partitions = consumer.partitionsFor(from).stream()
+                    .map(i -> new org.apache.kafka.common.TopicPartition(from, i.partition()))
+                    .toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             var end = consumer.endOffsets(partitions);
@@ -117,19 +130,28 @@ public final class PassThroughBenchmark {
                 KafkaSettings kafka = KafkaSettings.of(require(opts, "bootstrap"));
                 String from = opts.getOrDefault("from", Topics.SUBMISSIONS.topic());
                 Result r = passThrough(kafka, from, require(opts, "to"));
-                System.out.printf(Locale.ROOT, "passthrough records=%d seconds=%.3f records_per_s=%.0f job_runtime=%.3f%n", r.records(), r.seconds(),
-                        r.recordsPerSecond(), r.netSeconds());
+                System.out.printf(
+                        Locale.ROOT,
+                        "passthrough records=%d seconds=%.3f records_per_s=%.0f job_runtime=%.3f%n",
+                        r.records(),
+                        r.seconds(),
+                        r.recordsPerSecond(),
+                        r.netSeconds());
             }
             case "fill" -> {
                 long n = Long.parseLong(require(opts, "records"));
-                long bytes = fill(KafkaSettings.of(require(opts, "bootstrap")), require(opts, "from"), require(opts, "to"), n);
+                long bytes = fill(
+                        KafkaSettings.of(require(opts, "bootstrap")), require(opts, "from"), require(opts, "to"), n);
                 System.out.printf(Locale.ROOT, "fill records=%d mean_bytes=%.0f%n", n, (double) bytes / n);
             }
             case "workload" -> {
                 Path out = Path.of(require(opts, "out"));
                 java.nio.file.Files.createDirectories(out);
-                BenchmarkWorkload w = new BenchmarkWorkload(Integer.parseInt(require(opts, "jobs")), Integer.parseInt(require(opts, "nodes")),
-                        Double.parseDouble(opts.getOrDefault("load", "0.8")), Long.parseLong(opts.getOrDefault("seed", "1")));
+                BenchmarkWorkload w = new BenchmarkWorkload(
+                        Integer.parseInt(require(opts, "jobs")),
+                        Integer.parseInt(require(opts, "nodes")),
+                        Double.parseDouble(opts.getOrDefault("load", "0.8")),
+                        Long.parseLong(opts.getOrDefault("seed", "1")));
                 w.writeCluster(out.resolve("cluster.yaml"));
                 w.writeTrace(out.resolve("trace.jsonl"));
                 System.out.println("wrote " + out.resolve("trace.jsonl") + " and " + out.resolve("cluster.yaml"));

@@ -28,7 +28,14 @@ import org.gpusched.streaming.placement.PodListFormat;
 public final class PodProducer {
     /** What one run published. */
     /** {@code minCreation..maxCreation}: the published pods' creation times (0..0 when none). */
-    public record Summary(long lines, long published, long rejected, long unscheduled, long minCreation, long maxCreation, double wallSeconds) {}
+    public record Summary(
+            long lines,
+            long published,
+            long rejected,
+            long unscheduled,
+            long minCreation,
+            long maxCreation,
+            double wallSeconds) {}
 
     private final KafkaSettings kafka;
     private final double speedup;
@@ -37,7 +44,8 @@ public final class PodProducer {
 
     /** @param speedup trace seconds per wall second; 0 or less = as fast as possible */
     public PodProducer(KafkaSettings kafka, double speedup) {
-        if (Double.isNaN(speedup) || Double.isInfinite(speedup)) throw new IllegalArgumentException("speedup must be a finite number, got " + speedup);
+        if (Double.isNaN(speedup) || Double.isInfinite(speedup))
+            throw new IllegalArgumentException("speedup must be a finite number, got " + speedup);
         this.kafka = kafka;
         this.speedup = speedup;
     }
@@ -53,7 +61,7 @@ public final class PodProducer {
         long start = System.nanoTime();
         long nextProgress = start + 1_000_000_000L;
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(TraceProducer.producerConfig(kafka));
-             BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+                BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             in.readLine();
             String text;
             while ((text = in.readLine()) != null && failure.get() == null) {
@@ -71,13 +79,23 @@ public final class PodProducer {
                     min = Math.min(min, created);
                     max = Math.max(max, created);
                     if (speedup > 0) TraceProducer.waitUntil(start + (long) ((created - first) / speedup * 1e9));
-                    record = new ProducerRecord<>(podsTopic, null, null, row.pod().name.getBytes(StandardCharsets.UTF_8),
+                    record = new ProducerRecord<>(
+                            podsTopic,
+                            null,
+                            null,
+                            row.pod().name.getBytes(StandardCharsets.UTF_8),
                             pods.encode(PodEvents.of(row.pod())));
                     published++;
                 } catch (TraceFormatException e) {
-                    RejectedRecord r = RejectedRecord.newBuilder().setSource(name).setPosition(name + ":" + lines).setText(text)
-                            .setReason(e.reason()).setField(e.column()).build();
-                    record = new ProducerRecord<>(rejectedTopic, null, null, name.getBytes(StandardCharsets.UTF_8), rejections.encode(r));
+                    RejectedRecord r = RejectedRecord.newBuilder()
+                            .setSource(name)
+                            .setPosition(name + ":" + lines)
+                            .setText(text)
+                            .setReason(e.reason())
+                            .setField(e.column())
+                            .build();
+                    record = new ProducerRecord<>(
+                            rejectedTopic, null, null, name.getBytes(StandardCharsets.UTF_8), rejections.encode(r));
                     rejected++;
                 }
                 producer.send(record, (metadata, e) -> {
@@ -91,7 +109,18 @@ public final class PodProducer {
             }
             producer.flush();
         }
-        if (failure.get() != null) throw new IOException("publishing to " + podsTopic + " at " + kafka.bootstrap() + " failed: " + failure.get().getMessage(), failure.get());
-        return new Summary(lines, published, rejected, unscheduled, max < 0 ? 0 : min, Math.max(max, 0), (System.nanoTime() - start) / 1e9);
+        if (failure.get() != null)
+            throw new IOException(
+                    "publishing to " + podsTopic + " at " + kafka.bootstrap() + " failed: "
+                            + failure.get().getMessage(),
+                    failure.get());
+        return new Summary(
+                lines,
+                published,
+                rejected,
+                unscheduled,
+                max < 0 ? 0 : min,
+                Math.max(max, 0),
+                (System.nanoTime() - start) / 1e9);
     }
 }

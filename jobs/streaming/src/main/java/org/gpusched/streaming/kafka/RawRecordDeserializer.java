@@ -37,14 +37,21 @@ public final class RawRecordDeserializer implements KafkaRecordDeserializationSc
     public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<RawRecord> out) {
         String position = record.topic() + "-" + record.partition() + "@" + record.offset();
         Header origin = record.headers().lastHeader(ORIGIN_HEADER);
-        if (origin != null && origin.value() != null) position += " (" + new String(origin.value(), StandardCharsets.UTF_8) + ")";
+        if (origin != null && origin.value() != null)
+            position += " (" + new String(origin.value(), StandardCharsets.UTF_8) + ")";
         byte[] value = record.value() == null ? new byte[0] : record.value();
         Header format = record.headers().lastHeader(FORMAT_HEADER);
-        if (format != null && format.value() != null && FORMAT_TRACE_LINE.equals(new String(format.value(), StandardCharsets.UTF_8))) {
+        if (format != null
+                && format.value() != null
+                && FORMAT_TRACE_LINE.equals(new String(format.value(), StandardCharsets.UTF_8))) {
             Header unreadable = record.headers().lastHeader(UNREADABLE_HEADER);
-            String error = unreadable == null || unreadable.value() == null ? null : new String(unreadable.value(), StandardCharsets.UTF_8);
-            CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+            String error = unreadable == null || unreadable.value() == null
+                    ? null
+                    : new String(unreadable.value(), StandardCharsets.UTF_8);
+            CharsetDecoder utf8 = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT);
             String text;
             try {
                 text = utf8.decode(ByteBuffer.wrap(value)).toString();
@@ -52,7 +59,10 @@ public final class RawRecordDeserializer implements KafkaRecordDeserializationSc
                 text = new String(value, StandardCharsets.UTF_8);
                 if (error == null) error = "not valid UTF-8";
             }
-            out.collect(error == null ? RawRecord.text(record.topic(), position, text) : RawRecord.unreadable(record.topic(), position, text, error));
+            out.collect(
+                    error == null
+                            ? RawRecord.text(record.topic(), position, text)
+                            : RawRecord.unreadable(record.topic(), position, text, error));
         } else {
             out.collect(RawRecord.bytes(record.topic(), position, value));
         }

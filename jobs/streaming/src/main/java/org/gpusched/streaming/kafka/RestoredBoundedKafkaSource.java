@@ -36,61 +36,104 @@ public final class RestoredBoundedKafkaSource<T>
         this.kafka = kafka;
     }
 
-    @Override public Boundedness getBoundedness() { return kafka.getBoundedness(); }
+    @Override
+    public Boundedness getBoundedness() {
+        return kafka.getBoundedness();
+    }
 
-    @Override public SourceReader<T, KafkaPartitionSplit> createReader(SourceReaderContext context) throws Exception {
+    @Override
+    public SourceReader<T, KafkaPartitionSplit> createReader(SourceReaderContext context) throws Exception {
         return kafka.createReader(context);
     }
 
-    @Override public SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> createEnumerator(SplitEnumeratorContext<KafkaPartitionSplit> context) {
+    @Override
+    public SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> createEnumerator(
+            SplitEnumeratorContext<KafkaPartitionSplit> context) {
         return kafka.createEnumerator(context);
     }
 
-    @Override public SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> restoreEnumerator(
+    @Override
+    public SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> restoreEnumerator(
             SplitEnumeratorContext<KafkaPartitionSplit> context, KafkaSourceEnumState state) throws IOException {
         SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> restored = kafka.restoreEnumerator(context, state);
         boolean endsAfterRestore = kafka.getBoundedness() == Boundedness.BOUNDED && state.initialDiscoveryFinished();
         return endsAfterRestore ? new NoMoreSplitsOnRegistration(restored, context) : restored;
     }
 
-    @Override public SimpleVersionedSerializer<KafkaPartitionSplit> getSplitSerializer() { return kafka.getSplitSerializer(); }
+    @Override
+    public SimpleVersionedSerializer<KafkaPartitionSplit> getSplitSerializer() {
+        return kafka.getSplitSerializer();
+    }
 
-    @Override public SimpleVersionedSerializer<KafkaSourceEnumState> getEnumeratorCheckpointSerializer() {
+    @Override
+    public SimpleVersionedSerializer<KafkaSourceEnumState> getEnumeratorCheckpointSerializer() {
         return kafka.getEnumeratorCheckpointSerializer();
     }
 
-    @Override public TypeInformation<T> getProducedType() { return kafka.getProducedType(); }
+    @Override
+    public TypeInformation<T> getProducedType() {
+        return kafka.getProducedType();
+    }
 
     /** The connector's restored enumerator, and a no-more-splits signal to each reader once its splits are assigned. */
-    static final class NoMoreSplitsOnRegistration implements SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> {
+    static final class NoMoreSplitsOnRegistration
+            implements SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> {
         private final SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> restored;
         private final SplitEnumeratorContext<KafkaPartitionSplit> context;
 
-        NoMoreSplitsOnRegistration(SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> restored, SplitEnumeratorContext<KafkaPartitionSplit> context) {
+        NoMoreSplitsOnRegistration(
+                SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> restored,
+                SplitEnumeratorContext<KafkaPartitionSplit> context) {
             this.restored = restored;
             this.context = context;
         }
 
-        @Override public void start() { restored.start(); }
+        @Override
+        public void start() {
+            restored.start();
+        }
 
-        @Override public void handleSplitRequest(int subtaskId, String requesterHostname) { restored.handleSplitRequest(subtaskId, requesterHostname); }
+        @Override
+        public void handleSplitRequest(int subtaskId, String requesterHostname) {
+            restored.handleSplitRequest(subtaskId, requesterHostname);
+        }
 
-        @Override public void addSplitsBack(List<KafkaPartitionSplit> splits, int subtaskId) { restored.addSplitsBack(splits, subtaskId); }
+        @Override
+        public void addSplitsBack(List<KafkaPartitionSplit> splits, int subtaskId) {
+            restored.addSplitsBack(splits, subtaskId);
+        }
 
-        @Override public void addReader(int subtaskId) {
-            // The connector assigns the reader's pending splits here, synchronously: the signal reaches the reader after them.
+        @Override
+        public void addReader(int subtaskId) {
+            // The connector assigns the reader's pending splits here, synchronously: the signal reaches the reader
+            // after them.
             restored.addReader(subtaskId);
             context.signalNoMoreSplits(subtaskId);
         }
 
-        @Override public KafkaSourceEnumState snapshotState(long checkpointId) throws Exception { return restored.snapshotState(checkpointId); }
+        @Override
+        public KafkaSourceEnumState snapshotState(long checkpointId) throws Exception {
+            return restored.snapshotState(checkpointId);
+        }
 
-        @Override public void close() throws IOException { restored.close(); }
+        @Override
+        public void close() throws IOException {
+            restored.close();
+        }
 
-        @Override public void notifyCheckpointComplete(long checkpointId) throws Exception { restored.notifyCheckpointComplete(checkpointId); }
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) throws Exception {
+            restored.notifyCheckpointComplete(checkpointId);
+        }
 
-        @Override public void notifyCheckpointAborted(long checkpointId) throws Exception { restored.notifyCheckpointAborted(checkpointId); }
+        @Override
+        public void notifyCheckpointAborted(long checkpointId) throws Exception {
+            restored.notifyCheckpointAborted(checkpointId);
+        }
 
-        @Override public void handleSourceEvent(int subtaskId, SourceEvent event) { restored.handleSourceEvent(subtaskId, event); }
+        @Override
+        public void handleSourceEvent(int subtaskId, SourceEvent event) {
+            restored.handleSourceEvent(subtaskId, event);
+        }
     }
 }

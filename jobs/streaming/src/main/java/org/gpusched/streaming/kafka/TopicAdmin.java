@@ -57,7 +57,8 @@ public final class TopicAdmin {
     }
 
     /** Deletes the named topics that exist (the benchmark's scratch topics). */
-    public static void delete(Properties client, List<String> names) throws InterruptedException, ExecutionException, TimeoutException {
+    public static void delete(Properties client, List<String> names)
+            throws InterruptedException, ExecutionException, TimeoutException {
         try (Admin admin = Admin.create(adminConfig(client))) {
             Set<String> existing = admin.listTopics().names().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
             List<String> present = names.stream().filter(existing::contains).toList();
@@ -66,11 +67,14 @@ public final class TopicAdmin {
     }
 
     /** The topics of the broker (sorted), with their partition counts. */
-    public static Map<String, Integer> list(Properties client) throws InterruptedException, ExecutionException, TimeoutException {
+    public static Map<String, Integer> list(Properties client)
+            throws InterruptedException, ExecutionException, TimeoutException {
         try (Admin admin = Admin.create(adminConfig(client))) {
             Set<String> names = new TreeSet<>(admin.listTopics().names().get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
             Map<String, Integer> partitions = new java.util.TreeMap<>();
-            admin.describeTopics(names).allTopicNames().get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
+            admin.describeTopics(names)
+                    .allTopicNames()
+                    .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
                     .forEach((name, d) -> partitions.put(name, d.partitions().size()));
             return partitions;
         }
@@ -99,8 +103,9 @@ public final class TopicAdmin {
                     case "--replication" -> replication = Short.parseShort(value(args, ++i, "--replication"));
                     case "--list" -> listOnly = true;
                     case "-h", "--help" -> {
-                        System.out.println("Usage: TopicAdmin --bootstrap HOST:PORT [--prefix P] [--partitions N] [--replication R] [--list]\n"
-                                + "Creates the gpusched topics that are missing (or, with --list, lists the broker's topics).");
+                        System.out.println(
+                                "Usage: TopicAdmin --bootstrap HOST:PORT [--prefix P] [--partitions N] [--replication R] [--list]\n"
+                                        + "Creates the gpusched topics that are missing (or, with --list, lists the broker's topics).");
                         return;
                     }
                     default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'");
@@ -114,12 +119,14 @@ public final class TopicAdmin {
                 System.out.println("topics: created " + created.size() + (created.isEmpty() ? "" : " " + created) + ", "
                         + (Topics.all().size() - created.size()) + " already there");
             }
-            list(kafka.clientConfig()).forEach((name, n) -> System.out.printf("  %-32s %d partition%s%n", name, n, n == 1 ? "" : "s"));
+            list(kafka.clientConfig())
+                    .forEach((name, n) -> System.out.printf("  %-32s %d partition%s%n", name, n, n == 1 ? "" : "s"));
         } catch (IllegalArgumentException e) {
             System.err.println("TopicAdmin: " + e.getMessage());
             System.exit(2);
         } catch (TimeoutException e) {
-            System.err.println("TopicAdmin: no answer from the broker at " + bootstrap + " within " + TIMEOUT_SECONDS + " s");
+            System.err.println(
+                    "TopicAdmin: no answer from the broker at " + bootstrap + " within " + TIMEOUT_SECONDS + " s");
             System.exit(1);
         } catch (ExecutionException e) {
             System.err.println("TopicAdmin: " + e.getCause().getMessage());

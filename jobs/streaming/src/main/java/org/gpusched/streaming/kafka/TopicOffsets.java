@@ -1,6 +1,5 @@
 package org.gpusched.streaming.kafka;
 
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,11 +11,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Record counts of topics from their end offsets (summed over partitions), for progress lines and summaries without
@@ -43,7 +38,8 @@ public final class TopicOffsets implements AutoCloseable {
     }
 
     /** Topic name -> sum of its partitions' end offsets. */
-    public Map<String, Long> endOffsets(List<String> topics) throws ExecutionException, InterruptedException, TimeoutException {
+    public Map<String, Long> endOffsets(List<String> topics)
+            throws ExecutionException, InterruptedException, TimeoutException {
         Map<String, Long> sums = new TreeMap<>();
         for (String t : topics) sums.put(t, 0L);
         partitionEnds(topics).forEach((tp, end) -> sums.merge(tp.topic(), end, Long::sum));
@@ -51,12 +47,17 @@ public final class TopicOffsets implements AutoCloseable {
     }
 
     /** Each partition's end offset. */
-    public Map<TopicPartition, Long> partitionEnds(List<String> topics) throws ExecutionException, InterruptedException, TimeoutException {
+    public Map<TopicPartition, Long> partitionEnds(List<String> topics)
+            throws ExecutionException, InterruptedException, TimeoutException {
         var descriptions = admin.describeTopics(topics).allTopicNames().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-        descriptions.forEach((name, d) -> d.partitions().forEach(p -> request.put(new TopicPartition(name, p.partition()), OffsetSpec.latest())));
+        descriptions.forEach((name, d) ->
+                d.partitions().forEach(p -> request.put(new TopicPartition(name, p.partition()), OffsetSpec.latest())));
         Map<TopicPartition, Long> ends = new HashMap<>();
-        admin.listOffsets(request).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp, info.offset()));
+        admin.listOffsets(request)
+                .all()
+                .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                .forEach((tp, info) -> ends.put(tp, info.offset()));
         return ends;
     }
 

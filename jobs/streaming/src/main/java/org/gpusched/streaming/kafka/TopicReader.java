@@ -56,7 +56,8 @@ public final class TopicReader implements AutoCloseable {
      * null map: from the start) up to the current end to {@code handler}, at most {@code max} of them, in partition
      * order within each partition. Returns how many were handed on.
      */
-    public long read(String topic, Class<? extends SpecificRecordBase> type, Map<Integer, Long> from, long max, Handler handler)
+    public long read(
+            String topic, Class<? extends SpecificRecordBase> type, Map<Integer, Long> from, long max, Handler handler)
             throws IOException {
         List<TopicPartition> partitions = partitions(topic);
         consumer.assign(partitions);
@@ -88,21 +89,23 @@ public final class TopicReader implements AutoCloseable {
             }
             if (any) lastProgress = System.nanoTime();
             else if (System.nanoTime() - lastProgress > STALL_LIMIT.toNanos())
-                throw new IOException(topic + ": no record for " + STALL_LIMIT.toSeconds() + " s before the end offsets " + end
-                        + " (an open transaction holds read_committed back?)");
+                throw new IOException(topic + ": no record for " + STALL_LIMIT.toSeconds()
+                        + " s before the end offsets " + end + " (an open transaction holds read_committed back?)");
         }
         return count;
     }
 
     /** Records of a job output topic written since {@code from} (see {@link #endOffsets}), committed ones only. */
     public long count(Topics topic, String prefix, Map<Integer, Long> from) throws IOException {
-        return read(topic.topic(prefix), topic.recordClass(), from, Long.MAX_VALUE, r -> { });
+        return read(topic.topic(prefix), topic.recordClass(), from, Long.MAX_VALUE, r -> {});
     }
 
     private List<TopicPartition> partitions(String topic) {
         var infos = consumer.partitionsFor(topic);
         if (infos == null || infos.isEmpty()) throw new IllegalArgumentException("topic " + topic + " does not exist");
-        return infos.stream().map(i -> new TopicPartition(i.topic(), i.partition())).toList();
+        return infos.stream()
+                .map(i -> new TopicPartition(i.topic(), i.partition()))
+                .toList();
     }
 
     @Override

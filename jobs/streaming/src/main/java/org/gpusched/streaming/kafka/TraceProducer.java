@@ -51,8 +51,15 @@ public final class TraceProducer {
      * record (published cut, with the reason, for the job to reject), the first of them at {@code firstUnreadable}
      * ("file:line: reason", or null when none).
      */
-    public record Summary(long lines, long published, long malformed, long unreadable, String firstUnreadable,
-                          double firstSubmit, double lastSubmit, double wallSeconds) {
+    public record Summary(
+            long lines,
+            long published,
+            long malformed,
+            long unreadable,
+            String firstUnreadable,
+            double firstSubmit,
+            double lastSubmit,
+            double wallSeconds) {
         public double recordsPerSecond() {
             return wallSeconds > 0 ? (published + malformed) / wallSeconds : 0;
         }
@@ -60,12 +67,14 @@ public final class TraceProducer {
 
     private final KafkaSettings kafka;
     private final double speedup;
-    private final ObjectMapper json = new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+    private final ObjectMapper json =
+            new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
     private final AvroBinary<JobSubmitted> avro = new AvroBinary<>(JobSubmitted.class);
 
     /** @param speedup trace seconds per wall second; 0 or less = as fast as possible */
     public TraceProducer(KafkaSettings kafka, double speedup) {
-        if (Double.isNaN(speedup) || Double.isInfinite(speedup)) throw new IllegalArgumentException("speedup must be a finite number, got " + speedup);
+        if (Double.isNaN(speedup) || Double.isInfinite(speedup))
+            throw new IllegalArgumentException("speedup must be a finite number, got " + speedup);
         this.kafka = kafka;
         this.speedup = speedup;
     }
@@ -82,7 +91,7 @@ public final class TraceProducer {
         long start = System.nanoTime();
         long nextProgress = start + 1_000_000_000L;
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config);
-             LineReader in = new LineReader(Files.newInputStream(trace), maxLineBytes(config))) {
+                LineReader in = new LineReader(Files.newInputStream(trace), maxLineBytes(config))) {
             LineReader.Line read;
             while ((read = in.next()) != null) {
                 lines = read.number();
@@ -93,10 +102,19 @@ public final class TraceProducer {
                 TraceJob job = read.ok() ? parseOrNull(line) : null;
                 if (job == null) {
                     record = new ProducerRecord<>(topic, null, null, line.getBytes(StandardCharsets.UTF_8));
-                    record.headers().add(RawRecordDeserializer.FORMAT_HEADER, RawRecordDeserializer.FORMAT_TRACE_LINE.getBytes(StandardCharsets.UTF_8));
-                    record.headers().add(RawRecordDeserializer.ORIGIN_HEADER, (trace + ":" + lines).getBytes(StandardCharsets.UTF_8));
+                    record.headers()
+                            .add(
+                                    RawRecordDeserializer.FORMAT_HEADER,
+                                    RawRecordDeserializer.FORMAT_TRACE_LINE.getBytes(StandardCharsets.UTF_8));
+                    record.headers()
+                            .add(
+                                    RawRecordDeserializer.ORIGIN_HEADER,
+                                    (trace + ":" + lines).getBytes(StandardCharsets.UTF_8));
                     if (!read.ok()) {
-                        record.headers().add(RawRecordDeserializer.UNREADABLE_HEADER, read.error().getBytes(StandardCharsets.UTF_8));
+                        record.headers()
+                                .add(
+                                        RawRecordDeserializer.UNREADABLE_HEADER,
+                                        read.error().getBytes(StandardCharsets.UTF_8));
                         if (unreadable++ == 0) firstUnreadable = trace + ":" + lines + ": " + read.error();
                     }
                     malformed++;
@@ -105,7 +123,12 @@ public final class TraceProducer {
                     if (Double.isNaN(first)) first = submit;
                     last = submit;
                     if (speedup > 0) waitUntil(start + (long) ((submit - first) / speedup * 1e9));
-                    record = new ProducerRecord<>(topic, null, null, job.job().id().getBytes(StandardCharsets.UTF_8), avro.encode(toSubmitted(job)));
+                    record = new ProducerRecord<>(
+                            topic,
+                            null,
+                            null,
+                            job.job().id().getBytes(StandardCharsets.UTF_8),
+                            avro.encode(toSubmitted(job)));
                     published++;
                 }
                 producer.send(record, (metadata, e) -> {
@@ -120,9 +143,21 @@ public final class TraceProducer {
             }
             producer.flush();
         }
-        if (failure.get() != null) throw new IOException("publishing to " + topic + " at " + kafka.bootstrap() + " failed: " + failure.get().getMessage(), failure.get());
+        if (failure.get() != null)
+            throw new IOException(
+                    "publishing to " + topic + " at " + kafka.bootstrap() + " failed: "
+                            + failure.get().getMessage(),
+                    failure.get());
         double wall = (System.nanoTime() - start) / 1e9;
-        return new Summary(lines, published, malformed, unreadable, firstUnreadable, Double.isNaN(first) ? 0 : first, Double.isNaN(last) ? 0 : last, wall);
+        return new Summary(
+                lines,
+                published,
+                malformed,
+                unreadable,
+                firstUnreadable,
+                Double.isNaN(first) ? 0 : first,
+                Double.isNaN(last) ? 0 : last,
+                wall);
     }
 
     /**
@@ -131,7 +166,8 @@ public final class TraceProducer {
      */
     static int maxLineBytes(Properties config) {
         Object size = config.get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
-        int maxRequest = size == null ? 1024 * 1024 : Integer.parseInt(size.toString().trim());
+        int maxRequest =
+                size == null ? 1024 * 1024 : Integer.parseInt(size.toString().trim());
         return Math.max(1024, Math.min(LineReader.MAX_LINE_BYTES, maxRequest - 16 * 1024));
     }
 
@@ -148,7 +184,8 @@ public final class TraceProducer {
         config.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
         // One request in flight: on a partition created just before, a first request refused while the broker is still
         // applying the creation could be overtaken by the next one, and its retries then fail with out-of-order
-        // sequence numbers until they expire, losing its records (KAFKA-15591; seen in KafkaReplayIT on a fresh broker).
+        // sequence numbers until they expire, losing its records (KAFKA-15591; seen in KafkaReplayIT on a fresh
+        // broker).
         config.putIfAbsent(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
         return config;
     }
@@ -185,10 +222,18 @@ public final class TraceProducer {
             try {
                 extrasJson = json.writeValueAsString(extras);
             } catch (JsonProcessingException e) {
-                throw new IllegalArgumentException("job " + j.id() + ": optional fields cannot be encoded (" + e.getOriginalMessage() + ")", e);
+                throw new IllegalArgumentException(
+                        "job " + j.id() + ": optional fields cannot be encoded (" + e.getOriginalMessage() + ")", e);
             }
         }
-        return JobSubmitted.newBuilder().setId(j.id()).setSubmit(j.submitSeconds()).setDue(j.dueSeconds()).setWeight(j.weightPerHour())
-                .setTimes(times).setActualFactor(factor instanceof Number n ? n.doubleValue() : null).setExtrasJson(extrasJson).build();
+        return JobSubmitted.newBuilder()
+                .setId(j.id())
+                .setSubmit(j.submitSeconds())
+                .setDue(j.dueSeconds())
+                .setWeight(j.weightPerHour())
+                .setTimes(times)
+                .setActualFactor(factor instanceof Number n ? n.doubleValue() : null)
+                .setExtrasJson(extrasJson)
+                .build();
     }
 }

@@ -1,15 +1,9 @@
 package org.gpusched.streaming.ops;
 
-import java.util.HashMap;
-import java.util.Map;
-import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Histogram;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
-import org.apache.flink.streaming.api.functions.ProcessFunction;
-import org.apache.flink.util.Collector;
-import org.gpusched.streaming.ControllerKey;
 import org.gpusched.streaming.avro.SchedulingMetrics;
 
 /**
@@ -22,27 +16,32 @@ import org.gpusched.streaming.avro.SchedulingMetrics;
  * subtask that runs it, and every gauge is a copy of the last record's field (after a restore the gauges show the
  * next rescheduling's figures).
  */
-public final class ControllerGauges extends ProcessFunction<SchedulingMetrics, Void> {
+public final class ControllerGauges extends PerControllerMetrics<SchedulingMetrics, ControllerGauges.View> {
     private static final long serialVersionUID = 1L;
+
+    @Override
+    String policy(SchedulingMetrics r) {
+        return r.getPolicy();
+    }
+
+    @Override
+    int controller(SchedulingMetrics r) {
+        return r.getController();
+    }
+
+    @Override
+    View view(MetricGroup group) {
+        return new View(group);
+    }
+
+    @Override
+    void update(View view, SchedulingMetrics r) {
+        view.update(r);
+    }
 
     /** Latency samples kept per controller for the histogram's percentiles. */
     static final int LATENCY_WINDOW = 1024;
 
-    private transient Map<String, View> views;
-
-    @Override
-    public void open(OpenContext context) {
-        views = new HashMap<>();
-    }
-
-    @Override
-    public void processElement(SchedulingMetrics m, Context ctx, Collector<Void> out) {
-        String key = ControllerKey.of(m.getPolicy(), m.getController());
-        View view = views.computeIfAbsent(key, k -> new View(getRuntimeContext().getMetricGroup().addGroup("controller", k)));
-        view.update(m);
-    }
-
-    /** One controller's figures, written by the task thread and read by the reporter's thread. */
     static final class View {
         private volatile SchedulingMetrics last;
         private final Counter reschedulings;
@@ -53,7 +52,9 @@ public final class ControllerGauges extends ProcessFunction<SchedulingMetrics, V
             group.gauge("runningJobs", () -> last == null ? 0 : last.getRunning());
             group.gauge("busyGpus", () -> last == null ? 0 : last.getBusyGpus());
             group.gauge("costRatePerHour", () -> last == null ? 0.0 : last.getCostRatePerHour());
-            group.gauge("totalCost", () -> last == null ? 0.0 : last.getAccruedExecutionCost() + last.getAccruedTardinessCost());
+            group.gauge(
+                    "totalCost",
+                    () -> last == null ? 0.0 : last.getAccruedExecutionCost() + last.getAccruedTardinessCost());
             group.gauge("completedJobs", () -> last == null ? 0L : last.getCompletedJobs());
             group.gauge("eventTimeSeconds", () -> last == null ? 0.0 : last.getTime());
             reschedulings = group.counter("reschedulings");

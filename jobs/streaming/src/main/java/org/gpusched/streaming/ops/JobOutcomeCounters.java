@@ -1,33 +1,34 @@
 package org.gpusched.streaming.ops;
 
-import java.util.HashMap;
-import java.util.Map;
-import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.streaming.api.functions.ProcessFunction;
-import org.apache.flink.util.Collector;
-import org.gpusched.streaming.ControllerKey;
 import org.gpusched.streaming.avro.JobMetrics;
 
 /**
  * Counts a controller's finished jobs, its tardy ones and their tardiness cost ({@code controller=policy#controller})
  * from the job metrics. No Flink state: chained to the controllers, counters restart with the job.
  */
-public final class JobOutcomeCounters extends ProcessFunction<JobMetrics, Void> {
+public final class JobOutcomeCounters extends PerControllerMetrics<JobMetrics, JobOutcomeCounters.View> {
     private static final long serialVersionUID = 1L;
 
-    private transient Map<String, View> views;
-
     @Override
-    public void open(OpenContext context) {
-        views = new HashMap<>();
+    String policy(JobMetrics r) {
+        return r.getPolicy();
     }
 
     @Override
-    public void processElement(JobMetrics m, Context ctx, Collector<Void> out) {
-        String key = ControllerKey.of(m.getPolicy(), m.getController());
-        views.computeIfAbsent(key, k -> new View(getRuntimeContext().getMetricGroup().addGroup("controller", k))).count(m);
+    int controller(JobMetrics r) {
+        return r.getController();
+    }
+
+    @Override
+    View view(MetricGroup group) {
+        return new View(group);
+    }
+
+    @Override
+    void update(View view, JobMetrics r) {
+        view.count(r);
     }
 
     static final class View {

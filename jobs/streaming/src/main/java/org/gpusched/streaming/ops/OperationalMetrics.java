@@ -21,12 +21,19 @@ public final class OperationalMetrics {
     private OperationalMetrics() {}
 
     /** Attaches the metric functions to a defined scheduler job's controllers and rejected records. */
-    public static void attach(SingleOutputStreamOperator<PlacementDecision> controllers, DataStream<RejectedRecord> rejected) {
-        controllers.getSideOutput(ControllerFunction.SCHEDULING_METRICS).process(new ControllerGauges())
-                .uid("ops-controller-gauges").name("metrics: controller gauges");
+    public static void attach(
+            SingleOutputStreamOperator<PlacementDecision> controllers, DataStream<RejectedRecord> rejected) {
+        controllers
+                .getSideOutput(ControllerFunction.SCHEDULING_METRICS)
+                .process(new ControllerGauges())
+                .uid("ops-controller-gauges")
+                .name("metrics: controller gauges");
         controllers.process(new DecisionCounters()).uid("ops-decision-counters").name("metrics: decisions");
-        controllers.getSideOutput(ControllerFunction.JOB_METRICS).process(new JobOutcomeCounters())
-                .uid("ops-job-outcomes").name("metrics: job outcomes");
+        controllers
+                .getSideOutput(ControllerFunction.JOB_METRICS)
+                .process(new JobOutcomeCounters())
+                .uid("ops-job-outcomes")
+                .name("metrics: job outcomes");
         rejected.process(new RejectedCounters()).uid("ops-rejected").name("metrics: rejected records");
     }
 
@@ -37,7 +44,9 @@ public final class OperationalMetrics {
      */
     public static Configuration prometheus(Configuration conf, String ports) {
         conf.set(MetricOptions.REPORTERS_LIST, PROMETHEUS);
-        conf.setString("metrics.reporter." + PROMETHEUS + ".factory.class", "org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
+        conf.setString(
+                "metrics.reporter." + PROMETHEUS + ".factory.class",
+                "org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
         conf.setString("metrics.reporter." + PROMETHEUS + ".port", ports);
         return conf;
     }

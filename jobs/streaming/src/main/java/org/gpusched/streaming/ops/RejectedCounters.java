@@ -24,6 +24,12 @@ public final class RejectedCounters extends ProcessFunction<RejectedRecord, Void
 
     @Override
     public void processElement(RejectedRecord r, Context ctx, Collector<Void> out) {
-        bySource.computeIfAbsent(r.getSource(), s -> getRuntimeContext().getMetricGroup().addGroup("source", s).counter("rejectedRecords")).inc();
+        bySource.computeIfAbsent(
+                        r.getSource(),
+                        s -> getRuntimeContext()
+                                .getMetricGroup()
+                                .addGroup("source", s)
+                                .counter("rejectedRecords"))
+                .inc();
     }
 }

@@ -20,5 +20,7 @@ public class InflationArrival {
     }
 
     /** Key of the run: one keyed state (one cluster) per policy and seed. */
-    public String runKey() { return policyIndex + "#" + seed; }
+    public String runKey() {
+        return policyIndex + "#" + seed;
+    }
 }

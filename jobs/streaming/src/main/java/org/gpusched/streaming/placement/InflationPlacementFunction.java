@@ -48,7 +48,8 @@ public final class InflationPlacementFunction extends KeyedProcessFunction<Strin
     private transient TargetWorkload workload;
     private transient Map<String, InflationStepper> steppers;
 
-    public InflationPlacementFunction(List<NodeSpec> nodes, List<Task> trace, List<PolicySpec> policies, double step, double load) {
+    public InflationPlacementFunction(
+            List<NodeSpec> nodes, List<Task> trace, List<PolicySpec> policies, double step, double load) {
         this.nodes = List.copyOf(nodes);
         this.trace = List.copyOf(trace);
         this.policies = List.copyOf(policies);
@@ -70,7 +71,8 @@ public final class InflationPlacementFunction extends KeyedProcessFunction<Strin
         RunProgress saved = progress.value();
         InflationStepper stepper = steppers.get(key);
         if (stepper == null) {
-            stepper = saved == null ? new InflationStepper(nodes, workload, policies.get(arrival.policyIndex), arrival.seed, step, load)
+            stepper = saved == null
+                    ? new InflationStepper(nodes, workload, policies.get(arrival.policyIndex), arrival.seed, step, load)
                     : restore(arrival, saved);
             steppers.put(key, stepper);
         }
@@ -114,8 +116,17 @@ public final class InflationPlacementFunction extends KeyedProcessFunction<Strin
             tasks.add(trace.get(e.traceIndex));
             placements.add(new Placement(e.node, e.gpus));
         }
-        return InflationStepper.restore(nodes, workload, policies.get(arrival.policyIndex), arrival.seed, step, load, tasks, placements,
-                new InflationStepper.Progress(saved.randomState, saved.requestedMilli, saved.failed, saved.arrived, saved.nextGrid));
+        return InflationStepper.restore(
+                nodes,
+                workload,
+                policies.get(arrival.policyIndex),
+                arrival.seed,
+                step,
+                load,
+                tasks,
+                placements,
+                new InflationStepper.Progress(
+                        saved.randomState, saved.requestedMilli, saved.failed, saved.arrived, saved.nextGrid));
     }
 
     private static InflationOutput point(InflationArrival arrival, CurvePoint p, long nanos) {

@@ -59,14 +59,20 @@ public final class PlacementReplay {
     public static final class RunKey implements KeySelector<ReplayPod, String> {
         private static final long serialVersionUID = 1L;
 
-        @Override public String getKey(ReplayPod p) { return p.run; }
+        @Override
+        public String getKey(ReplayPod p) {
+            return p.run;
+        }
     }
 
     /** Event time of a pod: its creation time (trace seconds). */
     public static final class CreationTime implements SerializableTimestampAssigner<ReplayPod> {
         private static final long serialVersionUID = 1L;
 
-        @Override public long extractTimestamp(ReplayPod p, long previous) { return p.creationTime; }
+        @Override
+        public long extractTimestamp(ReplayPod p, long previous) {
+            return p.creationTime;
+        }
     }
 
     /** Copies every pod to every run (the broadcast of the compare: all policies see exactly the same pods). Stateless. */
@@ -85,9 +91,17 @@ public final class PlacementReplay {
     }
 
     public static Pipeline define(DataStream<RawRecord> lines, Config config, int placementParallelism) {
-        SingleOutputStreamOperator<ReplayPod> parsed = lines
-                .process(new PodRowParser(config.trace().format())).uid("replay-pod-parser").name("replay pod parser").setParallelism(1);
-        DataStream<ReplayEvent> events = place(parsed, WatermarkStrategy.noWatermarks(), config.nodes(), config.trace(), config.runs(),
+        SingleOutputStreamOperator<ReplayPod> parsed = lines.process(
+                        new PodRowParser(config.trace().format()))
+                .uid("replay-pod-parser")
+                .name("replay pod parser")
+                .setParallelism(1);
+        DataStream<ReplayEvent> events = place(
+                parsed,
+                WatermarkStrategy.noWatermarks(),
+                config.nodes(),
+                config.trace(),
+                config.runs(),
                 placementParallelism);
         return new Pipeline(events, parsed.getSideOutput(PodRowParser.REJECTED));
     }
@@ -97,15 +111,26 @@ public final class PlacementReplay {
      * creation time under {@code watermarks} -> {@link RunFanOut} -> keyBy run -> {@link ReplayPlacementFunction} with the
      * target workload and end time of {@code workload}.
      */
-    public static DataStream<ReplayEvent> place(DataStream<ReplayPod> pods, WatermarkStrategy<ReplayPod> watermarks, List<NodeSpec> nodes,
-                                                ReplayTrace workload, List<ReplayRun> runs, int placementParallelism) {
-        return pods
-                .assignTimestampsAndWatermarks(watermarks.withTimestampAssigner(new CreationTime()))
-                .uid("replay-pod-times").name("replay pod times").setParallelism(1)
-                .flatMap(new RunFanOut(runs)).uid("replay-run-fan-out").name("replay run fan-out").setParallelism(1)
+    public static DataStream<ReplayEvent> place(
+            DataStream<ReplayPod> pods,
+            WatermarkStrategy<ReplayPod> watermarks,
+            List<NodeSpec> nodes,
+            ReplayTrace workload,
+            List<ReplayRun> runs,
+            int placementParallelism) {
+        return pods.assignTimestampsAndWatermarks(watermarks.withTimestampAssigner(new CreationTime()))
+                .uid("replay-pod-times")
+                .name("replay pod times")
+                .setParallelism(1)
+                .flatMap(new RunFanOut(runs))
+                .uid("replay-run-fan-out")
+                .name("replay run fan-out")
+                .setParallelism(1)
                 .keyBy(new RunKey())
                 .process(new ReplayPlacementFunction(nodes, workload.workloadTasks(), runs, workload.endTime()))
-                .uid("replay-placement").name("replay placement").setParallelism(placementParallelism);
+                .uid("replay-placement")
+                .name("replay placement")
+                .setParallelism(placementParallelism);
     }
 
     /**
@@ -114,21 +139,29 @@ public final class PlacementReplay {
      * ordered by line, as the JSON objects of rejected.jsonl ({@link #rejectedLine}).
      */
     public static List<ObjectNode> run(Config config, Path work, Consumer<ReplayEvent> each) throws Exception {
-        org.apache.logging.log4j.core.config.Configurator.setLevel("org.apache.flink.streaming.api.operators.collect",
-                org.apache.logging.log4j.Level.ERROR);
+        org.apache.logging.log4j.core.config.Configurator.setLevel(
+                "org.apache.flink.streaming.api.operators.collect", org.apache.logging.log4j.Level.ERROR);
         Configuration conf = new Configuration();
         conf.set(PipelineOptions.GENERIC_TYPES, false);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
-        int placementParallelism = Math.max(1, Math.min(config.runs().size(), Runtime.getRuntime().availableProcessors()));
-        FileSource<RawRecord> source = FileSource.forRecordStreamFormat(new NumberedLineFormat(config.pods().toString()),
-                new org.apache.flink.core.fs.Path(config.pods().toAbsolutePath().toUri())).build();
+        int placementParallelism =
+                Math.max(1, Math.min(config.runs().size(), Runtime.getRuntime().availableProcessors()));
+        FileSource<RawRecord> source = FileSource.forRecordStreamFormat(
+                        new NumberedLineFormat(config.pods().toString()),
+                        new org.apache.flink.core.fs.Path(
+                                config.pods().toAbsolutePath().toUri()))
+                .build();
         DataStream<RawRecord> lines = env.fromSource(source, WatermarkStrategy.noWatermarks(), "pod list")
-                .uid("replay-pod-lines").name("pod list");
+                .uid("replay-pod-lines")
+                .name("pod list");
         Pipeline p = define(lines, config, placementParallelism);
         Files.createDirectories(work);
         deleteRejectedParts(work); // the sink appends: a crashed earlier run must not add its rows
-        p.rejected().sinkTo(new JsonLinesSink<>(work, REJECTED_PARTS)).uid("replay-rejected-sink").name("rejected pods file");
+        p.rejected()
+                .sinkTo(new JsonLinesSink<>(work, REJECTED_PARTS))
+                .uid("replay-rejected-sink")
+                .name("rejected pods file");
         try (CloseableIterator<ReplayEvent> it = p.events().executeAndCollect("gpusched place-replay")) {
             while (it.hasNext()) each.accept(it.next());
         }
@@ -150,7 +183,8 @@ public final class PlacementReplay {
 
     private static List<Path> rejectedParts(Path work) throws IOException {
         try (var files = Files.list(work)) {
-            return files.filter(f -> f.getFileName().toString().startsWith(REJECTED_PARTS + "-")).toList();
+            return files.filter(f -> f.getFileName().toString().startsWith(REJECTED_PARTS + "-"))
+                    .toList();
         }
     }
 
@@ -161,7 +195,8 @@ public final class PlacementReplay {
     private static List<ObjectNode> collectRejected(Path work) throws IOException {
         List<ObjectNode> rejected = new ArrayList<>();
         for (Path f : rejectedParts(work))
-            for (String l : Files.readAllLines(f, StandardCharsets.UTF_8)) if (!l.isBlank()) rejected.add(rejectedLine(JSON.readTree(l)));
+            for (String l : Files.readAllLines(f, StandardCharsets.UTF_8))
+                if (!l.isBlank()) rejected.add(rejectedLine(JSON.readTree(l)));
         deleteRejectedParts(work);
         try (var rest = Files.list(work)) {
             if (rest.findAny().isEmpty()) Files.delete(work);

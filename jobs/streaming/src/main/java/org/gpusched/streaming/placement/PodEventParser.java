@@ -45,7 +45,13 @@ public final class PodEventParser extends ProcessFunction<RawRecord, ReplayPod> 
     }
 
     private static RejectedRecord rejected(RawRecord raw, String reason, String field) {
-        return RejectedRecord.newBuilder().setSource(raw.source).setPosition(raw.position).setText(raw.text)
-                .setBytes(raw.bytes == null ? null : java.nio.ByteBuffer.wrap(raw.bytes)).setReason(reason).setField(field).build();
+        return RejectedRecord.newBuilder()
+                .setSource(raw.source)
+                .setPosition(raw.position)
+                .setText(raw.text)
+                .setBytes(raw.bytes == null ? null : java.nio.ByteBuffer.wrap(raw.bytes))
+                .setReason(reason)
+                .setField(field)
+                .build();
     }
 }

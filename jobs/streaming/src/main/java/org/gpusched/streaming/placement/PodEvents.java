@@ -13,7 +13,8 @@ public final class PodEvents {
     private PodEvents() {}
 
     /** The columns a record carries, as a pod-list header (no scheduled_time: only scheduled pods are published). */
-    public static final String COLUMNS = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,creation_time,deletion_time";
+    public static final String COLUMNS =
+            "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,creation_time,deletion_time";
 
     /** The format that validates records of {@code topic} (its messages name the topic). */
     public static PodListFormat format(String topic) {
@@ -22,10 +23,17 @@ public final class PodEvents {
 
     /** The record of a pod; its seq is the pod's line. */
     public static PodEvent of(ReplayPod pod) {
-        return PodEvent.newBuilder().setName(pod.name).setSeq(pod.line).setCpuMilli(pod.cpuMilli).setMemoryMib(pod.memoryMiB)
-                .setNumGpu(pod.gpuCount).setGpuMilli(pod.gpuMilliPerGpu)
+        return PodEvent.newBuilder()
+                .setName(pod.name)
+                .setSeq(pod.line)
+                .setCpuMilli(pod.cpuMilli)
+                .setMemoryMib(pod.memoryMiB)
+                .setNumGpu(pod.gpuCount)
+                .setGpuMilli(pod.gpuMilliPerGpu)
                 .setGpuSpec(pod.gpuModels.length == 0 ? null : String.join("|", pod.gpuModels))
-                .setCreationTime(pod.creationTime).setDeletionTime(pod.deletionTime == ReplayPod.CUT_OFF ? null : pod.deletionTime).build();
+                .setCreationTime(pod.creationTime)
+                .setDeletionTime(pod.deletionTime == ReplayPod.CUT_OFF ? null : pod.deletionTime)
+                .build();
     }
 
     /** The record as a pod-list row: column -> value, "" for a null. */

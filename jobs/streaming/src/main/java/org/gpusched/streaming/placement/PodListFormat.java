@@ -53,8 +53,11 @@ public final class PodListFormat implements Serializable {
         required.addAll(TIME_COLUMNS);
         for (String c : required)
             if (!names.contains(c))
-                throw new TraceFormatException(file, 1, "missing column '" + c + "' (header: " + names + ", need " + required
-                        + "); the time-driven replay needs creation_time and deletion_time (the multigpu pod lists lack them; use inflate for those)");
+                throw new TraceFormatException(
+                        file,
+                        1,
+                        "missing column '" + c + "' (header: " + names + ", need " + required
+                                + "); the time-driven replay needs creation_time and deletion_time (the multigpu pod lists lack them; use inflate for those)");
         this.columns = List.copyOf(names);
     }
 
@@ -70,8 +73,13 @@ public final class PodListFormat implements Serializable {
         }
     }
 
-    public String file() { return file; }
-    public List<String> columns() { return columns; }
+    public String file() {
+        return file;
+    }
+
+    public List<String> columns() {
+        return columns;
+    }
 
     /** Parses data line {@code line} (1-based, the header is line 1). */
     public Row parse(long line, String text) {

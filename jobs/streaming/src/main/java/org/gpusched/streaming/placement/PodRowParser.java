@@ -17,7 +17,8 @@ import org.gpusched.streaming.avro.RejectedRecord;
  */
 public final class PodRowParser extends ProcessFunction<RawRecord, ReplayPod> {
     private static final long serialVersionUID = 1L;
-    public static final OutputTag<RejectedRecord> REJECTED = new OutputTag<>("rejected-pods", new AvroTypeInfo<>(RejectedRecord.class));
+    public static final OutputTag<RejectedRecord> REJECTED =
+            new OutputTag<>("rejected-pods", new AvroTypeInfo<>(RejectedRecord.class));
 
     private final PodListFormat format;
 
@@ -33,8 +34,15 @@ public final class PodRowParser extends ProcessFunction<RawRecord, ReplayPod> {
             ReplayPod pod = format.parse(line, raw.text).pod();
             if (pod != null) out.collect(pod);
         } catch (TraceFormatException e) {
-            ctx.output(REJECTED, RejectedRecord.newBuilder().setSource(raw.source).setPosition(raw.position).setText(raw.text)
-                    .setReason(e.reason()).setField(e.column()).build());
+            ctx.output(
+                    REJECTED,
+                    RejectedRecord.newBuilder()
+                            .setSource(raw.source)
+                            .setPosition(raw.position)
+                            .setText(raw.text)
+                            .setReason(e.reason())
+                            .setField(e.column())
+                            .build());
         }
     }
 

@@ -22,5 +22,7 @@ public class ReplayEvent {
 
     public ReplayEvent() {}
 
-    public double eopcWatts() { return eopcCpuWatts + eopcGpuWatts; }
+    public double eopcWatts() {
+        return eopcCpuWatts + eopcGpuWatts;
+    }
 }

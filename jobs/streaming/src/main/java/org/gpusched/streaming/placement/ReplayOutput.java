@@ -42,7 +42,9 @@ public final class ReplayOutput implements Closeable {
         metrics.newLine();
     }
 
-    public ReplaySummary summary() { return summary; }
+    public ReplaySummary summary() {
+        return summary;
+    }
 
     public void accept(ReplayEvent e) {
         summary.accept(e);
@@ -59,8 +61,18 @@ public final class ReplayOutput implements Closeable {
         try {
             decisions.write(JSON.writeValueAsString(d));
             decisions.newLine();
-            metrics.write(String.format(Locale.ROOT, "%d,%s,%s,%d,%.1f,%.1f,%.1f,%.6f,%.4f", e.time, e.action, task, e.running,
-                    e.eopcCpuWatts, e.eopcGpuWatts, e.eopcWatts(), e.allocatedGpuFraction, e.fragmentedGpus));
+            metrics.write(String.format(
+                    Locale.ROOT,
+                    "%d,%s,%s,%d,%.1f,%.1f,%.1f,%.6f,%.4f",
+                    e.time,
+                    e.action,
+                    task,
+                    e.running,
+                    e.eopcCpuWatts,
+                    e.eopcGpuWatts,
+                    e.eopcWatts(),
+                    e.allocatedGpuFraction,
+                    e.fragmentedGpus));
             metrics.newLine();
         } catch (IOException x) {
             throw new UncheckedIOException(x);
@@ -99,10 +111,14 @@ public final class ReplayOutput implements Closeable {
         m.put("peakAllocatedGpuFraction", summary.peakAllocatedGpuFraction());
         m.put("meanFragmentedGpus", summary.meanFragmentedGpus());
         m.put("peakFragmentedGpus", summary.peakFragmentedGpus());
-        JSON.writer().with(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve("metrics.json").toFile(), m);
+        JSON.writer()
+                .with(SerializationFeature.INDENT_OUTPUT)
+                .writeValue(dir.resolve("metrics.json").toFile(), m);
     }
 
-    public static ObjectNode runInfo() { return JSON.createObjectNode(); }
+    public static ObjectNode runInfo() {
+        return JSON.createObjectNode();
+    }
 
     @Override
     public void close() throws IOException {

@@ -79,7 +79,8 @@ public final class ReplayPlacementFunction extends KeyedProcessFunction<String, 
         this.nodes = List.copyOf(nodes);
         this.workloadTasks = List.copyOf(workloadTasks);
         Map<String, ReplayRun> byKey = new LinkedHashMap<>();
-        for (ReplayRun r : runs) if (byKey.put(r.key(), r) != null) throw new IllegalArgumentException("run " + r.key() + " given twice");
+        for (ReplayRun r : runs)
+            if (byKey.put(r.key(), r) != null) throw new IllegalArgumentException("run " + r.key() + " given twice");
         this.runs = byKey;
         this.endTime = endTime;
     }
@@ -96,14 +97,17 @@ public final class ReplayPlacementFunction extends KeyedProcessFunction<String, 
 
     @Override
     public void processElement(ReplayPod pod, Context ctx, Collector<ReplayEvent> out) throws Exception {
-        if (!runs.containsKey(pod.run)) throw new IllegalArgumentException("replay pod for unknown run '" + pod.run + "'");
+        if (!runs.containsKey(pod.run))
+            throw new IllegalArgumentException("replay pod for unknown run '" + pod.run + "'");
         append(arrivals, pod.creationTime, pod);
         ctx.timerService().registerEventTimeTimer(pod.creationTime);
     }
 
     /** Departure timer of a task: its deletion time (at least 1 s after creation), or end of input when cut off. */
     static long departureKey(ReplayPod pod) {
-        return pod.deletionTime == ReplayPod.CUT_OFF ? Long.MAX_VALUE : Math.max(pod.deletionTime, pod.creationTime + 1);
+        return pod.deletionTime == ReplayPod.CUT_OFF
+                ? Long.MAX_VALUE
+                : Math.max(pod.deletionTime, pod.creationTime + 1);
     }
 
     @Override
@@ -126,7 +130,9 @@ public final class ReplayPlacementFunction extends KeyedProcessFunction<String, 
         List<ReplayPod> arriving = arrivals.get(time);
         if (arriving != null) {
             Long saved = random.value();
-            RandomState rng = saved == null ? RandomState.derive(runs.get(runKey).seed(), InflationStepper.POLICY_STREAM) : new RandomState(saved);
+            RandomState rng = saved == null
+                    ? RandomState.derive(runs.get(runKey).seed(), InflationStepper.POLICY_STREAM)
+                    : new RandomState(saved);
             for (ReplayPod pod : arriving) {
                 Task task = pod.task();
                 Placement p = run.policy.choose(task, run.cluster, rng);
@@ -164,7 +170,8 @@ public final class ReplayPlacementFunction extends KeyedProcessFunction<String, 
         return c;
     }
 
-    private static ReplayEvent event(String runKey, RunCache run, long time, ReplayPod pod, String action, int node, int[] gpus) {
+    private static ReplayEvent event(
+            String runKey, RunCache run, long time, ReplayPod pod, String action, int node, int[] gpus) {
         ClusterState cluster = run.cluster;
         ReplayEvent e = new ReplayEvent();
         e.run = runKey;

@@ -9,7 +9,9 @@ import org.gpusched.placement.experiment.PolicySpec;
  */
 public record ReplayRun(PolicySpec policy, long seed) implements Serializable {
     /** The run's key: "pwr-fgd a=0.1 seed 42". */
-    public String key() { return policy.label() + " seed " + seed; }
+    public String key() {
+        return policy.label() + " seed " + seed;
+    }
 
     /** A file-name-safe name of the policy: "pwr-fgd-a0.1", "fgd". */
     public String dirName() {

@@ -28,7 +28,8 @@ public final class ReplaySummary {
     public void accept(ReplayEvent e) {
         if (startTime < 0) startTime = e.time;
         else {
-            if (e.time < lastTime) throw new IllegalStateException("replay events out of time order: " + e.time + " after " + lastTime);
+            if (e.time < lastTime)
+                throw new IllegalStateException("replay events out of time order: " + e.time + " after " + lastTime);
             cpuJoules += lastCpuWatts * (e.time - lastTime);
             gpuJoules += lastGpuWatts * (e.time - lastTime);
             allocatedSeconds += lastAllocated * (e.time - lastTime);
@@ -52,24 +53,71 @@ public final class ReplaySummary {
         running = e.running;
     }
 
-    public long placed() { return placed; }
-    public long failed() { return failed; }
-    public long released() { return released; }
-    public int running() { return running; }
-    public int peakRunning() { return peakRunning; }
-    public long startTime() { return startTime; }
-    public long endTime() { return lastTime; }
-    public long durationSeconds() { return startTime < 0 ? 0 : lastTime - startTime; }
-    public double energyKWh() { return (cpuJoules + gpuJoules) / 3.6e6; }
-    public double cpuEnergyKWh() { return cpuJoules / 3.6e6; }
-    public double gpuEnergyKWh() { return gpuJoules / 3.6e6; }
+    public long placed() {
+        return placed;
+    }
+
+    public long failed() {
+        return failed;
+    }
+
+    public long released() {
+        return released;
+    }
+
+    public int running() {
+        return running;
+    }
+
+    public int peakRunning() {
+        return peakRunning;
+    }
+
+    public long startTime() {
+        return startTime;
+    }
+
+    public long endTime() {
+        return lastTime;
+    }
+
+    public long durationSeconds() {
+        return startTime < 0 ? 0 : lastTime - startTime;
+    }
+
+    public double energyKWh() {
+        return (cpuJoules + gpuJoules) / 3.6e6;
+    }
+
+    public double cpuEnergyKWh() {
+        return cpuJoules / 3.6e6;
+    }
+
+    public double gpuEnergyKWh() {
+        return gpuJoules / 3.6e6;
+    }
     /** Time-weighted mean EOPC over the replay, watts (the last event's value when it spans no time). */
-    public double meanWatts() { return durationSeconds() == 0 ? lastCpuWatts + lastGpuWatts : (cpuJoules + gpuJoules) / durationSeconds(); }
-    public double peakWatts() { return peakWatts; }
-    public double peakAllocatedGpuFraction() { return peakAllocatedGpuFraction; }
+    public double meanWatts() {
+        return durationSeconds() == 0 ? lastCpuWatts + lastGpuWatts : (cpuJoules + gpuJoules) / durationSeconds();
+    }
+
+    public double peakWatts() {
+        return peakWatts;
+    }
+
+    public double peakAllocatedGpuFraction() {
+        return peakAllocatedGpuFraction;
+    }
     /** Time-weighted mean allocated GPU fraction (the last event's value when the replay spans no time). */
-    public double meanAllocatedGpuFraction() { return durationSeconds() == 0 ? lastAllocated : allocatedSeconds / durationSeconds(); }
+    public double meanAllocatedGpuFraction() {
+        return durationSeconds() == 0 ? lastAllocated : allocatedSeconds / durationSeconds();
+    }
     /** Time-weighted mean fragmented GPUs (FGD's measure against the target workload). */
-    public double meanFragmentedGpus() { return durationSeconds() == 0 ? lastFragmented : fragmentedSeconds / durationSeconds(); }
-    public double peakFragmentedGpus() { return peakFragmented; }
+    public double meanFragmentedGpus() {
+        return durationSeconds() == 0 ? lastFragmented : fragmentedSeconds / durationSeconds();
+    }
+
+    public double peakFragmentedGpus() {
+        return peakFragmented;
+    }
 }

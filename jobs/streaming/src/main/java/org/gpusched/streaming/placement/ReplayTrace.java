@@ -17,8 +17,15 @@ import org.gpusched.placement.model.Task;
  * only through the stream's {@link PodRowParser}, which parses them with the same format and sends the bad ones to the
  * rejected output; here they are only counted, and the first one is kept for messages.
  */
-public record ReplayTrace(PodListFormat format, List<Task> workloadTasks, int replayable, int unscheduled, int rejected,
-                          String firstRejection, long startTime, long endTime) {
+public record ReplayTrace(
+        PodListFormat format,
+        List<Task> workloadTasks,
+        int replayable,
+        int unscheduled,
+        int rejected,
+        String firstRejection,
+        long startTime,
+        long endTime) {
 
     /** Scans {@code file}; fails only when the file or its header is unusable or no row can be replayed. */
     public static ReplayTrace scan(Path file) {
@@ -55,7 +62,12 @@ public record ReplayTrace(PodListFormat format, List<Task> workloadTasks, int re
             throw new TraceFormatException(name, 0, "cannot read: " + e.getMessage());
         }
         if (replayable == 0)
-            throw new TraceFormatException(name, 1, "no scheduled pods to replay" + (rejected == 0 ? "" : " (" + rejected + " bad rows, first: " + firstRejection + ")"));
-        return new ReplayTrace(format, List.copyOf(tasks), replayable, unscheduled, rejected, firstRejection, start, end);
+            throw new TraceFormatException(
+                    name,
+                    1,
+                    "no scheduled pods to replay"
+                            + (rejected == 0 ? "" : " (" + rejected + " bad rows, first: " + firstRejection + ")"));
+        return new ReplayTrace(
+                format, List.copyOf(tasks), replayable, unscheduled, rejected, firstRejection, start, end);
     }
 }

@@ -31,32 +31,42 @@ public final class StreamingInflation {
     public static final class RunKey implements KeySelector<InflationArrival, String> {
         private static final long serialVersionUID = 1L;
 
-        @Override public String getKey(InflationArrival a) { return a.runKey(); }
+        @Override
+        public String getKey(InflationArrival a) {
+            return a.runKey();
+        }
     }
 
-    public static DataStream<InflationOutput> define(DataStream<InflationRunStart> runs, InflationExperiment.Config config) {
+    public static DataStream<InflationOutput> define(
+            DataStream<InflationRunStart> runs, InflationExperiment.Config config) {
         long capacity = new ClusterState(config.nodes(), null).gpuMilliCapacity();
-        return runs
-                .flatMap(new ArrivalGenerator(config.trace(), capacity, config.load())).uid("inflation-arrivals").name("inflation arrivals")
+        return runs.flatMap(new ArrivalGenerator(config.trace(), capacity, config.load()))
+                .uid("inflation-arrivals")
+                .name("inflation arrivals")
                 .keyBy(new RunKey())
-                .process(new InflationPlacementFunction(config.nodes(), config.trace(), config.policies(), config.step(), config.load()))
-                .uid("inflation-placement").name("inflation placement");
+                .process(new InflationPlacementFunction(
+                        config.nodes(), config.trace(), config.policies(), config.step(), config.load()))
+                .uid("inflation-placement")
+                .name("inflation placement");
     }
 
     /** Runs the experiment on a local Flink mini cluster with {@code config.threads()} parallelism. */
-    public static InflationExperiment.Result run(InflationExperiment.Config config, Consumer<InflationRun.Result> progress) throws Exception {
+    public static InflationExperiment.Result run(
+            InflationExperiment.Config config, Consumer<InflationRun.Result> progress) throws Exception {
         // Closing the collect iterator after a bounded job has finished races with the mini cluster's shutdown and logs
         // harmless "Broken pipe"/"job has terminated" warnings; every run's end record is checked below instead.
-        org.apache.logging.log4j.core.config.Configurator.setLevel("org.apache.flink.streaming.api.operators.collect",
-                org.apache.logging.log4j.Level.ERROR);
+        org.apache.logging.log4j.core.config.Configurator.setLevel(
+                "org.apache.flink.streaming.api.operators.collect", org.apache.logging.log4j.Level.ERROR);
         Configuration conf = new Configuration();
-        conf.set(PipelineOptions.GENERIC_TYPES, false); // every record and state type must be a POJO/basic type, no Kryo
+        conf.set(
+                PipelineOptions.GENERIC_TYPES, false); // every record and state type must be a POJO/basic type, no Kryo
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(config.threads());
         List<InflationRunStart> starts = new ArrayList<>();
         for (int p = 0; p < config.policies().size(); p++)
             for (long seed : config.seeds()) starts.add(new InflationRunStart(p, seed));
-        DataStream<InflationRunStart> runs = env.fromData(starts).uid("inflation-runs").name("inflation runs");
+        DataStream<InflationRunStart> runs =
+                env.fromData(starts).uid("inflation-runs").name("inflation runs");
         Map<String, List<CurvePoint>> curves = new HashMap<>();
         List<InflationRun.Result> results = new ArrayList<>();
         try (CloseableIterator<InflationOutput> it = define(runs, config).executeAndCollect("gpusched inflate")) {
@@ -66,19 +76,31 @@ public final class StreamingInflation {
                 String key = o.policyIndex + "#" + o.seed;
                 List<CurvePoint> curve = curves.computeIfAbsent(key, k -> new ArrayList<>());
                 if (!o.end) {
-                    curve.add(new CurvePoint(spec, o.seed, o.requestedGpuFraction, o.arrivedTasks, o.eopcCpuWatts, o.eopcGpuWatts,
-                            o.grar, o.fragmentedGpus, o.failedTasks, o.allocatedGpuFraction));
+                    curve.add(new CurvePoint(
+                            spec,
+                            o.seed,
+                            o.requestedGpuFraction,
+                            o.arrivedTasks,
+                            o.eopcCpuWatts,
+                            o.eopcGpuWatts,
+                            o.grar,
+                            o.fragmentedGpus,
+                            o.failedTasks,
+                            o.allocatedGpuFraction));
                     continue;
                 }
                 curve.sort(Comparator.comparingDouble(CurvePoint::requestedGpuFraction));
-                InflationRun.Result r = new InflationRun.Result(spec, o.seed, List.copyOf(curve), o.arrivedTasks, o.failedTasks, o.placeNanos);
+                InflationRun.Result r = new InflationRun.Result(
+                        spec, o.seed, List.copyOf(curve), o.arrivedTasks, o.failedTasks, o.placeNanos);
                 results.add(r);
                 progress.accept(r);
             }
         }
         if (results.size() != starts.size())
-            throw new IllegalStateException("the stream ended with " + results.size() + " of " + starts.size() + " runs finished");
-        results.sort(Comparator.comparingInt((InflationRun.Result r) -> config.policies().indexOf(r.policy()))
+            throw new IllegalStateException(
+                    "the stream ended with " + results.size() + " of " + starts.size() + " runs finished");
+        results.sort(Comparator.comparingInt(
+                        (InflationRun.Result r) -> config.policies().indexOf(r.policy()))
                 .thenComparingLong(InflationRun.Result::seed));
         return new InflationExperiment.Result(config, results);
     }

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The progress count of a local run: finished jobs counted from job-metrics part files as they grow. */
 class LocalRunTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private static void append(Path file, String text) throws Exception {
         Files.writeString(file, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);

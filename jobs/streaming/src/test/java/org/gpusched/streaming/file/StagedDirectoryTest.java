@@ -14,7 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** An output directory appears whole on commit, never when abandoned, and is locked while written. */
 class StagedDirectoryTest {
-    @TempDir Path tmp;
+    @TempDir
+    Path tmp;
 
     private List<String> names(Path dir) throws Exception {
         try (Stream<Path> s = Files.list(dir)) {
@@ -30,7 +31,10 @@ class StagedDirectoryTest {
         Files.writeString(out.resolve("comparison.csv"), "old");
         try (StagedDirectory staged = StagedDirectory.open(out, "test", List.of())) {
             assertTrue(Files.exists(staged.dir().resolve(StagedDirectory.INCOMPLETE)));
-            assertEquals("old", Files.readString(out.resolve("comparison.csv")), "the old output stays until the new one is complete");
+            assertEquals(
+                    "old",
+                    Files.readString(out.resolve("comparison.csv")),
+                    "the old output stays until the new one is complete");
             Files.writeString(staged.dir().resolve("comparison.csv"), "new");
             staged.commit();
         }
@@ -50,23 +54,33 @@ class StagedDirectoryTest {
         Path out = tmp.resolve("run");
         try (StagedDirectory first = StagedDirectory.open(out, "gpusched replay --out run", List.of())) {
             var e = assertThrows(StagedDirectory.Refused.class, () -> StagedDirectory.open(out, "second", List.of()));
-            assertTrue(e.getMessage().contains("is being written by another run (pid " + ProcessHandle.current().pid()), e.getMessage());
+            assertTrue(
+                    e.getMessage()
+                            .contains("is being written by another run (pid "
+                                    + ProcessHandle.current().pid()),
+                    e.getMessage());
             assertTrue(e.getMessage().contains("gpusched replay --out run"), e.getMessage());
         }
         Path mine = tmp.resolve("mine");
         Files.createDirectories(mine);
         Files.writeString(mine.resolve("thesis.tex"), "");
         var foreign = assertThrows(StagedDirectory.Refused.class, () -> StagedDirectory.open(mine, "x", List.of()));
-        assertTrue(foreign.getMessage().contains("not a gpusched output directory (it holds thesis.tex)"), foreign.getMessage());
+        assertTrue(
+                foreign.getMessage().contains("not a gpusched output directory (it holds thesis.tex)"),
+                foreign.getMessage());
         Path runs = tmp.resolve("runs");
         Files.createDirectories(runs.resolve("a"));
         Files.writeString(runs.resolve("a/run.json"), "{}");
         var folder = assertThrows(StagedDirectory.Refused.class, () -> StagedDirectory.open(runs, "x", List.of()));
-        assertTrue(folder.getMessage().contains("(it holds a)"), "a folder of runs is not one run's output: " + folder.getMessage());
+        assertTrue(
+                folder.getMessage().contains("(it holds a)"),
+                "a folder of runs is not one run's output: " + folder.getMessage());
         Path withInput = tmp.resolve("data");
         Files.createDirectories(withInput);
         Files.writeString(withInput.resolve("run.json"), "{}");
-        var input = assertThrows(StagedDirectory.Refused.class, () -> StagedDirectory.open(withInput, "x", List.of(withInput.resolve("run.json"))));
+        var input = assertThrows(
+                StagedDirectory.Refused.class,
+                () -> StagedDirectory.open(withInput, "x", List.of(withInput.resolve("run.json"))));
         assertTrue(input.getMessage().contains("contains the input"), input.getMessage());
         assertFalse(Files.exists(tmp.resolve(".mine.lock")));
     }

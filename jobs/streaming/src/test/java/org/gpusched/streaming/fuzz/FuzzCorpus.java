@@ -44,20 +44,33 @@ public final class FuzzCorpus {
         add("required field removed", line -> edit(line, o -> o.remove(REQUIRED[random.nextInt(REQUIRED.length)])));
         add("negative weight", line -> edit(line, o -> o.put("weight", -1 - random.nextInt(100))));
         add("weight past the bound", line -> edit(line, o -> o.put("weight", 1.5e308)));
-        add("submit past the ms range", line -> edit(line, o -> o.put("submit", 1e17).put("due", 2e17)));
-        add("due before submit", line -> edit(line, o -> o.put("due", o.get("submit").asDouble() - 1 - random.nextInt(100))));
-        add("execution time past the bound", line -> edit(line, o -> firstTimes(o).put(firstGpus(o), 1e16)));
+        add(
+                "submit past the ms range",
+                line -> edit(line, o -> o.put("submit", 1e17).put("due", 2e17)));
+        add(
+                "due before submit",
+                line -> edit(line, o -> o.put("due", o.get("submit").asDouble() - 1 - random.nextInt(100))));
+        add(
+                "execution time past the bound",
+                line -> edit(line, o -> firstTimes(o).put(firstGpus(o), 1e16)));
         add("execution time zero", line -> edit(line, o -> firstTimes(o).put(firstGpus(o), 0)));
         add("GPU count given twice", line -> edit(line, o -> firstTimes(o).put("0" + firstGpus(o), 100)));
         add("GPU count zero", line -> edit(line, o -> firstTimes(o).put("0", 100)));
         add("more GPUs than the type has", line -> edit(line, o -> firstTimes(o).put("64", 100)));
-        add("unknown node type", line -> edit(line, o -> ((ObjectNode) o.get("times")).set("NoSuchType", JSON.createObjectNode().put("1", 10))));
+        add(
+                "unknown node type",
+                line -> edit(
+                        line,
+                        o -> ((ObjectNode) o.get("times"))
+                                .set("NoSuchType", JSON.createObjectNode().put("1", 10))));
         add("no times", line -> edit(line, o -> o.putObject("times")));
         add("wrong type", line -> edit(line, o -> o.put(REQUIRED[1 + random.nextInt(3)], "soon")));
         add("blank id", line -> edit(line, o -> o.put("id", " ")));
         add("not an object", line -> utf8(random.nextBoolean() ? "[" + line + "]" : String.valueOf(random.nextInt())));
         add("control character", line -> utf8(line.replaceFirst("\"id\":\"", "\"id\":\"\u0001")));
-        add("nesting too deep", line -> utf8(line.replaceFirst("\\}$", ",\"deep\":" + "[".repeat(5000) + "]".repeat(5000) + "}")));
+        add(
+                "nesting too deep",
+                line -> utf8(line.replaceFirst("\\}$", ",\"deep\":" + "[".repeat(5000) + "]".repeat(5000) + "}")));
         add("random bytes", line -> randomBytes(1 + random.nextInt(300)));
     }
 
@@ -89,7 +102,8 @@ public final class FuzzCorpus {
                 byMutation.merge(m.name(), 1, Integer::sum);
             } else {
                 longLeft--;
-                out.writeBytes(utf8("{\"id\":\"long\",\"pad\":\"" + "x".repeat(1_000_000 + random.nextInt(200_000)) + "\"}"));
+                out.writeBytes(
+                        utf8("{\"id\":\"long\",\"pad\":\"" + "x".repeat(1_000_000 + random.nextInt(200_000)) + "\"}"));
                 badLines.add(number);
                 byMutation.merge("line over the limit", 1, Integer::sum);
             }
@@ -103,18 +117,19 @@ public final class FuzzCorpus {
         List<byte[]> records = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             byte[] base = validAvro.get(random.nextInt(validAvro.size()));
-            records.add(switch (random.nextInt(6)) {
-                case 0 -> randomBytes(random.nextInt(200));
-                case 1 -> java.util.Arrays.copyOf(base, random.nextInt(base.length));
-                case 2 -> {
-                    byte[] longer = java.util.Arrays.copyOf(base, base.length + 1 + random.nextInt(8));
-                    for (int k = base.length; k < longer.length; k++) longer[k] = (byte) random.nextInt(256);
-                    yield longer;
-                }
-                case 3 -> HostileRecords.twoGigabyteString();
-                case 4 -> HostileRecords.hugeArray();
-                default -> utf8("{\"id\":\"json-" + i + "\",\"submit\":1}");
-            });
+            records.add(
+                    switch (random.nextInt(6)) {
+                        case 0 -> randomBytes(random.nextInt(200));
+                        case 1 -> java.util.Arrays.copyOf(base, random.nextInt(base.length));
+                        case 2 -> {
+                            byte[] longer = java.util.Arrays.copyOf(base, base.length + 1 + random.nextInt(8));
+                            for (int k = base.length; k < longer.length; k++) longer[k] = (byte) random.nextInt(256);
+                            yield longer;
+                        }
+                        case 3 -> HostileRecords.twoGigabyteString();
+                        case 4 -> HostileRecords.hugeArray();
+                        default -> utf8("{\"id\":\"json-" + i + "\",\"submit\":1}");
+                    });
         }
         return records;
     }
@@ -131,7 +146,13 @@ public final class FuzzCorpus {
     private byte[] badByte(String line) {
         byte[] bytes = utf8(line);
         int at = 1 + random.nextInt(bytes.length - 1);
-        byte[][] bad = {{(byte) 0x80}, {(byte) 0xFF}, {(byte) 0xC3, 'a'}, {(byte) 0xED, (byte) 0xA0, (byte) 0x80}, {(byte) 0xF8, (byte) 0x88}};
+        byte[][] bad = {
+            {(byte) 0x80},
+            {(byte) 0xFF},
+            {(byte) 0xC3, 'a'},
+            {(byte) 0xED, (byte) 0xA0, (byte) 0x80},
+            {(byte) 0xF8, (byte) 0x88}
+        };
         byte[] insert = bad[random.nextInt(bad.length)];
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.write(bytes, 0, at);
@@ -165,7 +186,8 @@ public final class FuzzCorpus {
         byte[] bytes = new byte[Math.max(1, n)];
         for (int i = 0; i < bytes.length; i++) {
             int b;
-            do b = random.nextInt(256); while (b == '\n' || b == '\r' || b == '{' && i == 0);
+            do b = random.nextInt(256);
+            while (b == '\n' || b == '\r' || b == '{' && i == 0);
             bytes[i] = (byte) b;
         }
         if (bytes[0] >= 0 && Character.isWhitespace((char) bytes[0])) bytes[0] = 'x';

@@ -19,7 +19,11 @@ public final class HostileRecords {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.write(2);
         out.write('x');
-        ByteBuffer doubles = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN).putDouble(1).putDouble(100).putDouble(1);
+        ByteBuffer doubles = ByteBuffer.allocate(24)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putDouble(1)
+                .putDouble(100)
+                .putDouble(1);
         out.writeBytes(doubles.array());
         writeLong(out, 1L << 30);
         out.writeBytes(new byte[] {2, 'G', '1', 2, 0, 0});

@@ -47,7 +47,8 @@ import org.junit.jupiter.api.Test;
 class FuzzIT {
     static final long SEED = 16;
     static final int VALID = 150, BAD_LINES = 3000, LONG_LINES = 3, RAW_RECORDS = 1000;
-    private static final Path WORK = Path.of("target", "fuzz-it-" + ProcessHandle.current().pid()).toAbsolutePath();
+    private static final Path WORK =
+            Path.of("target", "fuzz-it-" + ProcessHandle.current().pid()).toAbsolutePath();
     private static LocalKafkaBroker broker;
 
     @BeforeAll
@@ -73,12 +74,23 @@ class FuzzIT {
         FuzzCorpus.Mixed mixed = corpus.mix(validLines, BAD_LINES, LONG_LINES);
         Path hostile = WORK.resolve("hostile.jsonl");
         FuzzCorpus.write(hostile, mixed);
-        System.out.println("fuzz corpus (seed " + SEED + "): " + mixed.badLines().size() + " bad lines " + mixed.byMutation());
+        System.out.println(
+                "fuzz corpus (seed " + SEED + "): " + mixed.badLines().size() + " bad lines " + mixed.byMutation());
 
-        SchedulerConfig cfg = SchedulerConfig.builder().cluster(ClusterYaml.read(cluster)).policy("fifo").seed(SEED).maxIterations(30)
-                .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK).build();
+        SchedulerConfig cfg = SchedulerConfig.builder()
+                .cluster(ClusterYaml.read(cluster))
+                .policy("fifo")
+                .seed(SEED)
+                .maxIterations(30)
+                .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK)
+                .build();
         List<JsonNode> reference = fileRun(valid, cfg, "reference", FileJobSinks.DECISIONS);
-        assertTrue(reference.stream().filter(d -> d.get("action").asText().equals("COMPLETE")).count() == VALID, "every valid job completes alone");
+        assertTrue(
+                reference.stream()
+                                .filter(d -> d.get("action").asText().equals("COMPLETE"))
+                                .count()
+                        == VALID,
+                "every valid job completes alone");
 
         // Over files: the decisions of the valid lines, and one rejection per bad line at its file:line.
         List<JsonNode> fileDecisions = fileRun(hostile, cfg, "hostile", FileJobSinks.DECISIONS);
@@ -95,16 +107,24 @@ class FuzzIT {
         assertTrue(expectedPositions.equals(rejectedPositions), "files: the rejections are the bad lines");
 
         // Over Kafka: the same file through the producer, then raw values no producer of the product writes.
-        KafkaSettings kafka = KafkaSettings.of(broker.bootstrap()).withTopicPrefix("fuzz.").withBounded(true);
+        KafkaSettings kafka =
+                KafkaSettings.of(broker.bootstrap()).withTopicPrefix("fuzz.").withBounded(true);
         TopicAdmin.createAll(kafka.clientConfig(), kafka.topicPrefix(), 1, (short) 1);
         TraceProducer.Summary produced = new TraceProducer(kafka, 0).publish(hostile, null);
-        // Lines that are valid jobs but not for this cluster (an unknown type, too many GPUs) go as Avro: the job rejects them.
-        int forOtherClusters = mixed.byMutation().get("unknown node type") + mixed.byMutation().get("more GPUs than the type has");
+        // Lines that are valid jobs but not for this cluster (an unknown type, too many GPUs) go as Avro: the job
+        // rejects them.
+        int forOtherClusters =
+                mixed.byMutation().get("unknown node type") + mixed.byMutation().get("more GPUs than the type has");
         assertEquals(VALID + forOtherClusters, produced.published());
         assertEquals(mixed.badLines().size() - forOtherClusters, produced.malformed());
         long unreadable = LONG_LINES + mixed.byMutation().get("invalid UTF-8 byte");
-        assertTrue(produced.unreadable() >= unreadable, "over-long and non-UTF-8 lines are counted (random bytes are mostly not UTF-8 either): " + produced.unreadable());
-        assertTrue(produced.firstUnreadable().startsWith(hostile + ":"), "the first one is named by file:line: " + produced.firstUnreadable());
+        assertTrue(
+                produced.unreadable() >= unreadable,
+                "over-long and non-UTF-8 lines are counted (random bytes are mostly not UTF-8 either): "
+                        + produced.unreadable());
+        assertTrue(
+                produced.firstUnreadable().startsWith(hostile + ":"),
+                "the first one is named by file:line: " + produced.firstUnreadable());
         AvroBinary<JobSubmitted> avro = new AvroBinary<>(JobSubmitted.class);
         List<byte[]> validAvro = new ArrayList<>();
         for (String line : validLines) validAvro.add(avro.encode(RecordParser.toSubmitted(TraceJson.parse(line))));
@@ -117,10 +137,16 @@ class FuzzIT {
         List<JsonNode> kafkaDecisions = readTopic(kafka, Topics.DECISIONS, PlacementDecision.class);
         List<JsonNode> kafkaRejected = readTopic(kafka, Topics.REJECTED, RejectedRecord.class);
         assertEquals(sorted(reference), sorted(kafkaDecisions), "kafka: the valid records are decided as if alone");
-        assertEquals(mixed.badLines().size() + RAW_RECORDS, kafkaRejected.size(), "kafka: one rejection per bad record");
+        assertEquals(
+                mixed.badLines().size() + RAW_RECORDS, kafkaRejected.size(), "kafka: one rejection per bad record");
         for (JsonNode r : kafkaRejected) assertWellFormedRejection(r);
-        for (String claim : List.of("a string of 2000000000 bytes claimed with 1 bytes left", "an array block of 1073741824 items claimed with 6 bytes left")) {
-            assertTrue(kafkaRejected.stream().anyMatch(r -> r.get("reason").asText().contains(claim)), "rejected, not an OutOfMemoryError: " + claim);
+        for (String claim : List.of(
+                "a string of 2000000000 bytes claimed with 1 bytes left",
+                "an array block of 1073741824 items claimed with 6 bytes left")) {
+            assertTrue(
+                    kafkaRejected.stream()
+                            .anyMatch(r -> r.get("reason").asText().contains(claim)),
+                    "rejected, not an OutOfMemoryError: " + claim);
         }
         Set<String> kafkaOrigins = new HashSet<>();
         for (JsonNode r : kafkaRejected) {
@@ -129,9 +155,13 @@ class FuzzIT {
             if (open > 0) kafkaOrigins.add(position.substring(open + 2, position.length() - 1));
         }
         // Lines published as Avro (valid jobs for another cluster) carry no file:line; every other bad line does.
-        assertEquals(mixed.badLines().size() - forOtherClusters, kafkaOrigins.size(), "kafka: the rejected trace lines carry their file:line");
+        assertEquals(
+                mixed.badLines().size() - forOtherClusters,
+                kafkaOrigins.size(),
+                "kafka: the rejected trace lines carry their file:line");
         assertTrue(expectedPositions.containsAll(kafkaOrigins), "kafka: only bad lines are rejected");
-        System.out.printf("fuzz: %d bad lines over files, %d bad lines and %d raw values over Kafka: 0 crashes, %d valid jobs, 0 lost%n",
+        System.out.printf(
+                "fuzz: %d bad lines over files, %d bad lines and %d raw values over Kafka: 0 crashes, %d valid jobs, 0 lost%n",
                 mixed.badLines().size(), mixed.badLines().size(), RAW_RECORDS, VALID);
     }
 
@@ -141,7 +171,8 @@ class FuzzIT {
         assertFalse(r.get("position").asText("").isBlank(), "a position: " + r);
     }
 
-    private static List<JsonNode> fileRun(Path trace, SchedulerConfig cfg, String name, String output) throws Exception {
+    private static List<JsonNode> fileRun(Path trace, SchedulerConfig cfg, String name, String output)
+            throws Exception {
         Path parts = WORK.resolve(name);
         StreamExecutionEnvironment env = env();
         SchedulerJob.define(env, new FileJobSources(trace), new FileJobSinks(parts), cfg);
@@ -152,7 +183,8 @@ class FuzzIT {
     private static List<JsonNode> sorted(List<JsonNode> decisions) {
         List<JsonNode> copy = new ArrayList<>(decisions);
         copy.sort(Comparator.<JsonNode, String>comparing(d -> d.get("policy").asText())
-                .thenComparingInt(d -> d.get("controller").asInt()).thenComparingLong(d -> d.get("seq").asLong()));
+                .thenComparingInt(d -> d.get("controller").asInt())
+                .thenComparingLong(d -> d.get("seq").asLong()));
         return copy;
     }
 
@@ -161,12 +193,14 @@ class FuzzIT {
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-            for (byte[] v : values) producer.send(new ProducerRecord<>(Topics.SUBMISSIONS.topic(kafka.topicPrefix()), v));
+            for (byte[] v : values)
+                producer.send(new ProducerRecord<>(Topics.SUBMISSIONS.topic(kafka.topicPrefix()), v));
             producer.flush();
         }
     }
 
-    private static <T extends org.apache.avro.specific.SpecificRecordBase> List<JsonNode> readTopic(KafkaSettings kafka, Topics topic, Class<T> type) throws Exception {
+    private static <T extends org.apache.avro.specific.SpecificRecordBase> List<JsonNode> readTopic(
+            KafkaSettings kafka, Topics topic, Class<T> type) throws Exception {
         List<JsonNode> records = new ArrayList<>();
         for (T r : TopicRecords.read(kafka, topic, type)) records.add(AvroJson.MAPPER.readTree(AvroJson.toLine(r)));
         return records;

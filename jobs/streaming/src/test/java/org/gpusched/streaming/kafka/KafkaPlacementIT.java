@@ -41,7 +41,9 @@ import org.junit.jupiter.api.Test;
  * PodEvent with an impossible demand, published by another client, must be rejected by the job, which goes on.
  */
 class KafkaPlacementIT {
-    private static final Path WORK = Path.of("target", "placement-it-work-" + ProcessHandle.current().pid()).toAbsolutePath();
+    private static final Path WORK = Path.of(
+                    "target", "placement-it-work-" + ProcessHandle.current().pid())
+            .toAbsolutePath();
     private static final Path FIXTURE = Path.of("src/test/resources/place-replay/pods.csv");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String BAD_ROW = "bad,2000,4096,1,500,,LS,Succeeded,70,65,70";
@@ -66,11 +68,15 @@ class KafkaPlacementIT {
         Files.write(pods, lines);
         // Several nodes, two of them alike, so the policy's choice and its seeded tie-breaking matter.
         Path nodesFile = WORK.resolve("nodes.csv");
-        Files.writeString(nodesFile, "sn,cpu_milli,memory_mib,gpu,model\nnode-a,32000,131072,2,T4\nnode-b,32000,131072,2,T4\n"
-                + "node-c,64000,262144,4,T4\nnode-d,16000,65536,0,\n");
+        Files.writeString(
+                nodesFile,
+                "sn,cpu_milli,memory_mib,gpu,model\nnode-a,32000,131072,2,T4\nnode-b,32000,131072,2,T4\n"
+                        + "node-c,64000,262144,4,T4\nnode-d,16000,65536,0,\n");
         List<NodeSpec> nodes = AlibabaTraceCsv.readNodes(nodesFile);
         ReplayTrace trace = ReplayTrace.scan(pods);
-        List<ReplayRun> runs = List.of(new ReplayRun(new PolicySpec("fgd", Double.NaN), 42), new ReplayRun(new PolicySpec("pwr-fgd", 0.1), 42));
+        List<ReplayRun> runs = List.of(
+                new ReplayRun(new PolicySpec("fgd", Double.NaN), 42),
+                new ReplayRun(new PolicySpec("pwr-fgd", 0.1), 42));
 
         // place-replay of the same file: decisions.jsonl and rejected.jsonl per run
         List<List<String>> fileDecisions = new ArrayList<>();
@@ -78,13 +84,19 @@ class KafkaPlacementIT {
         for (ReplayRun run : runs) {
             Path out = WORK.resolve("file-" + run.dirName());
             try (ReplayOutput output = new ReplayOutput(out, nodes)) {
-                fileRejected = PlacementReplay.run(new PlacementReplay.Config(nodes, pods, trace, List.of(run)), out.resolve(".parts"), output::accept);
+                fileRejected = PlacementReplay.run(
+                        new PlacementReplay.Config(nodes, pods, trace, List.of(run)),
+                        out.resolve(".parts"),
+                        output::accept);
             }
             fileDecisions.add(Files.readAllLines(out.resolve("decisions.jsonl")));
         }
         assertEquals(1, fileRejected.size(), "place-replay rejects the bad row");
 
-        KafkaSettings kafka = KafkaSettings.of(broker.bootstrap()).withTopicPrefix("placement.").withBounded(true).withGroupId("placement-it");
+        KafkaSettings kafka = KafkaSettings.of(broker.bootstrap())
+                .withTopicPrefix("placement.")
+                .withBounded(true)
+                .withGroupId("placement-it");
         TopicAdmin.createAll(kafka.clientConfig(), kafka.topicPrefix(), 1, (short) 1);
         PodProducer.Summary produced = new PodProducer(kafka, 0).publish(pods, null);
         assertEquals(5, produced.published(), "p0..p5 but p4 (never scheduled)");
@@ -92,8 +104,16 @@ class KafkaPlacementIT {
         assertEquals(1, produced.rejected());
         String podsTopic = Topics.PODS.topic(kafka.topicPrefix());
         TopicRecords.publishRaw(kafka, podsTopic, "garbage".getBytes(StandardCharsets.UTF_8));
-        PodEvent impossible = PodEvent.newBuilder().setName("x").setSeq(99).setCpuMilli(1000).setMemoryMib(1024).setNumGpu(2).setGpuMilli(500)
-                .setCreationTime(5).setDeletionTime(null).build();
+        PodEvent impossible = PodEvent.newBuilder()
+                .setName("x")
+                .setSeq(99)
+                .setCpuMilli(1000)
+                .setMemoryMib(1024)
+                .setNumGpu(2)
+                .setGpuMilli(500)
+                .setCreationTime(5)
+                .setDeletionTime(null)
+                .build();
         TopicRecords.publishRaw(kafka, podsTopic, new AvroBinary<>(PodEvent.class).encode(impossible));
 
         Configuration conf = new Configuration();
@@ -106,25 +126,53 @@ class KafkaPlacementIT {
         List<PodPlacement> placements = TopicRecords.read(kafka, Topics.POD_PLACEMENTS, PodPlacement.class);
         for (int i = 0; i < runs.size(); i++) {
             String key = runs.get(i).key();
-            List<String> kafkaDecisions = placements.stream().filter(p -> p.getRun().equals(key)).map(KafkaPlacementIT::asDecisionLine).toList();
+            List<String> kafkaDecisions = placements.stream()
+                    .filter(p -> p.getRun().equals(key))
+                    .map(KafkaPlacementIT::asDecisionLine)
+                    .toList();
             assertFalse(fileDecisions.get(i).isEmpty());
-            assertEquals(fileDecisions.get(i), kafkaDecisions, key + ": the placements topic holds place-replay's decisions, in order");
+            assertEquals(
+                    fileDecisions.get(i),
+                    kafkaDecisions,
+                    key + ": the placements topic holds place-replay's decisions, in order");
         }
-        assertEquals(fileDecisions.get(0).size() + fileDecisions.get(1).size(), placements.size(), "no decisions of other runs");
-        assertTrue(placements.stream().map(PodPlacement::getNode).filter(n -> n != null).distinct().count() > 1,
+        assertEquals(
+                fileDecisions.get(0).size() + fileDecisions.get(1).size(),
+                placements.size(),
+                "no decisions of other runs");
+        assertTrue(
+                placements.stream()
+                                .map(PodPlacement::getNode)
+                                .filter(n -> n != null)
+                                .distinct()
+                                .count()
+                        > 1,
                 "the pods are spread over several nodes: " + placements);
 
         List<RejectedRecord> rejected = TopicRecords.read(kafka, Topics.REJECTED, RejectedRecord.class);
         assertEquals(3, rejected.size(), rejected.toString());
-        RejectedRecord badRow = rejected.stream().filter(r -> BAD_ROW.equals(r.getText())).findFirst().orElseThrow();
+        RejectedRecord badRow = rejected.stream()
+                .filter(r -> BAD_ROW.equals(r.getText()))
+                .findFirst()
+                .orElseThrow();
         assertEquals(pods + ":5", badRow.getPosition());
-        assertEquals(fileRejected.get(0).get("reason").asText(), badRow.getReason(), "the producer gives place-replay's reason");
+        assertEquals(
+                fileRejected.get(0).get("reason").asText(),
+                badRow.getReason(),
+                "the producer gives place-replay's reason");
         assertEquals("deletion_time", badRow.getField());
-        RejectedRecord garbage = rejected.stream().filter(r -> r.getReason().startsWith("not a PodEvent")).findFirst().orElseThrow();
+        RejectedRecord garbage = rejected.stream()
+                .filter(r -> r.getReason().startsWith("not a PodEvent"))
+                .findFirst()
+                .orElseThrow();
         assertEquals(podsTopic, garbage.getSource());
         assertTrue(garbage.getPosition().startsWith(podsTopic + "-0@"), garbage.getPosition());
-        assertEquals("garbage", StandardCharsets.UTF_8.decode(garbage.getBytes()).toString(), "the original bytes are kept");
-        RejectedRecord demand = rejected.stream().filter(r -> "gpu_milli".equals(r.getField())).findFirst().orElseThrow();
+        assertEquals(
+                "garbage", StandardCharsets.UTF_8.decode(garbage.getBytes()).toString(), "the original bytes are kept");
+        RejectedRecord demand = rejected.stream()
+                .filter(r -> "gpu_milli".equals(r.getField()))
+                .findFirst()
+                .orElseThrow();
         assertEquals(podsTopic, demand.getSource());
         assertTrue(demand.getReason().contains("2 x 500"), demand.getReason());
         assertNull(demand.getText());

@@ -18,17 +18,17 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.avro.specific.SpecificRecordBase;
 import org.gpusched.formats.ClusterYaml;
 import org.gpusched.streaming.JobSources;
 import org.gpusched.streaming.RawRecord;
@@ -54,7 +54,9 @@ import org.junit.jupiter.api.Test;
  */
 class KafkaReplayIT {
     /** Inputs and file-path outputs; per JVM, so concurrent runs in the same tree do not overwrite each other's. */
-    private static final Path WORK = Path.of("target", "replay-it-work-" + ProcessHandle.current().pid()).toAbsolutePath();
+    private static final Path WORK =
+            Path.of("target", "replay-it-work-" + ProcessHandle.current().pid()).toAbsolutePath();
+
     private static final int JOBS = 60;
     private static LocalKafkaBroker broker;
 
@@ -84,12 +86,24 @@ class KafkaReplayIT {
         Files.write(trace, lines);
 
         for (String policy : List.of("andreas-rg", "fifo")) {
-            SchedulerConfig cfg = SchedulerConfig.builder().cluster(ClusterYaml.read(cluster)).policy(policy).seed(7).maxIterations(50)
-                    .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK).build();
-            // andreas-rg reads Kafka with watermarks that follow the input (one partition, in time order), fifo with one
+            SchedulerConfig cfg = SchedulerConfig.builder()
+                    .cluster(ClusterYaml.read(cluster))
+                    .policy(policy)
+                    .seed(7)
+                    .maxIterations(50)
+                    .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK)
+                    .build();
+            // andreas-rg reads Kafka with watermarks that follow the input (one partition, in time order), fifo with
+            // one
             // watermark at the end of the input: both must give the file path's decisions
-            SchedulerConfig kafkaCfg = SchedulerConfig.builder().cluster(ClusterYaml.read(cluster)).policy(policy).seed(7).maxIterations(50)
-                    .outOfOrderness(policy.equals("andreas-rg") ? Duration.ZERO : SchedulerConfig.END_OF_INPUT_WATERMARK).build();
+            SchedulerConfig kafkaCfg = SchedulerConfig.builder()
+                    .cluster(ClusterYaml.read(cluster))
+                    .policy(policy)
+                    .seed(7)
+                    .maxIterations(50)
+                    .outOfOrderness(
+                            policy.equals("andreas-rg") ? Duration.ZERO : SchedulerConfig.END_OF_INPUT_WATERMARK)
+                    .build();
 
             Path parts = WORK.resolve("file-" + policy);
             StreamExecutionEnvironment fileEnv = env();
@@ -98,13 +112,16 @@ class KafkaReplayIT {
             List<JsonNode> fileDecisions = RunDirectoryWriter.read(parts, FileJobSinks.DECISIONS);
             List<JsonNode> fileRejected = RunDirectoryWriter.read(parts, FileJobSinks.REJECTED);
 
-            KafkaSettings kafka = KafkaSettings.of(broker.bootstrap()).withTopicPrefix(policy + ".").withBounded(true);
+            KafkaSettings kafka = KafkaSettings.of(broker.bootstrap())
+                    .withTopicPrefix(policy + ".")
+                    .withBounded(true);
             TopicAdmin.createAll(kafka.clientConfig(), kafka.topicPrefix(), 1, (short) 1);
             TraceProducer.Summary produced = new TraceProducer(kafka, 0).publish(trace, null);
             assertEquals(JOBS, produced.published());
             assertEquals(2, produced.malformed());
             // A value that is not Avro at all, without the trace-line marker (someone else's producer).
-            publishRaw(kafka, Topics.SUBMISSIONS.topic(kafka.topicPrefix()), "garbage".getBytes(StandardCharsets.UTF_8));
+            publishRaw(
+                    kafka, Topics.SUBMISSIONS.topic(kafka.topicPrefix()), "garbage".getBytes(StandardCharsets.UTF_8));
 
             StreamExecutionEnvironment kafkaEnv = env();
             KafkaPipeline.define(kafkaEnv, kafka, kafkaCfg);
@@ -117,30 +134,47 @@ class KafkaReplayIT {
             assertFalse(fileDecisions.isEmpty(), "the file replay decided something");
             sortDecisions(fileDecisions);
             sortDecisions(kafkaDecisions);
-            System.out.printf("%s: %d decisions from the file path, %d from Kafka%n", policy, fileDecisions.size(), kafkaDecisions.size());
+            System.out.printf(
+                    "%s: %d decisions from the file path, %d from Kafka%n",
+                    policy, fileDecisions.size(), kafkaDecisions.size());
             assertEquals(fileDecisions.size(), kafkaDecisions.size(), policy + ": number of decisions");
             for (int i = 0; i < fileDecisions.size(); i++) {
                 assertEquals(fileDecisions.get(i), kafkaDecisions.get(i), policy + ": decision " + i);
             }
-            long completes = kafkaDecisions.stream().filter(d -> d.get("action").asText().equals("COMPLETE")).count();
+            long completes = kafkaDecisions.stream()
+                    .filter(d -> d.get("action").asText().equals("COMPLETE"))
+                    .count();
             assertEquals(JOBS, completes, policy + ": every valid job completes");
-            assertEquals(JOBS, kafkaCompletions.size(), policy + ": one simulated completion per job on the completions topic");
+            assertEquals(
+                    JOBS,
+                    kafkaCompletions.size(),
+                    policy + ": one simulated completion per job on the completions topic");
 
             assertEquals(2, fileRejected.size(), policy + ": the file path rejects the two malformed lines");
             assertEquals(3, kafkaRejected.size(), policy + ": the two malformed lines and the garbage value");
-            JsonNode broken = find(kafkaRejected, r -> notJson.equals(r.path("text").asText(null)));
-            JsonNode late = find(kafkaRejected, r -> impossible.equals(r.path("text").asText(null)));
+            JsonNode broken =
+                    find(kafkaRejected, r -> notJson.equals(r.path("text").asText(null)));
+            JsonNode late =
+                    find(kafkaRejected, r -> impossible.equals(r.path("text").asText(null)));
             JsonNode garbage = find(kafkaRejected, r -> r.path("text").isNull());
             for (JsonNode r : List.of(broken, late, garbage)) {
-                assertEquals(Topics.SUBMISSIONS.topic(kafka.topicPrefix()), r.get("source").asText());
+                assertEquals(
+                        Topics.SUBMISSIONS.topic(kafka.topicPrefix()),
+                        r.get("source").asText());
                 assertFalse(r.get("reason").asText().isBlank(), "a reason: " + r);
             }
             assertTrue(broken.get("position").asText().endsWith("(" + trace + ":6)"), broken.toString());
             assertTrue(late.get("position").asText().endsWith("(" + trace + ":21)"), late.toString());
             assertTrue(late.get("reason").asText().contains("due"), late.toString());
             // Same reasons as the file path gives for the same lines.
-            assertEquals(find(fileRejected, r -> notJson.equals(r.path("text").asText(null))).get("reason"), broken.get("reason"));
-            assertEquals(find(fileRejected, r -> impossible.equals(r.path("text").asText(null))).get("reason"), late.get("reason"));
+            assertEquals(
+                    find(fileRejected, r -> notJson.equals(r.path("text").asText(null)))
+                            .get("reason"),
+                    broken.get("reason"));
+            assertEquals(
+                    find(fileRejected, r -> impossible.equals(r.path("text").asText(null)))
+                            .get("reason"),
+                    late.get("reason"));
             assertNotNull(garbage.get("bytes").asText(null), "the original bytes are kept");
             assertNull(garbage.path("text").asText(null));
         }
@@ -154,8 +188,14 @@ class KafkaReplayIT {
     void checkpointedExactlyOnceRunGivesTheSameDecisions() throws Exception {
         Path dir = WORK.resolve("exactly-once");
         Path trace = workload(dir, new BenchmarkWorkload(30, 6, 1.2, 3));
-        SchedulerConfig cfg = SchedulerConfig.builder().cluster(ClusterYaml.read(dir.resolve("cluster.yaml"))).policy("andreas-rg").seed(3)
-                .maxIterations(30).outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK).checkpointInterval(Duration.ofMillis(300)).build();
+        SchedulerConfig cfg = SchedulerConfig.builder()
+                .cluster(ClusterYaml.read(dir.resolve("cluster.yaml")))
+                .policy("andreas-rg")
+                .seed(3)
+                .maxIterations(30)
+                .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK)
+                .checkpointInterval(Duration.ofMillis(300))
+                .build();
         List<JsonNode> fileDecisions = fileDecisions(dir, trace, cfg);
 
         KafkaSettings kafka = exactlyOnceTopicsWith(trace, "eos.");
@@ -218,7 +258,9 @@ class KafkaReplayIT {
         conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
-        conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        conf.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         FailOnceAfterACheckpoint.FAILED.set(false);
         StreamExecutionEnvironment failing = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         failingOnce(failing, kafka, cfg);
@@ -226,10 +268,13 @@ class KafkaReplayIT {
         assertTrue(FailOnceAfterACheckpoint.FAILED.get(), "the injected failure happened");
 
         Path retained;
-        try (var files = Files.find(checkpoints, 3, (p, a) -> p.getFileName().toString().equals("_metadata"))) {
+        try (var files =
+                Files.find(checkpoints, 3, (p, a) -> p.getFileName().toString().equals("_metadata"))) {
             // JOB-ID/chk-N/_metadata: the highest N
-            retained = files.max(Comparator.comparingLong(p -> Long.parseLong(p.getParent().getFileName().toString().substring("chk-".length()))))
-                    .orElseThrow().getParent();
+            retained = files.max(Comparator.comparingLong(p -> Long.parseLong(
+                            p.getParent().getFileName().toString().substring("chk-".length()))))
+                    .orElseThrow()
+                    .getParent();
         }
         conf.set(StateRecoveryOptions.SAVEPOINT_PATH, retained.toUri().toString());
         StreamExecutionEnvironment restored = StreamExecutionEnvironment.getExecutionEnvironment(conf);
@@ -255,16 +300,25 @@ class KafkaReplayIT {
     private static Checkpointed checkpointedRun(String name, long seed) throws Exception {
         Path dir = WORK.resolve(name);
         Path trace = workload(dir, new BenchmarkWorkload(JOBS, 6, 1.5, seed));
-        SchedulerConfig cfg = SchedulerConfig.builder().cluster(ClusterYaml.read(dir.resolve("cluster.yaml"))).policy("andreas-rg").seed(seed)
-                .maxIterations(30).outOfOrderness(Duration.ZERO).checkpointInterval(Duration.ofMillis(200)).build();
+        SchedulerConfig cfg = SchedulerConfig.builder()
+                .cluster(ClusterYaml.read(dir.resolve("cluster.yaml")))
+                .policy("andreas-rg")
+                .seed(seed)
+                .maxIterations(30)
+                .outOfOrderness(Duration.ZERO)
+                .checkpointInterval(Duration.ofMillis(200))
+                .build();
         return new Checkpointed(cfg, fileDecisions(dir, trace, cfg), exactlyOnceTopicsWith(trace, name + "."));
     }
 
     /** The scheduler on the topics, its submissions passed through {@link FailOnceAfterACheckpoint}. */
     private static void failingOnce(StreamExecutionEnvironment env, KafkaSettings kafka, SchedulerConfig cfg) {
         KafkaJobSources kafkaSources = new KafkaJobSources(kafka, false, cfg.idleTimeout());
-        JobSources failingOnce = e -> kafkaSources.submissions(e).map(new FailOnceAfterACheckpoint(JOBS / 2))
-                .uid("fail-once").name("fail once after a checkpoint");
+        JobSources failingOnce = e -> kafkaSources
+                .submissions(e)
+                .map(new FailOnceAfterACheckpoint(JOBS / 2))
+                .uid("fail-once")
+                .name("fail once after a checkpoint");
         SchedulerJob.define(env, failingOnce, new KafkaJobSinks(kafka), cfg);
     }
 
@@ -287,7 +341,10 @@ class KafkaReplayIT {
 
     /** Topics under the prefix holding the trace, read bounded and written in transactions (exactly once). */
     private static KafkaSettings exactlyOnceTopicsWith(Path trace, String prefix) throws Exception {
-        KafkaSettings kafka = KafkaSettings.of(broker.bootstrap()).withTopicPrefix(prefix).withBounded(true).withExactlyOnce(true)
+        KafkaSettings kafka = KafkaSettings.of(broker.bootstrap())
+                .withTopicPrefix(prefix)
+                .withBounded(true)
+                .withExactlyOnce(true)
                 .withGroupId(prefix + "it");
         TopicAdmin.createAll(kafka.clientConfig(), kafka.topicPrefix(), 1, (short) 1);
         new TraceProducer(kafka, 0).publish(trace, null);
@@ -311,7 +368,8 @@ class KafkaReplayIT {
             // Past `after` records and still no completed checkpoint (a loaded machine): slower, so that one completes
             // before the input runs out (a blocking wait would hold back the checkpoint notification itself).
             Thread.sleep(seen >= after && !checkpointed ? 300 : 30);
-            if (++seen > after && checkpointed && FAILED.compareAndSet(false, true)) throw new IllegalStateException("injected failure");
+            if (++seen > after && checkpointed && FAILED.compareAndSet(false, true))
+                throw new IllegalStateException("injected failure");
             return record;
         }
 
@@ -328,12 +386,17 @@ class KafkaReplayIT {
     }
 
     private static void sortDecisions(List<JsonNode> decisions) {
-        decisions.sort(Comparator.<JsonNode, String>comparing(d -> d.get("policy").asText())
-                .thenComparingInt(d -> d.get("controller").asInt()).thenComparingLong(d -> d.get("seq").asLong()));
+        decisions.sort(
+                Comparator.<JsonNode, String>comparing(d -> d.get("policy").asText())
+                        .thenComparingInt(d -> d.get("controller").asInt())
+                        .thenComparingLong(d -> d.get("seq").asLong()));
     }
 
     private static JsonNode find(List<JsonNode> records, java.util.function.Predicate<JsonNode> which) {
-        return records.stream().filter(which).findFirst().orElseThrow(() -> new AssertionError("no such record in " + records));
+        return records.stream()
+                .filter(which)
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no such record in " + records));
     }
 
     private static void publishRaw(KafkaSettings kafka, String topic, byte[] value) throws Exception {
@@ -341,7 +404,8 @@ class KafkaReplayIT {
     }
 
     /** Every record of a topic (from the start to its current end), decoded and turned into the run files' JSON form. */
-    private static <T extends SpecificRecordBase> List<JsonNode> readTopic(KafkaSettings kafka, Topics topic, Class<T> type) throws Exception {
+    private static <T extends SpecificRecordBase> List<JsonNode> readTopic(
+            KafkaSettings kafka, Topics topic, Class<T> type) throws Exception {
         List<JsonNode> records = new ArrayList<>();
         for (T r : TopicRecords.read(kafka, topic, type)) records.add(AvroJson.MAPPER.readTree(AvroJson.toLine(r)));
         return records;

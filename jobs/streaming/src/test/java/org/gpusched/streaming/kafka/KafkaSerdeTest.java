@@ -25,14 +25,30 @@ import org.junit.jupiter.api.Test;
 class KafkaSerdeTest {
 
     private static JobSubmitted job() {
-        return JobSubmitted.newBuilder().setId("j1").setSubmit(10).setDue(100).setWeight(2.5)
-                .setTimes(List.of(new ExecutionTime("V100x4", 1, 50.0), new ExecutionTime("V100x4", 2, 30.0))).build();
+        return JobSubmitted.newBuilder()
+                .setId("j1")
+                .setSubmit(10)
+                .setDue(100)
+                .setWeight(2.5)
+                .setTimes(List.of(new ExecutionTime("V100x4", 1, 50.0), new ExecutionTime("V100x4", 2, 30.0)))
+                .build();
     }
 
     private static PlacementDecision decision() {
-        return PlacementDecision.newBuilder().setTime(12.5).setJob("j7").setAction(DecisionAction.MIGRATE).setNode("n2").setType("V100x4")
-                .setGpus(2).setPreviousNode("n1").setExpectedCompletion(99.0).setExpectedCost(1.25).setPolicy("fifo").setController(0)
-                .setSeq(3).build();
+        return PlacementDecision.newBuilder()
+                .setTime(12.5)
+                .setJob("j7")
+                .setAction(DecisionAction.MIGRATE)
+                .setNode("n2")
+                .setType("V100x4")
+                .setGpus(2)
+                .setPreviousNode("n1")
+                .setExpectedCompletion(99.0)
+                .setExpectedCost(1.25)
+                .setPolicy("fifo")
+                .setController(0)
+                .setSeq(3)
+                .build();
     }
 
     @Test
@@ -40,7 +56,9 @@ class KafkaSerdeTest {
         AvroBinary<JobSubmitted> avro = new AvroBinary<>(JobSubmitted.class);
         byte[] bytes = avro.encode(job());
         // Single-object encoding starts with C3 01; flink-avro and the job read the plain form.
-        assertTrue(bytes.length < 2 || !(bytes[0] == (byte) 0xC3 && bytes[1] == 0x01), "plain binary, no single-object header");
+        assertTrue(
+                bytes.length < 2 || !(bytes[0] == (byte) 0xC3 && bytes[1] == 0x01),
+                "plain binary, no single-object header");
         assertEquals(job(), avro.decode(bytes));
         assertEquals(job(), avro.decode(avro.encode(job())), "encoder reuse gives the same bytes back");
     }
@@ -60,7 +78,8 @@ class KafkaSerdeTest {
     @Test
     void deserializerPassesBytesWithTopicPartitionOffset() throws IOException {
         byte[] value = new AvroBinary<>(JobSubmitted.class).encode(job());
-        List<RawRecord> out = deserialize(new ConsumerRecord<>("gpusched.jobs.submitted", 2, 41L, "j1".getBytes(StandardCharsets.UTF_8), value));
+        List<RawRecord> out = deserialize(
+                new ConsumerRecord<>("gpusched.jobs.submitted", 2, 41L, "j1".getBytes(StandardCharsets.UTF_8), value));
         assertEquals(1, out.size());
         RawRecord r = out.get(0);
         assertEquals("gpusched.jobs.submitted", r.source);
@@ -72,8 +91,12 @@ class KafkaSerdeTest {
     @Test
     void deserializerHandsMarkedTraceLinesOnAsTextWithTheirOrigin() throws IOException {
         String line = "{\"id\": \"bad\", \"submit\": \"soon\"}";
-        ConsumerRecord<byte[], byte[]> record = new ConsumerRecord<>("gpusched.jobs.submitted", 0, 7L, null, line.getBytes(StandardCharsets.UTF_8));
-        record.headers().add(RawRecordDeserializer.FORMAT_HEADER, RawRecordDeserializer.FORMAT_TRACE_LINE.getBytes(StandardCharsets.UTF_8));
+        ConsumerRecord<byte[], byte[]> record =
+                new ConsumerRecord<>("gpusched.jobs.submitted", 0, 7L, null, line.getBytes(StandardCharsets.UTF_8));
+        record.headers()
+                .add(
+                        RawRecordDeserializer.FORMAT_HEADER,
+                        RawRecordDeserializer.FORMAT_TRACE_LINE.getBytes(StandardCharsets.UTF_8));
         record.headers().add(RawRecordDeserializer.ORIGIN_HEADER, "trace.jsonl:3".getBytes(StandardCharsets.UTF_8));
         RawRecord r = deserialize(record).get(0);
         assertEquals(line, r.text);
@@ -83,7 +106,8 @@ class KafkaSerdeTest {
 
     @Test
     void deserializerTurnsATombstoneIntoZeroBytes() throws IOException {
-        RawRecord r = deserialize(new ConsumerRecord<>("gpusched.nodes.events", 0, 0L, null, null)).get(0);
+        RawRecord r = deserialize(new ConsumerRecord<>("gpusched.nodes.events", 0, 0L, null, null))
+                .get(0);
         assertArrayEquals(new byte[0], r.bytes);
     }
 
@@ -111,8 +135,13 @@ class KafkaSerdeTest {
     private static List<RawRecord> deserialize(ConsumerRecord<byte[], byte[]> record) throws IOException {
         List<RawRecord> out = new ArrayList<>();
         new RawRecordDeserializer().deserialize(record, new Collector<>() {
-            @Override public void collect(RawRecord r) { out.add(r); }
-            @Override public void close() { }
+            @Override
+            public void collect(RawRecord r) {
+                out.add(r);
+            }
+
+            @Override
+            public void close() {}
         });
         return out;
     }
@@ -121,19 +150,34 @@ class KafkaSerdeTest {
     void aTraceLineThatIsNotUtf8IsHandedOnAsUnreadable() {
         List<RawRecord> out = new ArrayList<>();
         Collector<RawRecord> collector = new Collector<>() {
-            @Override public void collect(RawRecord r) { out.add(r); }
-            @Override public void close() {}
+            @Override
+            public void collect(RawRecord r) {
+                out.add(r);
+            }
+
+            @Override
+            public void close() {}
         };
         RawRecordDeserializer deserializer = new RawRecordDeserializer();
         byte[] bad = {'{', '"', 'i', 'd', '"', ':', '"', (byte) 0xFF, '"', '}'};
         for (byte[] value : List.of(bad, "{\"id\":\"\u00e9\"}".getBytes(StandardCharsets.UTF_8))) {
             ConsumerRecord<byte[], byte[]> record = new ConsumerRecord<>("s", 0, out.size(), null, value);
-            record.headers().add(RawRecordDeserializer.FORMAT_HEADER, RawRecordDeserializer.FORMAT_TRACE_LINE.getBytes(StandardCharsets.UTF_8));
+            record.headers()
+                    .add(
+                            RawRecordDeserializer.FORMAT_HEADER,
+                            RawRecordDeserializer.FORMAT_TRACE_LINE.getBytes(StandardCharsets.UTF_8));
             deserializer.deserialize(record, collector);
         }
-        ConsumerRecord<byte[], byte[]> cut = new ConsumerRecord<>("s", 0, 2, null, "{\"id\":".getBytes(StandardCharsets.UTF_8));
-        cut.headers().add(RawRecordDeserializer.FORMAT_HEADER, RawRecordDeserializer.FORMAT_TRACE_LINE.getBytes(StandardCharsets.UTF_8));
-        cut.headers().add(RawRecordDeserializer.UNREADABLE_HEADER, "line is 2,000,000 bytes, over the limit of 1,000,000".getBytes(StandardCharsets.UTF_8));
+        ConsumerRecord<byte[], byte[]> cut =
+                new ConsumerRecord<>("s", 0, 2, null, "{\"id\":".getBytes(StandardCharsets.UTF_8));
+        cut.headers()
+                .add(
+                        RawRecordDeserializer.FORMAT_HEADER,
+                        RawRecordDeserializer.FORMAT_TRACE_LINE.getBytes(StandardCharsets.UTF_8));
+        cut.headers()
+                .add(
+                        RawRecordDeserializer.UNREADABLE_HEADER,
+                        "line is 2,000,000 bytes, over the limit of 1,000,000".getBytes(StandardCharsets.UTF_8));
         deserializer.deserialize(cut, collector);
         assertEquals("not valid UTF-8", out.get(0).error);
         assertNull(out.get(1).error);

@@ -32,7 +32,10 @@ public final class LocalKafkaBroker implements AutoCloseable {
      */
     public static LocalKafkaBroker start(String name) throws IOException, InterruptedException {
         Path script = findScript();
-        Path dir = Path.of("target", "kafka-" + name + "-" + ProcessHandle.current().pid()).toAbsolutePath();
+        Path dir = Path.of(
+                        "target",
+                        "kafka-" + name + "-" + ProcessHandle.current().pid())
+                .toAbsolutePath();
         deleteRecursively(dir);
         int port = freePortPair();
         LocalKafkaBroker broker = new LocalKafkaBroker(script, dir, port);
@@ -59,7 +62,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
     }
 
     private void run(String command, String... extra) throws IOException, InterruptedException {
-        List<String> cmd = new java.util.ArrayList<>(List.of("bash", script.toString(), command, "--dir", dir.toString(), "--port", Integer.toString(port)));
+        List<String> cmd = new java.util.ArrayList<>(
+                List.of("bash", script.toString(), command, "--dir", dir.toString(), "--port", Integer.toString(port)));
         cmd.addAll(List.of(extra));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         byte[] out = p.getInputStream().readAllBytes();
@@ -69,7 +73,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
         }
         String text = new String(out, StandardCharsets.UTF_8);
         System.out.print(text);
-        if (p.exitValue() != 0) throw new IOException("bin/kafka-local " + command + " failed (exit " + p.exitValue() + "):\n" + text);
+        if (p.exitValue() != 0)
+            throw new IOException("bin/kafka-local " + command + " failed (exit " + p.exitValue() + "):\n" + text);
     }
 
     private static Path findScript() {
@@ -77,7 +82,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
             Path candidate = d.resolve("bin").resolve("kafka-local");
             if (Files.isRegularFile(candidate)) return candidate;
         }
-        throw new IllegalStateException("bin/kafka-local not found above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                "bin/kafka-local not found above " + Path.of("").toAbsolutePath());
     }
 
     /** A port P such that P (clients) and P+1 (KRaft controller) are both free on 127.0.0.1. */
@@ -89,7 +95,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
                 port = s.getLocalPort();
             }
             if (port >= 65534) continue;
-            try (ServerSocket a = new ServerSocket(port, 1, loopback); ServerSocket b = new ServerSocket(port + 1, 1, loopback)) {
+            try (ServerSocket a = new ServerSocket(port, 1, loopback);
+                    ServerSocket b = new ServerSocket(port + 1, 1, loopback)) {
                 return port;
             } catch (IOException taken) {
                 // try another pair

@@ -22,7 +22,8 @@ final class TopicRecords {
     private TopicRecords() {}
 
     /** Every record of a topic (from the start to its current end, read_committed), decoded, in partition order. */
-    static <T extends SpecificRecordBase> List<T> read(KafkaSettings kafka, Topics topic, Class<T> type) throws Exception {
+    static <T extends SpecificRecordBase> List<T> read(KafkaSettings kafka, Topics topic, Class<T> type)
+            throws Exception {
         Properties p = kafka.clientConfig();
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
@@ -31,13 +32,15 @@ final class TopicRecords {
         List<T> records = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic.topic(kafka.topicPrefix())).stream()
-                    .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
+                    .map(i -> new TopicPartition(i.topic(), i.partition()))
+                    .toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                if (System.nanoTime() > deadline) throw new AssertionError("could not read " + topic + " to its end within 60 s");
+                if (System.nanoTime() > deadline)
+                    throw new AssertionError("could not read " + topic + " to its end within 60 s");
                 for (var r : consumer.poll(Duration.ofMillis(500))) {
                     try {
                         records.add(avro.decode(r.value()));

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * schedule the same jobs), and the benchmark workload is a valid, reproducible instance.
  */
 class TraceProducerTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     @Test
     void producedRecordEqualsTheJobsOwnParseOfTheLine() throws Exception {
@@ -38,15 +39,19 @@ class TraceProducerTest {
         Path trace = dir.resolve("trace.jsonl");
         workload.writeCluster(cluster);
         workload.writeTrace(trace);
-        SchedulerConfig cfg = SchedulerConfig.builder().cluster(ClusterYaml.read(cluster)).policy("fifo").build();
+        SchedulerConfig cfg = SchedulerConfig.builder()
+                .cluster(ClusterYaml.read(cluster))
+                .policy("fifo")
+                .build();
         TraceProducer producer = new TraceProducer(KafkaSettings.of("127.0.0.1:9"), 0);
         List<String> lines = Files.readAllLines(trace);
         // Extras, and an actualFactor that the parser moves out of them, must survive too.
         lines.add("{\"id\":\"x1\",\"submit\":5,\"due\":900,\"weight\":1.5,\"times\":{\"V100x4\":{\"1\":300,\"2\":170}},"
                 + "\"application\":\"bert\",\"epochs\":3,\"actualFactor\":1.2}");
         try (OneInputStreamOperatorTestHarness<RawRecord, ControllerEvent> parser =
-                     ProcessFunctionTestHarnesses.forProcessFunction(new RecordParser(Topics.SUBMISSIONS, cfg))) {
-            for (int i = 0; i < lines.size(); i++) parser.processElement(RawRecord.text("trace", "trace:" + (i + 1), lines.get(i)), 0);
+                ProcessFunctionTestHarnesses.forProcessFunction(new RecordParser(Topics.SUBMISSIONS, cfg))) {
+            for (int i = 0; i < lines.size(); i++)
+                parser.processElement(RawRecord.text("trace", "trace:" + (i + 1), lines.get(i)), 0);
             List<ControllerEvent> events = parser.extractOutputValues();
             assertEquals(lines.size(), events.size(), "every line is a valid job");
             for (int i = 0; i < lines.size(); i++) {
@@ -70,9 +75,12 @@ class TraceProducerTest {
         assertEquals(1000, spec.cluster().nodes().size());
         List<TraceJob> jobs = TraceFile.read(trace);
         assertEquals(2000, jobs.size());
-        for (int i = 1; i < jobs.size(); i++) assertTrue(jobs.get(i).job().submitSeconds() >= jobs.get(i - 1).job().submitSeconds());
+        for (int i = 1; i < jobs.size(); i++)
+            assertTrue(
+                    jobs.get(i).job().submitSeconds() >= jobs.get(i - 1).job().submitSeconds());
         for (TraceJob j : jobs) {
-            for (String type : j.job().times().keySet()) assertTrue(spec.cluster().typesByName().containsKey(type), type);
+            for (String type : j.job().times().keySet())
+                assertTrue(spec.cluster().typesByName().containsKey(type), type);
         }
         Path again = dir.resolve("t2.jsonl");
         workload.writeTrace(again);

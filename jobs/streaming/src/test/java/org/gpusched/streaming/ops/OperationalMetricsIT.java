@@ -56,7 +56,8 @@ class OperationalMetricsIT {
     private static final ConcurrentLinkedQueue<SchedulingMetrics> SCHEDULING = new ConcurrentLinkedQueue<>();
     private static final ConcurrentLinkedQueue<RejectedRecord> REJECTED = new ConcurrentLinkedQueue<>();
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     @Test
     void prometheusScrapeMatchesTheEmittedDecisions() throws Exception {
@@ -67,10 +68,15 @@ class OperationalMetricsIT {
         Files.writeString(trace, "{\"id\": \"broken\"\n", java.nio.file.StandardOpenOption.APPEND);
         Path cluster = dir.resolve("cluster.yaml");
         workload.writeCluster(cluster);
-        SchedulerConfig cfg = SchedulerConfig.builder().cluster(ClusterYaml.read(cluster)).policy("andreas-rg").maxIterations(20).build();
+        SchedulerConfig cfg = SchedulerConfig.builder()
+                .cluster(ClusterYaml.read(cluster))
+                .policy("andreas-rg")
+                .maxIterations(20)
+                .build();
 
         int port = freePort();
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, OperationalMetrics.prometheus(new Configuration(), Integer.toString(port)));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(
+                1, OperationalMetrics.prometheus(new Configuration(), Integer.toString(port)));
         SchedulerJob.define(env, new MonitoredTrace(traceDir), new Collecting(), cfg);
         JobClient job = env.executeAsync("operational metrics IT");
         try {
@@ -94,7 +100,10 @@ class OperationalMetricsIT {
             assertEquals(last.getCostRatePerHour(), gauge(scraped, "controller_costRatePerHour"), 1e-9, "cost rate");
             assertEquals(metrics.size(), gauge(scraped, "controller_reschedulings"), "reschedulings");
             for (var e : byAction.entrySet()) {
-                assertEquals((double) e.getValue(), gauge(scraped, "action_decisions{action=\"" + e.getKey() + "\""), "decisions " + e.getKey());
+                assertEquals(
+                        (double) e.getValue(),
+                        gauge(scraped, "action_decisions{action=\"" + e.getKey() + "\""),
+                        "decisions " + e.getKey());
             }
             assertEquals(REJECTED.size(), gauge(scraped, "source_rejectedRecords"), "rejected records");
             assertEquals(1, REJECTED.size());
@@ -113,7 +122,11 @@ class OperationalMetricsIT {
             Thread.sleep(1000);
             Map<String, Double> now;
             try {
-                String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+                String body = http.send(
+                                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString())
+                        .body();
                 now = parse(body);
             } catch (IOException notYet) {
                 continue;
@@ -125,7 +138,8 @@ class OperationalMetricsIT {
         throw new AssertionError("the metrics did not settle within " + timeout + "; last scrape: " + previous);
     }
 
-    private static final Pattern SERIES = Pattern.compile("^flink_taskmanager_job_task_operator_((?:controller|source)_\\w+)\\{(.*)}\\s+(\\S+)$");
+    private static final Pattern SERIES =
+            Pattern.compile("^flink_taskmanager_job_task_operator_((?:controller|source)_\\w+)\\{(.*)}\\s+(\\S+)$");
     private static final Pattern LABEL = Pattern.compile("(controller|action|source|quantile)=\"([^\"]*)\"");
 
     /** The product's series of a Prometheus text exposition: name{its own labels} -> value (Flink's task labels dropped). */
@@ -154,7 +168,11 @@ class OperationalMetricsIT {
     }
 
     private static double gaugeOrNaN(Map<String, Double> series, String part) {
-        return series.entrySet().stream().filter(e -> e.getKey().contains(part)).map(Map.Entry::getValue).findFirst().orElse(Double.NaN);
+        return series.entrySet().stream()
+                .filter(e -> e.getKey().contains(part))
+                .map(Map.Entry::getValue)
+                .findFirst()
+                .orElse(Double.NaN);
     }
 
     private static int freePort() throws IOException {
@@ -167,13 +185,19 @@ class OperationalMetricsIT {
     private record MonitoredTrace(Path traceDir) implements JobSources {
         @Override
         public DataStream<RawRecord> submissions(StreamExecutionEnvironment env) {
-            FileSource<RawRecord> source = FileSource.forRecordStreamFormat(new NumberedLineFormat("trace"),
-                    new org.apache.flink.core.fs.Path(traceDir.toUri())).monitorContinuously(Duration.ofSeconds(1)).build();
-            return env.fromSource(source, WatermarkStrategy.noWatermarks(), "trace").uid("source-trace").name("trace (monitored)");
+            FileSource<RawRecord> source = FileSource.forRecordStreamFormat(
+                            new NumberedLineFormat("trace"), new org.apache.flink.core.fs.Path(traceDir.toUri()))
+                    .monitorContinuously(Duration.ofSeconds(1))
+                    .build();
+            return env.fromSource(source, WatermarkStrategy.noWatermarks(), "trace")
+                    .uid("source-trace")
+                    .name("trace (monitored)");
         }
 
         @Override
-        public Optional<DataStream<RawRecord>> nodeEvents(StreamExecutionEnvironment env) { return Optional.empty(); }
+        public Optional<DataStream<RawRecord>> nodeEvents(StreamExecutionEnvironment env) {
+            return Optional.empty();
+        }
     }
 
     /** Sinks into this test's queues (the MiniCluster runs in the test's JVM). */
@@ -184,11 +208,26 @@ class OperationalMetricsIT {
             REJECTED.clear();
         }
 
-        @Override public void decisions(DataStream<PlacementDecision> s) { s.sinkTo(new QueueSink<>(0)).uid("collect-decisions").name("collect decisions"); }
-        @Override public void schedulingMetrics(DataStream<SchedulingMetrics> s) { s.sinkTo(new QueueSink<>(1)).uid("collect-scheduling").name("collect scheduling metrics"); }
-        @Override public void jobMetrics(DataStream<JobMetrics> s) { }
-        @Override public void completions(DataStream<JobCompleted> s) { }
-        @Override public void rejected(DataStream<RejectedRecord> s) { s.sinkTo(new QueueSink<>(2)).uid("collect-rejected").name("collect rejected"); }
+        @Override
+        public void decisions(DataStream<PlacementDecision> s) {
+            s.sinkTo(new QueueSink<>(0)).uid("collect-decisions").name("collect decisions");
+        }
+
+        @Override
+        public void schedulingMetrics(DataStream<SchedulingMetrics> s) {
+            s.sinkTo(new QueueSink<>(1)).uid("collect-scheduling").name("collect scheduling metrics");
+        }
+
+        @Override
+        public void jobMetrics(DataStream<JobMetrics> s) {}
+
+        @Override
+        public void completions(DataStream<JobCompleted> s) {}
+
+        @Override
+        public void rejected(DataStream<RejectedRecord> s) {
+            s.sinkTo(new QueueSink<>(2)).uid("collect-rejected").name("collect rejected");
+        }
     }
 
     /** A sink into one of the static queues, picked by index so that the sink stays serializable. */
@@ -196,15 +235,23 @@ class OperationalMetricsIT {
         @SuppressWarnings("unchecked")
         @Override
         public SinkWriter<T> createWriter(WriterInitContext context) {
-            ConcurrentLinkedQueue<Object> target = (ConcurrentLinkedQueue<Object>) (Object) switch (queue) {
-                case 0 -> DECISIONS;
-                case 1 -> SCHEDULING;
-                default -> REJECTED;
-            };
+            ConcurrentLinkedQueue<Object> target = (ConcurrentLinkedQueue<Object>) (Object)
+                    switch (queue) {
+                        case 0 -> DECISIONS;
+                        case 1 -> SCHEDULING;
+                        default -> REJECTED;
+                    };
             return new SinkWriter<>() {
-                @Override public void write(T element, Context ctx) { target.add(element); }
-                @Override public void flush(boolean endOfInput) { }
-                @Override public void close() { }
+                @Override
+                public void write(T element, Context ctx) {
+                    target.add(element);
+                }
+
+                @Override
+                public void flush(boolean endOfInput) {}
+
+                @Override
+                public void close() {}
             };
         }
     }

@@ -14,8 +14,10 @@ final class InflationFixture {
 
     static List<NodeSpec> nodes() {
         List<NodeSpec> nodes = new ArrayList<>();
-        for (int i = 0; i < 6; i++) nodes.add(new NodeSpec("g2-" + i, 96000, 393216, 8, PowerCatalog.gpu("G2"), PowerCatalog.XEON_E5_2682_V4));
-        for (int i = 0; i < 4; i++) nodes.add(new NodeSpec("t4-" + i, 104000, 524288, 2, PowerCatalog.gpu("T4"), PowerCatalog.XEON_E5_2682_V4));
+        for (int i = 0; i < 6; i++)
+            nodes.add(new NodeSpec("g2-" + i, 96000, 393216, 8, PowerCatalog.gpu("G2"), PowerCatalog.XEON_E5_2682_V4));
+        for (int i = 0; i < 4; i++)
+            nodes.add(new NodeSpec("t4-" + i, 104000, 524288, 2, PowerCatalog.gpu("T4"), PowerCatalog.XEON_E5_2682_V4));
         return nodes;
     }
 
@@ -24,14 +26,27 @@ final class InflationFixture {
         List<Task> trace = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
             int m = milli[i % milli.length];
-            trace.add(i % 10 == 9 ? Task.of("w" + i, 8000, 1024, 4, 1000)
-                    : i % 7 == 3 ? Task.of("c" + i, 4000, 1024, 0, 0) : Task.of("s" + i, 2000 + 1000L * (i % 5), 4096, 1, m));
+            trace.add(
+                    i % 10 == 9
+                            ? Task.of("w" + i, 8000, 1024, 4, 1000)
+                            : i % 7 == 3
+                                    ? Task.of("c" + i, 4000, 1024, 0, 0)
+                                    : Task.of("s" + i, 2000 + 1000L * (i % 5), 4096, 1, m));
         }
         return trace;
     }
 
     static InflationExperiment.Config config(int threads) {
-        return new InflationExperiment.Config(nodes(), trace(), List.of(new PolicySpec("fgd", Double.NaN), new PolicySpec("pwr-fgd", 0.1),
-                new PolicySpec("random", Double.NaN)), List.of(4L, 5L), 1.3, 0.05, threads);
+        return new InflationExperiment.Config(
+                nodes(),
+                trace(),
+                List.of(
+                        new PolicySpec("fgd", Double.NaN),
+                        new PolicySpec("pwr-fgd", 0.1),
+                        new PolicySpec("random", Double.NaN)),
+                List.of(4L, 5L),
+                1.3,
+                0.05,
+                threads);
     }
 }

@@ -22,28 +22,36 @@ class InflationPlacementFunctionTest {
     private static final long SEED = 4;
     private static final int POLICY = 1; // pwr-fgd a=0.1
 
-    private static KeyedOneInputStreamOperatorTestHarness<String, InflationArrival, InflationOutput> harness() throws Exception {
-        return new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new InflationPlacementFunction(CONFIG.nodes(),
-                CONFIG.trace(), CONFIG.policies(), CONFIG.step(), CONFIG.load())), new StreamingInflation.RunKey(), Types.STRING);
+    private static KeyedOneInputStreamOperatorTestHarness<String, InflationArrival, InflationOutput> harness()
+            throws Exception {
+        return new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(new InflationPlacementFunction(
+                        CONFIG.nodes(), CONFIG.trace(), CONFIG.policies(), CONFIG.step(), CONFIG.load())),
+                new StreamingInflation.RunKey(),
+                Types.STRING);
     }
 
     private static List<InflationArrival> arrivals() {
-        int[] seq = TaskSequence.sample(CONFIG.trace(), new ClusterState(CONFIG.nodes(), null).gpuMilliCapacity(), CONFIG.load(), SEED);
+        int[] seq = TaskSequence.sample(
+                CONFIG.trace(), new ClusterState(CONFIG.nodes(), null).gpuMilliCapacity(), CONFIG.load(), SEED);
         List<InflationArrival> out = new ArrayList<>();
-        for (int i = 0; i < seq.length; i++) out.add(new InflationArrival(POLICY, SEED, i, seq[i], i == seq.length - 1));
+        for (int i = 0; i < seq.length; i++)
+            out.add(new InflationArrival(POLICY, SEED, i, seq[i], i == seq.length - 1));
         return out;
     }
 
-    private static List<InflationOutput> outputs(KeyedOneInputStreamOperatorTestHarness<String, InflationArrival, InflationOutput> h) {
+    private static List<InflationOutput> outputs(
+            KeyedOneInputStreamOperatorTestHarness<String, InflationArrival, InflationOutput> h) {
         List<InflationOutput> out = new ArrayList<>();
         for (Object o : h.getOutput()) if (o instanceof StreamRecord<?> r) out.add((InflationOutput) r.getValue());
         return out;
     }
 
     private static String describe(InflationOutput o) {
-        return o.end ? "end " + o.arrivedTasks + " " + o.failedTasks
-                : o.requestedGpuFraction + " " + o.arrivedTasks + " " + o.eopcCpuWatts + " " + o.eopcGpuWatts + " " + o.grar + " "
-                + o.fragmentedGpus + " " + o.failedTasks;
+        return o.end
+                ? "end " + o.arrivedTasks + " " + o.failedTasks
+                : o.requestedGpuFraction + " " + o.arrivedTasks + " " + o.eopcCpuWatts + " " + o.eopcGpuWatts + " "
+                        + o.grar + " " + o.fragmentedGpus + " " + o.failedTasks;
     }
 
     @Test
@@ -53,14 +61,23 @@ class InflationPlacementFunctionTest {
         List<InflationArrival> arrivals = arrivals();
         for (InflationArrival a : arrivals) h.processElement(new StreamRecord<>(a));
         List<InflationOutput> out = outputs(h);
-        InflationRun.Result plain = InflationRun.run(CONFIG.nodes(), TargetWorkload.fromTasks(CONFIG.trace()), CONFIG.trace(),
-                arrivals.stream().mapToInt(a -> a.traceIndex).toArray(), CONFIG.policies().get(POLICY), SEED, CONFIG.step(), CONFIG.load());
+        InflationRun.Result plain = InflationRun.run(
+                CONFIG.nodes(),
+                TargetWorkload.fromTasks(CONFIG.trace()),
+                CONFIG.trace(),
+                arrivals.stream().mapToInt(a -> a.traceIndex).toArray(),
+                CONFIG.policies().get(POLICY),
+                SEED,
+                CONFIG.step(),
+                CONFIG.load());
         List<String> expected = new ArrayList<>();
         for (CurvePoint p : plain.curve())
-            expected.add(p.requestedGpuFraction() + " " + p.arrivedTasks() + " " + p.eopcCpuWatts() + " " + p.eopcGpuWatts() + " "
-                    + p.grar() + " " + p.fragmentedGpus() + " " + p.failedTasks());
+            expected.add(p.requestedGpuFraction() + " " + p.arrivedTasks() + " " + p.eopcCpuWatts() + " "
+                    + p.eopcGpuWatts() + " " + p.grar() + " " + p.fragmentedGpus() + " " + p.failedTasks());
         expected.add("end " + plain.tasks() + " " + plain.failed());
-        assertEquals(expected, out.stream().map(InflationPlacementFunctionTest::describe).toList());
+        assertEquals(
+                expected,
+                out.stream().map(InflationPlacementFunctionTest::describe).toList());
         assertTrue(plain.failed() > 0, "the run reaches saturation");
         assertEquals(0, h.numKeyedStateEntries(), "progress and placement log are cleared by the last arrival");
         h.close();
@@ -72,14 +89,18 @@ class InflationPlacementFunctionTest {
         var straight = harness();
         straight.open();
         for (InflationArrival a : arrivals) straight.processElement(new StreamRecord<>(a));
-        List<String> expected = outputs(straight).stream().map(InflationPlacementFunctionTest::describe).toList();
+        List<String> expected = outputs(straight).stream()
+                .map(InflationPlacementFunctionTest::describe)
+                .toList();
         straight.close();
 
         int half = arrivals.size() / 2;
         var before = harness();
         before.open();
         for (InflationArrival a : arrivals.subList(0, half)) before.processElement(new StreamRecord<>(a));
-        List<String> got = new ArrayList<>(outputs(before).stream().map(InflationPlacementFunctionTest::describe).toList());
+        List<String> got = new ArrayList<>(outputs(before).stream()
+                .map(InflationPlacementFunctionTest::describe)
+                .toList());
         assertEquals(2, before.numKeyedStateEntries(), "mid-run: progress and placement log");
         var snapshot = before.snapshot(1, 1);
         before.close();
@@ -88,7 +109,9 @@ class InflationPlacementFunctionTest {
         after.initializeState(snapshot);
         after.open();
         for (InflationArrival a : arrivals.subList(half, arrivals.size())) after.processElement(new StreamRecord<>(a));
-        got.addAll(outputs(after).stream().map(InflationPlacementFunctionTest::describe).toList());
+        got.addAll(outputs(after).stream()
+                .map(InflationPlacementFunctionTest::describe)
+                .toList());
         after.close();
         assertEquals(expected, got);
     }

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The replay end to end on a Flink mini cluster over the hand-checked fixture (see place-replay/README.md). */
 class PlacementReplayIT {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final ReplayRun PWR_FGD = new ReplayRun(new PolicySpec("pwr-fgd", 0.1), 42);
@@ -28,7 +29,10 @@ class PlacementReplayIT {
         ReplayTrace trace = ReplayTrace.scan(pods);
         List<NodeSpec> nodes = AlibabaTraceCsv.readNodes(ReplayPlacementFunctionTest.NODES);
         try (ReplayOutput output = new ReplayOutput(out, nodes)) {
-            var rejected = PlacementReplay.run(new PlacementReplay.Config(nodes, pods, trace, List.of(PWR_FGD)), out.resolve(".parts"), output::accept);
+            var rejected = PlacementReplay.run(
+                    new PlacementReplay.Config(nodes, pods, trace, List.of(PWR_FGD)),
+                    out.resolve(".parts"),
+                    output::accept);
             output.finish(ReplayOutput.runInfo().put("policy", "pwr-fgd"), trace.unscheduled(), rejected);
             return rejected;
         }
@@ -38,9 +42,18 @@ class PlacementReplayIT {
         StringBuilder seen = new StringBuilder();
         for (String line : Files.readAllLines(run.resolve("decisions.jsonl"))) {
             JsonNode d = JSON.readTree(line);
-            seen.append(d.get("time").asLong()).append(' ').append(d.get("action").asText()).append(' ').append(d.get("task").asText())
-                    .append(' ').append(d.get("node").isNull() ? "-" : d.get("node").asText()).append(' ')
-                    .append(d.get("gpus").size()).append('x').append(d.get("gpuMilli").asInt()).append('\n');
+            seen.append(d.get("time").asLong())
+                    .append(' ')
+                    .append(d.get("action").asText())
+                    .append(' ')
+                    .append(d.get("task").asText())
+                    .append(' ')
+                    .append(d.get("node").isNull() ? "-" : d.get("node").asText())
+                    .append(' ')
+                    .append(d.get("gpus").size())
+                    .append('x')
+                    .append(d.get("gpuMilli").asInt())
+                    .append('\n');
         }
         return seen.toString();
     }
@@ -65,8 +78,12 @@ class PlacementReplayIT {
         List<String> metrics = Files.readAllLines(dir.resolve("metrics.csv"));
         assertEquals(ReplayOutput.METRICS_HEADER, metrics.get(0));
         assertEquals(10, metrics.size());
-        assertEquals("0,PLACE,p0,1,120.0,80.0,200.0,0.500000", metrics.get(1).substring(0, metrics.get(1).lastIndexOf(',')));
-        assertEquals("100,RELEASE,p3,0,15.0,20.0,35.0,0.000000", metrics.get(9).substring(0, metrics.get(9).lastIndexOf(',')));
+        assertEquals(
+                "0,PLACE,p0,1,120.0,80.0,200.0,0.500000",
+                metrics.get(1).substring(0, metrics.get(1).lastIndexOf(',')));
+        assertEquals(
+                "100,RELEASE,p3,0,15.0,20.0,35.0,0.000000",
+                metrics.get(9).substring(0, metrics.get(9).lastIndexOf(',')));
 
         JsonNode m = json.readTree(dir.resolve("metrics.json").toFile());
         assertEquals(4, m.get("placed").asLong());
@@ -79,7 +96,8 @@ class PlacementReplayIT {
         assertEquals(23000 / 3.6e6, m.get("energyKWh").asDouble(), 1e-12);
         assertEquals(0, m.get("rejected").asInt());
         assertEquals(0, Files.size(dir.resolve("rejected.jsonl")));
-        // allocation 0.5 for [0, 10), 0.75 for [10, 60) (p1 then p5 on the half GPU), 0.5 for [60, 100): (5 + 37.5 + 20) / 100
+        // allocation 0.5 for [0, 10), 0.75 for [10, 60) (p1 then p5 on the half GPU), 0.5 for [60, 100): (5 + 37.5 +
+        // 20) / 100
         assertEquals(0.625, m.get("meanAllocatedGpuFraction").asDouble(), 1e-9);
         assertEquals(0.75, m.get("peakAllocatedGpuFraction").asDouble(), 1e-9);
     }
@@ -101,7 +119,10 @@ class PlacementReplayIT {
         Path run = dir.resolve("seeded");
         List<com.fasterxml.jackson.databind.node.ObjectNode> rejected = replay(seeded, run);
 
-        assertEquals(decisions(clean), decisions(run), "the valid rows are placed exactly as in the file without the bad ones");
+        assertEquals(
+                decisions(clean),
+                decisions(run),
+                "the valid rows are placed exactly as in the file without the bad ones");
         assertEquals(Files.readAllLines(clean.resolve("metrics.csv")), Files.readAllLines(run.resolve("metrics.csv")));
         List<String> written = Files.readAllLines(run.resolve("rejected.jsonl"));
         assertEquals(5, written.size());
@@ -119,9 +140,17 @@ class PlacementReplayIT {
                 assertTrue(r.get("reason").asText().startsWith("column '" + fields[i] + "': "), written.get(i));
             }
         }
-        assertEquals("column 'cpu_milli': not an integer: 'many'", JSON.readTree(written.get(3)).get("reason").asText());
-        assertEquals("9 fields, the header has 11", JSON.readTree(written.get(2)).get("reason").asText());
-        assertEquals(5, JSON.readTree(run.resolve("metrics.json").toFile()).get("rejected").asInt());
+        assertEquals(
+                "column 'cpu_milli': not an integer: 'many'",
+                JSON.readTree(written.get(3)).get("reason").asText());
+        assertEquals(
+                "9 fields, the header has 11",
+                JSON.readTree(written.get(2)).get("reason").asText());
+        assertEquals(
+                5,
+                JSON.readTree(run.resolve("metrics.json").toFile())
+                        .get("rejected")
+                        .asInt());
         assertFalse(Files.exists(run.resolve(".parts")), "the part files are cleaned up");
     }
 }

@@ -43,15 +43,18 @@ class PodEventParserTest {
         return out;
     }
 
-    private void feed(OneInputStreamOperatorTestHarness<RawRecord, ReplayPod> h, long offset, byte[] bytes) throws Exception {
+    private void feed(OneInputStreamOperatorTestHarness<RawRecord, ReplayPod> h, long offset, byte[] bytes)
+            throws Exception {
         h.processElement(new StreamRecord<>(RawRecord.bytes(TOPIC, TOPIC + "-0@" + offset, bytes)));
     }
 
     @Test
     void aPublishedRowComesBackAsTheSamePod() throws Exception {
         PodListFormat file = new PodListFormat("p.csv", PodRowParserTest.HEADER);
-        ReplayPod shared = file.parse(2, "a,4000,8192,1,500,V100M16|V100M32,LS,Running,10,,10").pod();
-        ReplayPod whole = file.parse(3, "c,2000,4096,2,1000,,LS,Succeeded,20,30,20").pod();
+        ReplayPod shared = file.parse(2, "a,4000,8192,1,500,V100M16|V100M32,LS,Running,10,,10")
+                .pod();
+        ReplayPod whole =
+                file.parse(3, "c,2000,4096,2,1000,,LS,Succeeded,20,30,20").pod();
         var h = harness();
         feed(h, 0, avro.encode(PodEvents.of(shared)));
         feed(h, 1, avro.encode(PodEvents.of(whole)));
@@ -77,8 +80,16 @@ class PodEventParserTest {
 
     @Test
     void badRecordsAreRejectedWithReasonAndFieldAndTheRestPasses() throws Exception {
-        PodEvent good = PodEvent.newBuilder().setName("ok").setSeq(7).setCpuMilli(1000).setMemoryMib(1024).setNumGpu(1).setGpuMilli(250)
-                .setCreationTime(5).setDeletionTime(9L).build();
+        PodEvent good = PodEvent.newBuilder()
+                .setName("ok")
+                .setSeq(7)
+                .setCpuMilli(1000)
+                .setMemoryMib(1024)
+                .setNumGpu(1)
+                .setGpuMilli(250)
+                .setCreationTime(5)
+                .setDeletionTime(9L)
+                .build();
         var h = harness();
         feed(h, 0, "not avro".getBytes(java.nio.charset.StandardCharsets.UTF_8));
         feed(h, 1, avro.encode(PodEvent.newBuilder(good).setNumGpu(0).build()));
@@ -90,12 +101,19 @@ class PodEventParserTest {
         assertEquals(List.of("ok"), pods(h).stream().map(p -> p.name).toList());
         List<RejectedRecord> rejected = rejected(h);
         assertEquals(6, rejected.size());
-        assertTrue(rejected.get(0).getReason().startsWith("not a PodEvent"), rejected.get(0).getReason());
+        assertTrue(
+                rejected.get(0).getReason().startsWith("not a PodEvent"),
+                rejected.get(0).getReason());
         assertNull(rejected.get(0).getField());
-        assertEquals(List.of("gpu_milli", "deletion_time", "cpu_milli", "name"),
+        assertEquals(
+                List.of("gpu_milli", "deletion_time", "cpu_milli", "name"),
                 rejected.subList(1, 5).stream().map(RejectedRecord::getField).toList());
-        assertTrue(rejected.get(2).getReason().contains("before creation_time"), rejected.get(2).getReason());
-        assertTrue(rejected.get(5).getReason().startsWith("not a PodEvent"), rejected.get(5).getReason());
+        assertTrue(
+                rejected.get(2).getReason().contains("before creation_time"),
+                rejected.get(2).getReason());
+        assertTrue(
+                rejected.get(5).getReason().startsWith("not a PodEvent"),
+                rejected.get(5).getReason());
         for (int i = 0; i < 6; i++) {
             assertEquals(TOPIC, rejected.get(i).getSource());
             assertEquals(TOPIC + "-0@" + i, rejected.get(i).getPosition());

@@ -43,8 +43,11 @@ class ReplayPlacementFunctionTest {
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<String, ReplayPod, ReplayEvent> harness() throws Exception {
-        return new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ReplayPlacementFunction(NODE_LIST,
-                TRACE.workloadTasks(), List.of(BESTFIT, FGD), TRACE.endTime())), new PlacementReplay.RunKey(), Types.STRING);
+        return new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(new ReplayPlacementFunction(
+                        NODE_LIST, TRACE.workloadTasks(), List.of(BESTFIT, FGD), TRACE.endTime())),
+                new PlacementReplay.RunKey(),
+                Types.STRING);
     }
 
     private static List<String> drain(KeyedOneInputStreamOperatorTestHarness<String, ReplayPod, ReplayEvent> h) {
@@ -69,10 +72,13 @@ class ReplayPlacementFunctionTest {
     }
 
     private static String describe(ReplayEvent e) {
-        return e.time + " " + e.action + " " + e.task + " " + Math.round(e.eopcWatts()) + " " + e.allocatedGpuFraction + " " + e.running;
+        return e.time + " " + e.action + " " + e.task + " " + Math.round(e.eopcWatts()) + " " + e.allocatedGpuFraction
+                + " " + e.running;
     }
 
-    private static void feed(KeyedOneInputStreamOperatorTestHarness<String, ReplayPod, ReplayEvent> h, int fromPod, int toPod) throws Exception {
+    private static void feed(
+            KeyedOneInputStreamOperatorTestHarness<String, ReplayPod, ReplayEvent> h, int fromPod, int toPod)
+            throws Exception {
         for (ReplayPod p : PODS_OF_FIXTURE.subList(fromPod, toPod)) {
             h.processElement(new StreamRecord<>(p, p.creationTime));
         }
@@ -110,7 +116,10 @@ class ReplayPlacementFunctionTest {
                 else fgdEvents++;
             }
         assertEquals(expected, bestfit);
-        assertEquals(9, fgdEvents, "fgd's run decided the same five pods (4 placed and released, 1 failed) on its own cluster");
+        assertEquals(
+                9,
+                fgdEvents,
+                "fgd's run decided the same five pods (4 placed and released, 1 failed) on its own cluster");
         assertEquals(0, both.numKeyedStateEntries());
         both.close();
     }
@@ -132,7 +141,10 @@ class ReplayPlacementFunctionTest {
         h.processWatermark(Long.MAX_VALUE);
         assertEquals(List.of("100 RELEASE p0 140 0.0 1", "100 RELEASE p3 35 0.0 0"), drain(h));
 
-        assertEquals(0, h.numKeyedStateEntries(), "placements, pending arrivals/departures and random state are all cleared");
+        assertEquals(
+                0,
+                h.numKeyedStateEntries(),
+                "placements, pending arrivals/departures and random state are all cleared");
         assertEquals(0, h.numEventTimeTimers());
         h.close();
     }

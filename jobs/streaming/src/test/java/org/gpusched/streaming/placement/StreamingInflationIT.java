@@ -14,10 +14,11 @@ class StreamingInflationIT {
         InflationExperiment.Config config = InflationFixture.config(2);
         AtomicInteger ended = new AtomicInteger();
         InflationExperiment.Result streamed = StreamingInflation.run(config, r -> ended.incrementAndGet());
-        InflationExperiment.Result plain = InflationExperiment.run(config, r -> { });
+        InflationExperiment.Result plain = InflationExperiment.run(config, r -> {});
         assertEquals(6, ended.get());
         assertEquals(plain.curve(), streamed.curve());
-        assertEquals(plain.runs().stream().map(InflationRun.Result::failed).toList(),
+        assertEquals(
+                plain.runs().stream().map(InflationRun.Result::failed).toList(),
                 streamed.runs().stream().map(InflationRun.Result::failed).toList());
     }
 }
