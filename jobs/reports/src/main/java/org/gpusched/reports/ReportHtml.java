@@ -54,7 +54,7 @@ public final class ReportHtml {
     /** Runs that get a chart of their own (GPUs busy per node type); the rest are in the shared charts only. */
     static final int MAX_RUN_CHARTS = 12;
 
-    static final String COST_AXIS = "cost (currency of the cluster file's prices)";
+    static final String COST_AXIS = "cost (in the cluster file's currency)";
     static final String SAVING = "saving vs best queue policy";
     static final Paint[] PALETTE = {
         new Color(0x4e79a7),
@@ -197,7 +197,7 @@ public final class ReportHtml {
             if (last >= 0 && last % step != 0) s.add(r.costTimes[last] / 3600.0, r.costValues[last]);
             data.addSeries(s);
         }
-        return lineChart(data, "time (hours)", "cumulative real " + COST_AXIS);
+        return lineChart(data, "time (hours)", "cumulative " + COST_AXIS);
     }
 
     /** Lines, each series drawn as one SVG path (not a line element per segment). */
@@ -222,6 +222,12 @@ public final class ReportHtml {
         sb.append("<h2>GPUs busy over time, per node type</h2>\n<p class=\"note\">Mean busy GPUs in each of ")
                 .append(RunTimeline.BINS)
                 .append(" equal time slices of the run, by the node type the jobs ran as.</p>\n");
+        // one colour per node type across every run's chart
+        List<String> types = timelines.values().stream()
+                .flatMap(t -> t.busyGpus.keySet().stream())
+                .distinct()
+                .sorted()
+                .toList();
         int n = 0;
         for (var e : timelines.entrySet()) {
             if (n++ == MAX_RUN_CHARTS) {
@@ -234,7 +240,12 @@ public final class ReportHtml {
             RunTimeline t = e.getValue();
             t.busyGpus.forEach((type, bins) -> data.addSeries(binned(type, t, bins)));
             if (timelines.size() > 1) sb.append("<h3>").append(esc(e.getKey())).append("</h3>\n");
-            sb.append(svg(lineChart(data, "time (hours)", "busy GPUs"), WIDTH, 320));
+            JFreeChart busy = lineChart(data, "time (hours)", "busy GPUs");
+            for (int i = 0; i < data.getSeriesCount(); i++) {
+                int colour = types.indexOf(data.getSeriesKey(i).toString());
+                busy.getXYPlot().getRenderer().setSeriesPaint(i, PALETTE[colour % PALETTE.length]);
+            }
+            sb.append(svg(busy, WIDTH, 320));
         }
         XYSeriesCollection waiting = new XYSeriesCollection();
         timelines.forEach((name, t) -> waiting.addSeries(binned(name, t, t.waiting)));

@@ -115,7 +115,7 @@ class RunTimelineTest {
                 .getXYPlot()
                 .getRangeAxis()
                 .getLabel()
-                .contains("(currency of the cluster file's prices)"));
+                .contains("(in the cluster file's currency)"));
         assertTrue(ReportHtml.cumulativeChart(List.of(run))
                         .getXYPlot()
                         .getDataset()
