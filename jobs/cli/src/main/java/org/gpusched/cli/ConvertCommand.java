@@ -165,13 +165,10 @@ public final class ConvertCommand implements Callable<Integer> {
                     "wrote %s and %s%n",
                     outDir.resolve(WorkloadWriter.TRACE),
                     outDir.resolve(WorkloadWriter.CLUSTER));
-            return 0;
-        } catch (FormatException | IllegalArgumentException e) {
+            return ExitCode.OK;
+        } catch (FormatException | IllegalArgumentException | java.io.UncheckedIOException e) {
             err.println("gpusched convert: " + e.getMessage());
-            return 2;
-        } catch (java.io.UncheckedIOException e) {
-            err.println("gpusched convert: " + e.getMessage());
-            return 1;
+            return ExitCode.BAD_INPUT;
         }
     }
 }

@@ -101,10 +101,10 @@ public final class CostCommand implements Callable<Integer> {
                 }
                 out.flush();
             }
-            return 0;
+            return ExitCode.OK;
         } catch (FormatException e) {
             spec.commandLine().getErr().println("gpusched cost: " + e.getMessage());
-            return 2;
+            return ExitCode.BAD_INPUT;
         }
     }
 }

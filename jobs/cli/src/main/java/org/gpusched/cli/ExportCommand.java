@@ -81,13 +81,13 @@ public final class ExportCommand implements Callable<Integer> {
                             t.total(),
                             t.nodeCost(),
                             t.tardinessCost());
-            return 0;
+            return ExitCode.OK;
         } catch (FormatException e) {
             err.println("gpusched export: " + e.getMessage());
-            return 2;
+            return ExitCode.BAD_INPUT;
         } catch (IOException | UncheckedIOException e) {
             err.println("gpusched export: cannot write " + out + " (" + e.getMessage() + ")");
-            return 1;
+            return ExitCode.BAD_INPUT;
         }
     }
 }

@@ -230,7 +230,7 @@ public final class InflateCommand implements Callable<Integer> {
                         SimulatorComparison.markdown(SimulatorComparison.compare(result, expected, workload, gpus));
             } catch (IllegalArgumentException | UncheckedIOException e) {
                 System.err.println("gpusched inflate: --expected: " + e.getMessage());
-                return 1;
+                return ExitCode.BAD_INPUT;
             }
             Files.writeString(
                     out.resolve("simulator-comparison.md"),

@@ -125,13 +125,13 @@ public final class PowerflowCommand implements Callable<Integer> {
             o.print(Experiment.table(rows, Experiment.versus(rows)));
             o.println("wrote " + out);
             o.flush();
-            return 0;
+            return ExitCode.OK;
         } catch (IllegalArgumentException e) {
             err.println("gpusched powerflow: " + e.getMessage());
-            return 2;
+            return ExitCode.BAD_INPUT;
         } catch (IOException e) {
             err.println("gpusched powerflow: " + e.getMessage());
-            return 2;
+            return ExitCode.BAD_INPUT;
         }
     }
 }

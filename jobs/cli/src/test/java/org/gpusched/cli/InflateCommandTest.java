@@ -138,7 +138,7 @@ class InflateCommandTest {
         Path other = Files.copy(pods, dir.resolve("other.csv"));
         StringBuilder err2 = new StringBuilder();
         assertEquals(
-                1,
+                ExitCode.BAD_INPUT,
                 run(
                         err2,
                         stdout,
