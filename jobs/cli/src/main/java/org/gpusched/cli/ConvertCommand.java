@@ -104,8 +104,8 @@ public final class ConvertCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if ("gpuscheduler".equalsIgnoreCase(format)) return convertGpuScheduler(out, err);
         try {
+            if ("gpuscheduler".equalsIgnoreCase(format)) return convertGpuScheduler(out);
             if (!"alibaba-2023".equalsIgnoreCase(format))
                 throw new FormatException(
                         "unknown trace format '" + format + "' (known: alibaba-2023, gpuscheduler)", "format");
@@ -134,41 +134,35 @@ public final class ConvertCommand implements Callable<Integer> {
                         s.rows() - s.kept() - s.cpuOnly() - s.pending() - s.censoredDropped() - s.unplaceable());
             out.printf(Locale.ROOT, "%-30s %,d (%d types)%n", "nodes", s.nodes(), s.nodeTypes());
             out.printf(Locale.ROOT, "%-30s %,.0f s%n", "last submission", summary.lastSubmit());
-            out.printf(
-                    Locale.ROOT,
-                    "wrote %s and %s%n",
-                    outDir.resolve(WorkloadWriter.TRACE),
-                    outDir.resolve(WorkloadWriter.CLUSTER));
-            return ExitCode.OK;
+            return wrote(out);
         } catch (FormatException | IllegalArgumentException | java.io.UncheckedIOException e) {
             err.println("gpusched convert: " + e.getMessage());
             return ExitCode.BAD_INPUT;
         }
     }
 
-    /** Bad input exits 2 with its file and line (the README's exit codes). */
-    private int convertGpuScheduler(PrintWriter out, PrintWriter err) {
-        try {
-            if (instance == null) throw new FormatException("gpuscheduler needs --instance DIR", "instance");
-            if (pods != null || nodes != null)
-                throw new FormatException(
-                        "--pods and --nodes belong to alibaba-2023; gpuscheduler reads --instance DIR", "pods");
-            var result = new GpuSchedulerConverter().convert(instance);
-            var summary = WorkloadWriter.write(result.cluster(), result.jobs().iterator(), outDir, null);
-            var s = result.stats();
-            out.printf(Locale.ROOT, "%-30s %,d%n", "jobs written", s.jobs());
-            out.printf(Locale.ROOT, "%-30s %,d%n", "execution-time rows read", s.timeRows());
-            out.printf(Locale.ROOT, "%-30s %,d (rightsizable over %d VM types)%n", "nodes", s.nodes(), s.vmTypes());
-            out.printf(Locale.ROOT, "%-30s %,.0f s%n", "last submission", summary.lastSubmit());
-            out.printf(
-                    Locale.ROOT,
-                    "wrote %s and %s%n",
-                    outDir.resolve(WorkloadWriter.TRACE),
-                    outDir.resolve(WorkloadWriter.CLUSTER));
-            return ExitCode.OK;
-        } catch (FormatException | IllegalArgumentException | java.io.UncheckedIOException e) {
-            err.println("gpusched convert: " + e.getMessage());
-            return ExitCode.BAD_INPUT;
-        }
+    /** Bad input throws, for {@link #call} to report with its file and line. */
+    private int convertGpuScheduler(PrintWriter out) {
+        if (instance == null) throw new FormatException("gpuscheduler needs --instance DIR", "instance");
+        if (pods != null || nodes != null)
+            throw new FormatException(
+                    "--pods and --nodes belong to alibaba-2023; gpuscheduler reads --instance DIR", "pods");
+        var result = new GpuSchedulerConverter().convert(instance);
+        var summary = WorkloadWriter.write(result.cluster(), result.jobs().iterator(), outDir, null);
+        var s = result.stats();
+        out.printf(Locale.ROOT, "%-30s %,d%n", "jobs written", s.jobs());
+        out.printf(Locale.ROOT, "%-30s %,d%n", "execution-time rows read", s.timeRows());
+        out.printf(Locale.ROOT, "%-30s %,d (rightsizable over %d VM types)%n", "nodes", s.nodes(), s.vmTypes());
+        out.printf(Locale.ROOT, "%-30s %,.0f s%n", "last submission", summary.lastSubmit());
+        return wrote(out);
+    }
+
+    private int wrote(PrintWriter out) {
+        out.printf(
+                Locale.ROOT,
+                "wrote %s and %s%n",
+                outDir.resolve(WorkloadWriter.TRACE),
+                outDir.resolve(WorkloadWriter.CLUSTER));
+        return ExitCode.OK;
     }
 }

@@ -547,7 +547,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             }
             changes.forEach(this::emit);
             int running = jobs.runningCount();
-            Topology load = running == 0 ? null : topology();
+            Topology placed = running == 0 ? null : topology();
             ctx.output(
                     SCHEDULING_METRICS,
                     SchedulingMetrics.newBuilder()
@@ -563,8 +563,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                             .setAccruedExecutionCost(s.getAccruedExecutionCost())
                             .setAccruedTardinessCost(s.getAccruedTardinessCost())
                             .setCompletedJobs(s.getCompletedJobs())
-                            .setBusyGpus(load == null ? 0 : load.load.busyGpus())
-                            .setCostRatePerHour(load == null ? 0 : load.load.costPerSecond() * 3600.0)
+                            .setBusyGpus(placed == null ? 0 : placed.load.busyGpus())
+                            .setCostRatePerHour(placed == null ? 0 : placed.load.costPerSecond() * 3600.0)
                             .build());
         }
 
