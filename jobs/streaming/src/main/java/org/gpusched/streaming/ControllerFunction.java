@@ -981,7 +981,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
     }
 
     private static Job model(ActiveJobs.Entry e) {
-        if (e.model == null) e.model = RecordParser.toJob(e.record.getSpec());
+        if (e.model == null) e.model = JobCodec.toJob(e.record.getSpec());
         return e.model;
     }
 

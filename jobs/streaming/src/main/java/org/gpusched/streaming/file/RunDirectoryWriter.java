@@ -33,8 +33,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.gpusched.formats.ClusterYaml;
 import org.gpusched.streaming.SchedulerConfig;
-import org.gpusched.streaming.avro.ExecutionTime;
-import org.gpusched.streaming.avro.JobSubmitted;
 
 /**
  * Assembles a run directory (the contract of the streaming issue, "Formats") for one policy from the part files of
@@ -443,50 +441,6 @@ public final class RunDirectoryWriter {
         run.put("nodeController", owners);
         run.put("timeResolutionSeconds", 0.001);
         JSON.writeValue(file.toFile(), run);
-    }
-
-    /** A jobs.jsonl line: the trace format (times as {type: {gpus: seconds}}) plus extras and actualFactor. */
-    static void writeJob(JsonGenerator g, JobSubmitted job) throws IOException {
-        // Streamed, not built as a tree: this runs once per accepted job inside the replay.
-        Map<String, List<ExecutionTime>> byType = new LinkedHashMap<>();
-        for (ExecutionTime t : job.getTimes())
-            byType.computeIfAbsent(t.getType(), k -> new ArrayList<>()).add(t);
-        double actualFactor = job.getActualFactor() == null ? 1.0 : job.getActualFactor();
-        g.writeStartObject();
-        g.writeStringField("id", job.getId());
-        g.writeNumberField("submit", job.getSubmit());
-        g.writeNumberField("due", job.getDue());
-        g.writeNumberField("weight", job.getWeight());
-        g.writeObjectFieldStart("times");
-        for (Map.Entry<String, List<ExecutionTime>> e : byType.entrySet()) {
-            g.writeObjectFieldStart(e.getKey());
-            for (ExecutionTime t : e.getValue()) g.writeNumberField(String.valueOf(t.getGpus()), t.getSeconds());
-            g.writeEndObject();
-        }
-        g.writeEndObject();
-        boolean factorWritten = false;
-        if (job.getExtrasJson() != null) {
-            // extrasJson is an object RecordParser wrote from parsed JSON, so it always reads back; copied token by
-            // token
-            try (JsonParser extras = LINE.getFactory().createParser(job.getExtrasJson())) {
-                extras.nextToken();
-                while (extras.nextToken() == JsonToken.FIELD_NAME) {
-                    String name = extras.currentName();
-                    extras.nextToken();
-                    if (name.equals("actualFactor")) {
-                        g.writeNumberField(
-                                "actualFactor", actualFactor); // the factor the run used, in the extra's place
-                        factorWritten = true;
-                        extras.skipChildren();
-                    } else {
-                        g.writeFieldName(name);
-                        g.copyCurrentStructure(extras);
-                    }
-                }
-            }
-        }
-        if (!factorWritten) g.writeNumberField("actualFactor", actualFactor);
-        g.writeEndObject();
     }
 
     private record JobKey(double submit, String id) {}
