@@ -64,11 +64,18 @@ final class EventApplier {
 
     private void submit(JobSubmitted spec) {
         if (facts.jobs.contains(spec.getId())) return;
-        facts.jobs.add(JobRecord.newBuilder()
+        facts.jobs.add(waiting(spec, facts.now));
+        facts.dirty.add(spec.getId());
+        triggers.add("SUBMISSION");
+    }
+
+    /** The record of a job that has not run yet, its progress counted from {@code progressMillis}. */
+    static JobRecord waiting(JobSubmitted spec, long progressMillis) {
+        return JobRecord.newBuilder()
                 .setSpec(spec)
                 .setDone(0)
                 .setModelDone(0)
-                .setProgressMillis(facts.now)
+                .setProgressMillis(progressMillis)
                 .setNode(null)
                 .setType(null)
                 .setGpus(0)
@@ -77,9 +84,7 @@ final class EventApplier {
                 .setPreemptions(0)
                 .setMigrations(0)
                 .setResizes(0)
-                .build());
-        facts.dirty.add(spec.getId());
-        triggers.add("SUBMISSION");
+                .build();
     }
 
     private void telemetry(Telemetry t) {

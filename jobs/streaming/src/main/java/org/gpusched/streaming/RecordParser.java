@@ -291,14 +291,7 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
         NodeEvent e;
         if (raw.text != null) {
             JsonNode root = jsonObject(raw.text);
-            NodeEventKind kind;
-            String k = text(root, "kind");
-            try {
-                kind = NodeEventKind.valueOf(k);
-            } catch (IllegalArgumentException ex) {
-                throw new Rejection(
-                        "field 'kind' must be one of ADDED, REMOVED, FAILED, TYPE_CHANGED, got '" + k + "'", "kind");
-            }
+            NodeEventKind kind = kind(root, NodeEventKind.class, "one of ADDED, REMOVED, FAILED, TYPE_CHANGED");
             List<String> allowed = new ArrayList<>();
             JsonNode a = root.get("allowedTypes");
             if (a != null && !a.isNull()) {
@@ -338,17 +331,21 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
                 .build();
     }
 
+    /** The record's kind, one of {@code type}'s names ({@code allowed} says which, for the message). */
+    private static <E extends Enum<E>> E kind(JsonNode root, Class<E> type, String allowed) throws Rejection {
+        String k = text(root, "kind");
+        try {
+            return Enum.valueOf(type, k);
+        } catch (IllegalArgumentException ex) {
+            throw new Rejection("field 'kind' must be " + allowed + ", got '" + k + "'", "kind");
+        }
+    }
+
     private ControllerEvent telemetry(RawRecord raw) throws Rejection {
         Telemetry t;
         if (raw.text != null) {
             JsonNode root = jsonObject(raw.text);
-            String k = text(root, "kind");
-            TelemetryKind kind;
-            try {
-                kind = TelemetryKind.valueOf(k);
-            } catch (IllegalArgumentException ex) {
-                throw new Rejection("field 'kind' must be JOB_PROGRESS or NODE_POWER, got '" + k + "'", "kind");
-            }
+            TelemetryKind kind = kind(root, TelemetryKind.class, "JOB_PROGRESS or NODE_POWER");
             t = Telemetry.newBuilder()
                     .setTime(number(root, "time"))
                     .setKind(kind)

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import org.gpusched.streaming.avro.DecisionAction;
 import org.gpusched.streaming.avro.JobCompleted;
@@ -14,7 +12,6 @@ import org.gpusched.streaming.avro.JobMetrics;
 import org.gpusched.streaming.avro.JobSubmitted;
 import org.gpusched.streaming.avro.NodeEventKind;
 import org.gpusched.streaming.avro.PlacementDecision;
-import org.gpusched.streaming.avro.SchedulingMetrics;
 import org.gpusched.streaming.avro.Telemetry;
 import org.gpusched.streaming.avro.TelemetryKind;
 import org.gpusched.streaming.state.ControllerEvent;
@@ -30,62 +27,15 @@ class EventApplierTest {
             TestData.config(TestData.oneGpuNodes(2, 3600), "fifo").build();
     private final ControllerState state = ControllerFacts.initialState(config, 0);
     private final ActiveJobs jobs = new ActiveJobs();
-    private final List<PlacementDecision> decisions = new ArrayList<>();
-    private final List<JobMetrics> jobMetrics = new ArrayList<>();
-    private final List<JobCompleted> completions = new ArrayList<>();
-    private final List<Long> timers = new ArrayList<>();
-    private final Recorder recorder = new Recorder();
-
-    /** Keeps what a step emits and the timers it sets. */
-    private final class Recorder implements ControllerFacts.Output, ControllerFacts.Timers {
-        @Override
-        public void decision(PlacementDecision d) {
-            decisions.add(d);
-        }
-
-        @Override
-        public void jobMetrics(JobMetrics m) {
-            jobMetrics.add(m);
-        }
-
-        @Override
-        public void completion(JobCompleted c) {
-            completions.add(c);
-        }
-
-        @Override
-        public void schedulingMetrics(SchedulingMetrics m) {}
-
-        @Override
-        public void register(long millis) {
-            timers.add(millis);
-        }
-
-        @Override
-        public void delete(long millis) {
-            timers.remove(millis);
-        }
-
-        @Override
-        public boolean inputPendingAt(long millis) {
-            return false;
-        }
-    }
+    private final StepRecorder recorder = new StepRecorder();
+    private final List<PlacementDecision> decisions = recorder.decisions;
+    private final List<JobMetrics> jobMetrics = recorder.jobMetrics;
+    private final List<JobCompleted> completions = recorder.completions;
+    private final List<Long> timers = recorder.timers;
 
     /** The facts of one step at {@code seconds}, over the same state and jobs as the steps before. */
     private ControllerFacts at(double seconds) {
-        return new ControllerFacts(
-                config,
-                ControllerFacts.Catalog.of(config),
-                "fifo",
-                0,
-                state,
-                jobs,
-                new HashSet<>(),
-                null,
-                (long) (seconds * 1000),
-                recorder,
-                recorder);
+        return recorder.facts(config, state, jobs, (long) (seconds * 1000));
     }
 
     private static ControllerEvent submission(JobSubmitted job) {

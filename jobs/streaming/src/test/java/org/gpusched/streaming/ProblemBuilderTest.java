@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import org.gpusched.core.model.SchedulingProblem;
 import org.gpusched.core.policy.Policies;
@@ -24,55 +23,20 @@ class ProblemBuilderTest {
     private final SchedulingPolicy greedy = Policies.create("greedy", config.policyConfig());
     private final ActiveJobs jobs = new ActiveJobs();
 
-    /** Timers are the shell's business; a job's end timer is not what these tests look at. */
-    private static final ControllerFacts.Timers IGNORED_TIMERS = new ControllerFacts.Timers() {
-        @Override
-        public void register(long millis) {}
-
-        @Override
-        public void delete(long millis) {}
-
-        @Override
-        public boolean inputPendingAt(long millis) {
-            return false;
-        }
-    };
+    private final StepRecorder recorder = new StepRecorder();
 
     private ControllerFacts facts(long nowMillis) {
-        return new ControllerFacts(
-                config,
-                ControllerFacts.Catalog.of(config),
-                "greedy",
-                0,
-                ControllerFacts.initialState(config, 0),
-                jobs,
-                new HashSet<>(),
-                null,
-                nowMillis,
-                null,
-                IGNORED_TIMERS);
+        return recorder.facts(config, ControllerFacts.initialState(config, 0), jobs, nowMillis);
     }
 
     private static JobRecord waiting(JobSubmitted spec) {
-        return JobRecord.newBuilder()
-                .setSpec(spec)
-                .setDone(0)
-                .setModelDone(0)
-                .setProgressMillis(0)
-                .setNode(null)
-                .setType(null)
-                .setGpus(0)
-                .setEndMillis(-1)
-                .setFirstStart(null)
-                .setPreemptions(0)
-                .setMigrations(0)
-                .setResizes(0)
-                .build();
+        return EventApplier.waiting(spec, 0);
     }
 
     @Test
     void aLongQueueIsCutToTheMostUrgentJobsInSubmissionOrderAndTheRestIsPricedApart() {
-        // 300 waiting jobs, 1000 s each, all late in the worst case: the urgency is the due date, latest submitted first
+        // 300 waiting jobs, 1000 s each, all late in the worst case: the urgency is the due date, latest submitted
+        // first
         int count = Topology.OPTIMIZER_WINDOW_MIN + 44;
         for (int i = 0; i < count; i++)
             jobs.add(waiting(TestData.job(String.format("j%03d", i), i, 4000 - 10 * i, 1, 1000)));
@@ -119,18 +83,7 @@ class ProblemBuilderTest {
         ActiveJobs.Entry a = jobs.get("a");
         start.writable(a);
         start.place(a, DecisionAction.START, "n1", "G1", 1);
-        ControllerFacts later = new ControllerFacts(
-                config,
-                start.catalog,
-                "greedy",
-                0,
-                start.state,
-                jobs,
-                new HashSet<>(),
-                null,
-                250_000,
-                null,
-                IGNORED_TIMERS);
+        ControllerFacts later = recorder.facts(config, start.state, jobs, 250_000);
         Topology topology = later.topology();
         SchedulingProblem problem = new ProblemBuilder(later).problem(topology, List.of(a));
         assertEquals(0.25, problem.job(0).doneFraction(), 1e-12);
