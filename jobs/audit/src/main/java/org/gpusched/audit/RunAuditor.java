@@ -26,7 +26,11 @@ import org.gpusched.audit.Violation.Kind;
  * actualFactor)), and for every node its running jobs and accrued cost; then it recomputes the real cost
  * (node: costPerHour[type][busy GPUs] while at least one job runs; job: weight x hours late) and compares it with
  * {@code metrics.json}. Decisions at the same time are applied together: capacity and node-type agreement are
- * checked once the whole instant is applied, so "preempt A, start B" listed in either order is fine.
+ * checked once the whole instant is applied, so "preempt A, start B" listed in either order is fine. Moves cost what
+ * run.json's {@code moveCost} says: a job PREEMPTed, MIGRATEd or RESIZEd falls back to its last snapshot (snapshots
+ * every {@code snapshotIntervalSeconds} of progress on a placement, counted from when it began progressing there),
+ * and a job placed again (after a move, or STARTed after having run before) progresses only after
+ * {@code restartOverheadSeconds}, holding its GPUs meanwhile.
  */
 public final class RunAuditor {
     /**
@@ -57,7 +61,7 @@ public final class RunAuditor {
         String type;
         int gpus;
         double rate; // fraction of the work per second on the current placement (NaN: unknown configuration)
-        double since;
+        double since; // when it began (or begins, after a restart) progressing on the current placement
         double done;
         boolean started;
         double completedAt = Double.NaN;
@@ -259,7 +263,8 @@ public final class RunAuditor {
     /** Ends the job's current placement at t: integrates its work and frees its GPUs. */
     private void stop(JobState job, double t, String where) {
         if (!Double.isNaN(job.rate)) {
-            double done = job.done + (t - job.since) * job.rate;
+            double progressing = Math.max(0, t - job.since);
+            double done = job.done + progressing * job.rate;
             if (done > 1 && (done - 1) / job.rate > tol.timeSeconds()) {
                 double finished = job.since + (1 - job.done) / job.rate;
                 flag(
@@ -271,7 +276,11 @@ public final class RunAuditor {
                                 "%s: still running at %.3f but its work was done at %.3f without a COMPLETE",
                                 where, t, finished));
             }
-            job.done = Math.min(done, 1);
+            // in whole milliseconds, run.json's time resolution: a double remainder of an exact multiple of the
+            // interval could come out as nearly a whole interval
+            long interval = Math.round(run.snapshotIntervalSeconds * 1000);
+            double sinceSnapshot = interval > 0 ? Math.round(progressing * 1000) % interval / 1000.0 : 0;
+            job.done = Math.max(0, Math.min(done, 1) - sinceSnapshot * job.rate);
         }
         detach(job, t);
     }
@@ -350,7 +359,8 @@ public final class RunAuditor {
         job.node = n;
         job.type = type;
         job.gpus = gpus;
-        job.since = t;
+        // a job placed again restores its snapshot first (its first start pays nothing)
+        job.since = job.started ? t + run.restartOverheadSeconds : t;
         job.started = true;
         job.rate = Double.isNaN(seconds) || seconds <= 0 ? Double.NaN : 1.0 / seconds;
     }

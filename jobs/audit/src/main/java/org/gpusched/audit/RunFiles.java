@@ -18,7 +18,7 @@ import java.util.Set;
 
 /**
  * The auditor's own reading of a run directory (deliberately not the producer's format classes, so a bug there
- * cannot hide itself): {@code run.json} (nodes, nodeTypes), {@code jobs.jsonl}, {@code metrics.json}.
+ * cannot hide itself): {@code run.json} (nodes, nodeTypes, moveCost), {@code jobs.jsonl}, {@code metrics.json}.
  * {@code decisions.jsonl} is streamed by {@link RunAuditor}.
  */
 final class RunFiles {
@@ -52,6 +52,8 @@ final class RunFiles {
     final Map<String, NodeSlot> nodes = new LinkedHashMap<>();
     final Map<String, JobSpec> jobs = new LinkedHashMap<>();
     JsonNode metrics;
+    /** run.json's moveCost: snapshot interval and restart overhead in seconds (absent: 0, moves are free). */
+    double snapshotIntervalSeconds, restartOverheadSeconds;
 
     static RunFiles read(Path dir) {
         if (!Files.isDirectory(dir)) throw new AuditInputException(dir + ": not a run directory (no such directory)");
@@ -66,8 +68,19 @@ final class RunFiles {
         return f;
     }
 
+    private static double nonNegative(JsonNode moveCost, String field, Path file) {
+        JsonNode v = moveCost.get(field);
+        if (v == null) return 0;
+        if (!v.isNumber() || !(v.asDouble() >= 0) || Double.isInfinite(v.asDouble()))
+            throw new AuditInputException(file + ": moveCost." + field + " must be a number >= 0");
+        return v.asDouble();
+    }
+
     private void readRun(Path file) {
         JsonNode run = readTree(file);
+        JsonNode moveCost = run.path("moveCost");
+        snapshotIntervalSeconds = nonNegative(moveCost, "snapshotIntervalSeconds", file);
+        restartOverheadSeconds = nonNegative(moveCost, "restartOverheadSeconds", file);
         JsonNode nodeTypes = run.get("nodeTypes");
         if (nodeTypes == null || !nodeTypes.isObject() || nodeTypes.isEmpty())
             throw new AuditInputException(file + ": field 'nodeTypes' is missing or empty");

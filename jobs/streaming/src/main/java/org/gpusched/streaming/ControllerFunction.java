@@ -22,6 +22,7 @@ import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.Job;
 import org.gpusched.core.model.JobState;
 import org.gpusched.core.model.JobTimes;
+import org.gpusched.core.model.MoveCost;
 import org.gpusched.core.model.Node;
 import org.gpusched.core.model.NodeType;
 import org.gpusched.core.model.Placement;
@@ -116,6 +117,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
     private transient Map<String, Topology> topologies;
     /** Carries out only the moves of running jobs that pay for themselves (null: plans as the policy gives them). */
     private transient PlanStabilizer stabilizer;
+    /** What stopping a running job costs it: progress since its last snapshot and a restart. */
+    private transient MoveCost moveCost;
 
     public ControllerFunction(SchedulerConfig config) {
         this.config = config;
@@ -127,6 +130,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         jobsState = getRuntimeContext().getMapState(JOBS);
         controllerState = getRuntimeContext().getState(CONTROLLER);
         policies = new HashMap<>();
+        moveCost = config.moveCost();
         for (String p : config.policies()) policies.put(p, Policies.create(p, config.policyConfig()));
         catalog = config.cluster().types();
         typesByName = config.cluster().typesByName();
@@ -322,6 +326,26 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             return j.getModelDone() + (now - j.getProgressMillis()) / 1000.0 / predictedSeconds(e);
         }
 
+        /**
+         * The job as the optimizer sees it, with what moving it would cost ({@link MoveCost}): a running job would lose
+         * its progress since its last snapshot and restore it; a job preempted before would restore its snapshot.
+         */
+        JobState jobState(ActiveJobs.Entry e, Placement current) {
+            double done = optimizerDone(e);
+            if (e.record.getFirstStart() == null || moveCost.isFree()) return new JobState(model(e), done, current);
+            double ifRestarted = done;
+            if (current != null && e.record.getRunStartMillis() >= 0) {
+                long lost = moveCost.lostMillis(now - e.record.getRunStartMillis());
+                ifRestarted = Math.max(0, done - lost / 1000.0 / predictedSeconds(e));
+            }
+            return new JobState(model(e), done, current, ifRestarted, moveCost.restartOverheadSeconds());
+        }
+
+        /** Restart seconds a waiting job pays when it starts: a job preempted before restores its snapshot. */
+        double restartSeconds(ActiveJobs.Entry e) {
+            return e.record.getFirstStart() == null ? 0 : moveCost.restartOverheadSeconds();
+        }
+
         /** The done fraction the optimizer sees: the predicted one, kept below 1 while the job still runs. */
         double optimizerDone(ActiveJobs.Entry e) {
             return Math.min(modelDone(e), MAX_MODEL_DONE);
@@ -344,7 +368,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 JobRecord j = copy(e.record);
                 j.setDone(done(e));
                 j.setModelDone(modelDone(e));
-                j.setProgressMillis(now);
+                // a job still restoring its snapshot starts progressing later than now
+                j.setProgressMillis(Math.max(now, e.record.getProgressMillis()));
                 jobs.replace(e, j);
             }
             e.changed();
@@ -443,13 +468,30 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
         /** A running job stops where it is and waits (its record is writable already). */
         void stop(ActiveJobs.Entry e) {
             JobRecord j = e.record;
+            loseSinceSnapshot(e);
             moved(j.getNode(), j.getType(), -j.getGpus());
             j.setNode(null);
             j.setType(null);
             j.setGpus(0);
             j.setEndMillis(-1L);
+            j.setRunStartMillis(-1L);
             j.setPreemptions(j.getPreemptions() + 1);
             jobs.reindex(e);
+        }
+
+        /**
+         * A running job leaving its placement (preempted, migrated or resized; its record is writable, its progress
+         * written down to now) falls back to its last snapshot ({@link MoveCost}): both its true and its predicted
+         * done fractions lose the progress made on the placement since then.
+         */
+        void loseSinceSnapshot(ActiveJobs.Entry e) {
+            JobRecord j = e.record;
+            long lost = moveCost.lostMillis(now - j.getRunStartMillis());
+            if (j.getRunStartMillis() < 0 || lost == 0) return;
+            double predicted = predictedSeconds(e);
+            j.setDone(Math.max(0, j.getDone() - lost / 1000.0 / (predicted * factor(j))));
+            j.setModelDone(Math.max(0, j.getModelDone() - lost / 1000.0 / predicted));
+            e.changed();
         }
 
         /** A job ends now: COMPLETE decision, its tardiness cost, job metrics and (replay) the completion record. */
@@ -527,7 +569,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                     Placement current = j.getNode() == null
                             ? null
                             : new Placement(e.nodeIndex(cluster), e.typeIndex(cluster), j.getGpus());
-                    states.add(new JobState(model(e), optimizerDone(e), current));
+                    states.add(jobState(e, current));
                     tables.add(e.times);
                 }
                 if (!candidates.isEmpty()) {
@@ -600,7 +642,7 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 while (slice.size() < size && queue.hasNext()) {
                     ActiveJobs.Entry e = queue.next();
                     slice.add(e);
-                    waiting.add(new JobState(model(e), optimizerDone(e), null));
+                    waiting.add(jobState(e, null));
                     tables.add(e.times);
                 }
                 SchedulingProblem problem = SchedulingProblem.ofDistinctJobs(
@@ -765,7 +807,10 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 sum.postponed(e.weightPerHour, e.dueSeconds, e.slowestSeconds * left);
             } else {
                 sum.scheduled(
-                        e.weightPerHour, e.dueSeconds, e.times.seconds(started.type(), started.gpus()) * left, started);
+                        e.weightPerHour,
+                        e.dueSeconds,
+                        e.times.seconds(started.type(), started.gpus()) * left + restartSeconds(e),
+                        started);
             }
         }
 
@@ -869,18 +914,26 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                         ? DecisionAction.START
                         : sameNode ? DecisionAction.RESIZE : DecisionAction.MIGRATE;
                 JobRecord j = writable(e);
-                if (oldNode != null) moved(oldNode, j.getType(), -j.getGpus());
+                if (oldNode != null) {
+                    loseSinceSnapshot(e);
+                    moved(oldNode, j.getType(), -j.getGpus());
+                }
                 moved(node, type, p.gpus());
+                boolean restart = oldNode != null || j.getFirstStart() != null;
+                long progressFrom = now + (restart ? moveCost.restartOverheadMillis() : 0);
                 j.setNode(node);
                 j.setType(type);
                 j.setGpus(p.gpus());
+                j.setProgressMillis(progressFrom);
+                j.setRunStartMillis(progressFrom);
+                e.changed();
                 if (j.getFirstStart() == null) j.setFirstStart(t);
                 if (action == DecisionAction.RESIZE) j.setResizes(j.getResizes() + 1);
                 if (action == DecisionAction.MIGRATE) j.setMigrations(j.getMigrations() + 1);
                 if (config.mode() == SchedulerConfig.Mode.REPLAY) setEnd(e);
                 jobs.reindex(e);
                 double remaining = model(e).timeOn(type, p.gpus()) * (1 - optimizerDone(e));
-                double expectedEnd = t + remaining;
+                double expectedEnd = progressFrom / 1000.0 + remaining;
                 double expectedCost = remaining / 3600.0 * typesByName.get(type).costPerHour(p.gpus())
                         + RealCost.tardinessCost(
                                 j.getSpec().getWeight(),
@@ -904,7 +957,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
             JobRecord j = e.record;
             double actualRemaining =
                     model(e).timeOn(j.getType(), j.getGpus()) * factor(j) * Math.max(0, 1 - j.getDone());
-            long end = now + Math.max(1, (long) Math.ceil(actualRemaining * 1000 - 1e-6));
+            long from = Math.max(now, j.getProgressMillis());
+            long end = from + Math.max(1, (long) Math.ceil(actualRemaining * 1000 - 1e-6));
             j.setEndMillis(end);
             jobs.reindex(e);
             ctx.timerService().registerEventTimeTimer(end);
@@ -1026,7 +1080,8 @@ public final class ControllerFunction extends KeyedProcessFunction<String, Contr
                 j.getFirstStart(),
                 j.getPreemptions(),
                 j.getMigrations(),
-                j.getResizes());
+                j.getResizes(),
+                j.getRunStartMillis());
     }
 
     private static double factor(JobRecord j) {

@@ -17,6 +17,10 @@ public final class SchedulingProblem {
     private final double[][][] times;
     /** left[j] = 1 - done: the remaining time on a configuration is its full time x left[j]. */
     private final double[] left;
+    /** restartLeft[j] = 1 - doneIfRestarted and restart[j] its restart seconds: job j's figures off its current placement. */
+    private final double[] restartLeft;
+
+    private final double[] restart;
 
     private final double[] fastest;
     private final double[] slowest;
@@ -84,6 +88,8 @@ public final class SchedulingProblem {
                     "job times: " + jobTimes.size() + " tables for " + this.jobs.size() + " jobs");
         times = new double[this.jobs.size()][][];
         left = new double[this.jobs.size()];
+        restartLeft = new double[this.jobs.size()];
+        restart = new double[this.jobs.size()];
         fastest = new double[this.jobs.size()];
         slowest = new double[this.jobs.size()];
         DistinctIds ids = checkIds ? new DistinctIds(this.jobs.size()) : null;
@@ -94,6 +100,8 @@ public final class SchedulingProblem {
                 throw new InvalidInstanceException("job " + job.id() + ": appears twice in the queue");
             double jobLeft = 1 - state.doneFraction();
             left[j] = jobLeft;
+            restartLeft[j] = 1 - state.doneIfRestarted();
+            restart[j] = state.restartSeconds();
             JobTimes table = jobTimes == null ? null : jobTimes.get(j);
             if (table == null || table.job() != job || !table.fits(cluster)) table = JobTimes.of(job, cluster);
             times[j] = table.rows();
@@ -189,6 +197,18 @@ public final class SchedulingProblem {
         double[] row = times[j][t];
         return g < row.length ? row[g] * left[j] : Double.NaN;
     }
+    /**
+     * Seconds job j still needs at placement p: {@link #remaining} where it runs now, else with what moving (or
+     * restarting) it costs ({@link JobState}). f_OBJ prices placements with this.
+     */
+    public double remainingAt(int j, Placement p) {
+        double[] row = times[j][p.type()];
+        if (p.gpus() >= row.length) return Double.NaN;
+        Placement current = jobs.get(j).current();
+        if (current != null && current.equals(p)) return row[p.gpus()] * left[j];
+        return row[p.gpus()] * restartLeft[j] + restart[j];
+    }
+
     /** Remaining time on the fastest configuration present in the cluster. */
     public double fastestRemaining(int j) {
         return fastest[j];

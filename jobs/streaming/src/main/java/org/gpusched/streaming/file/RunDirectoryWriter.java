@@ -435,6 +435,11 @@ public final class RunDirectoryWriter {
         objective.put("horizonSeconds", cfg.objective().horizonSeconds());
         objective.put("mu", cfg.objective().mu());
         run.put("objective", objective);
+        run.put(
+                "moveCost",
+                Map.of(
+                        "snapshotIntervalSeconds", cfg.snapshotIntervalSeconds(),
+                        "restartOverheadSeconds", cfg.moveOverheadSeconds()));
         run.putAll(inputs);
         Map<String, Object> owners = new LinkedHashMap<>();
         for (int i = 0; i < cfg.nodes().size(); i++)
