@@ -21,6 +21,8 @@ public final class SchedulingProblem {
     private final double[] restartLeft;
 
     private final double[] restart;
+    /** postponed[j]: M_j if job j is left waiting, with what stopping it costs when it runs now. */
+    private final double[] postponed;
 
     private final double[] fastest;
     private final double[] slowest;
@@ -90,6 +92,7 @@ public final class SchedulingProblem {
         left = new double[this.jobs.size()];
         restartLeft = new double[this.jobs.size()];
         restart = new double[this.jobs.size()];
+        postponed = new double[this.jobs.size()];
         fastest = new double[this.jobs.size()];
         slowest = new double[this.jobs.size()];
         DistinctIds ids = checkIds ? new DistinctIds(this.jobs.size()) : null;
@@ -114,6 +117,7 @@ public final class SchedulingProblem {
             }
             fastest[j] = min;
             slowest[j] = max;
+            postponed[j] = state.current() == null ? max : table.slowest(cluster) * restartLeft[j] + restart[j];
             Placement p = state.current();
             if (p != null) {
                 if (p.node() >= cluster.nodeCount())
@@ -216,6 +220,14 @@ public final class SchedulingProblem {
     /** M_j: remaining time on the slowest configuration present in the cluster. */
     public double slowestRemaining(int j) {
         return slowest[j];
+    }
+
+    /**
+     * M_j as f_OBJ prices job j postponed: {@link #slowestRemaining} for a waiting job; for a running one, preempting
+     * it loses its progress since the last snapshot and adds the restore ({@link JobState}).
+     */
+    public double postponedRemaining(int j) {
+        return postponed[j];
     }
     /** Whether some node of the cluster can run as type t. */
     public boolean typeAvailable(int t) {
