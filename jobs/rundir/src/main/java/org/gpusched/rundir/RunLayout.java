@@ -19,6 +19,8 @@ public final class RunLayout {
     public static final String METRICS = "metrics.json";
     /** Rejected input records, with the reason. */
     public static final String REJECTED = "rejected.jsonl";
+    /** The node timeline: every node event the run applied, at the time it applied it. */
+    public static final String NODE_EVENTS = "node-events.jsonl";
 
     /** Present in a directory still being written (or abandoned by a killed run). */
     public static final String INCOMPLETE = ".incomplete";

@@ -8,8 +8,11 @@ import java.util.Set;
 import java.util.function.IntConsumer;
 import java.util.function.IntUnaryOperator;
 import org.gpusched.core.model.Cluster;
+import org.gpusched.core.model.JobState;
+import org.gpusched.core.model.MoveCost;
 import org.gpusched.core.model.Node;
 import org.gpusched.core.model.NodeType;
+import org.gpusched.core.model.Placement;
 import org.gpusched.streaming.avro.DecisionAction;
 import org.gpusched.streaming.avro.JobCompleted;
 import org.gpusched.streaming.avro.JobMetrics;
@@ -63,6 +66,9 @@ final class ControllerFacts {
 
     final SchedulerConfig config;
     final Catalog catalog;
+    /** What stopping a running job costs it: progress since its last snapshot and a restart. */
+    final MoveCost moveCost;
+
     final String policy;
     final int controller;
     final ControllerState state;
@@ -94,6 +100,7 @@ final class ControllerFacts {
             Timers timers) {
         this.config = config;
         this.catalog = catalog;
+        this.moveCost = config.moveCost();
         this.policy = policy;
         this.controller = controller;
         this.state = state;
@@ -146,6 +153,26 @@ final class ControllerFacts {
         return Math.min(modelDone(e), MAX_MODEL_DONE);
     }
 
+    /**
+     * The job as the optimizer sees it, with what moving it would cost ({@link MoveCost}): a running job would lose its
+     * progress since its last snapshot and restore it; a job preempted before would restore its snapshot.
+     */
+    JobState jobState(ActiveJobs.Entry e, Placement current) {
+        double done = optimizerDone(e);
+        if (e.record.getFirstStart() == null || moveCost.isFree()) return new JobState(e.model(), done, current);
+        double ifRestarted = done;
+        if (current != null && e.record.getRunStartMillis() >= 0) {
+            long lost = moveCost.lostMillis(now - e.record.getRunStartMillis());
+            ifRestarted = Math.max(0, done - lost / 1000.0 / e.predictedSeconds(catalog.index()));
+        }
+        return new JobState(e.model(), done, current, ifRestarted, moveCost.restartOverheadSeconds());
+    }
+
+    /** Restart seconds a waiting job pays when it starts: a job preempted before restores its snapshot. */
+    double restartSeconds(ActiveJobs.Entry e) {
+        return e.record.getFirstStart() == null ? 0 : moveCost.restartOverheadSeconds();
+    }
+
     /** The true done fraction now (replay: the actual duration is the predicted one times actualFactor). */
     double done(ActiveJobs.Entry e) {
         JobRecord j = e.record;
@@ -164,7 +191,8 @@ final class ControllerFacts {
             JobRecord j = copy(e.record);
             j.setDone(done(e));
             j.setModelDone(modelDone(e));
-            j.setProgressMillis(now);
+            // a job still restoring its snapshot starts progressing later than now
+            j.setProgressMillis(Math.max(now, e.record.getProgressMillis()));
             jobs.replace(e, j);
         }
         e.changed();
@@ -185,39 +213,70 @@ final class ControllerFacts {
                 j.getFirstStart(),
                 j.getPreemptions(),
                 j.getMigrations(),
-                j.getResizes());
+                j.getResizes(),
+                j.getRunStartMillis());
     }
 
     // ---------------------------------------------------------------- placements
 
     /**
      * A job starts, resizes or migrates to {@code node} as {@code type} with {@code gpus} GPUs (its record is writable
-     * already): the record, the running index, the nodes' load and (replay) its end timer follow.
+     * already): the record, the running index, the nodes' load and (replay) its end timer follow. A job leaving a
+     * placement falls back to its last snapshot, and any but a first start restores it first.
+     *
+     * @return when the job begins progressing there (ms): now, or after the restart overhead
      */
-    void place(ActiveJobs.Entry e, DecisionAction action, String node, String type, int gpus) {
+    long place(ActiveJobs.Entry e, DecisionAction action, String node, String type, int gpus) {
         JobRecord j = e.record;
-        if (j.getNode() != null) moved(j.getNode(), j.getType(), -j.getGpus());
+        boolean moving = j.getNode() != null;
+        if (moving) {
+            loseSinceSnapshot(e);
+            moved(j.getNode(), j.getType(), -j.getGpus());
+        }
         moved(node, type, gpus);
+        boolean restart = moving || j.getFirstStart() != null;
+        long progressFrom = now + (restart ? moveCost.restartOverheadMillis() : 0);
         j.setNode(node);
         j.setType(type);
         j.setGpus(gpus);
+        j.setProgressMillis(progressFrom);
+        j.setRunStartMillis(progressFrom);
+        e.changed();
         if (j.getFirstStart() == null) j.setFirstStart(nowSeconds());
         if (action == DecisionAction.RESIZE) j.setResizes(j.getResizes() + 1);
         if (action == DecisionAction.MIGRATE) j.setMigrations(j.getMigrations() + 1);
         if (config.mode() == SchedulerConfig.Mode.REPLAY) setEnd(e);
         jobs.reindex(e);
+        return progressFrom;
     }
 
     /** A running job stops where it is and waits (its record is writable already). */
     void stop(ActiveJobs.Entry e) {
         JobRecord j = e.record;
+        loseSinceSnapshot(e);
         moved(j.getNode(), j.getType(), -j.getGpus());
         j.setNode(null);
         j.setType(null);
         j.setGpus(0);
         j.setEndMillis(-1L);
+        j.setRunStartMillis(-1L);
         j.setPreemptions(j.getPreemptions() + 1);
         jobs.reindex(e);
+    }
+
+    /**
+     * A running job leaving its placement (preempted, migrated or resized; its record is writable, its progress written
+     * down to now) falls back to its last snapshot ({@link MoveCost}): both its true and its predicted done fractions
+     * lose the progress made on the placement since then.
+     */
+    void loseSinceSnapshot(ActiveJobs.Entry e) {
+        JobRecord j = e.record;
+        long lost = moveCost.lostMillis(now - j.getRunStartMillis());
+        if (j.getRunStartMillis() < 0 || lost == 0) return;
+        double predicted = e.predictedSeconds(catalog.index());
+        j.setDone(Math.max(0, j.getDone() - lost / 1000.0 / (predicted * e.actualFactor())));
+        j.setModelDone(Math.max(0, j.getModelDone() - lost / 1000.0 / predicted));
+        e.changed();
     }
 
     /** Replay: the real end of a running job on its placement, and a timer for it (its progress is as of now). */
@@ -225,7 +284,8 @@ final class ControllerFacts {
         JobRecord j = e.record;
         double actualRemaining =
                 e.model().timeOn(j.getType(), j.getGpus()) * e.actualFactor() * Math.max(0, 1 - j.getDone());
-        long end = now + Math.max(1, (long) Math.ceil(actualRemaining * 1000 - 1e-6));
+        long from = Math.max(now, j.getProgressMillis());
+        long end = from + Math.max(1, (long) Math.ceil(actualRemaining * 1000 - 1e-6));
         j.setEndMillis(end);
         jobs.reindex(e);
         timers.register(end);

@@ -230,7 +230,6 @@ final class ControllerStep {
      */
     private List<PlacementDecision> carryOut(Cluster cluster, List<ActiveJobs.Entry> candidates, Schedule schedule) {
         List<PlacementDecision> decisions = new ArrayList<>();
-        double t = facts.nowSeconds();
         for (ScheduleDiff.Change c : ScheduleDiff.of(cluster, candidates, schedule)) {
             ActiveJobs.Entry e = candidates.get(c.candidate());
             JobRecord j = facts.writable(e);
@@ -240,9 +239,9 @@ final class ControllerStep {
                 facts.stop(e);
                 continue;
             }
-            facts.place(e, c.action(), c.node(), c.type(), c.gpus());
+            long progressFrom = facts.place(e, c.action(), c.node(), c.type(), c.gpus());
             double remaining = e.model().timeOn(c.type(), c.gpus()) * (1 - facts.optimizerDone(e));
-            double expectedEnd = t + remaining;
+            double expectedEnd = progressFrom / 1000.0 + remaining;
             double expectedCost = remaining
                             / 3600.0
                             * facts.catalog.byName().get(c.type()).costPerHour(c.gpus())

@@ -40,7 +40,7 @@ final class ProblemBuilder {
             JobRecord j = e.record;
             Placement current =
                     j.getNode() == null ? null : new Placement(e.nodeIndex(cluster), e.typeIndex(cluster), j.getGpus());
-            states.add(new JobState(e.model(), facts.optimizerDone(e), current));
+            states.add(facts.jobState(e, current));
             tables.add(e.times);
         }
         return SchedulingProblem.ofDistinctJobs(
@@ -136,7 +136,10 @@ final class ProblemBuilder {
             sum.postponed(e.weightPerHour, e.dueSeconds, e.slowestSeconds * left);
         } else {
             sum.scheduled(
-                    e.weightPerHour, e.dueSeconds, e.times.seconds(started.type(), started.gpus()) * left, started);
+                    e.weightPerHour,
+                    e.dueSeconds,
+                    e.times.seconds(started.type(), started.gpus()) * left + facts.restartSeconds(e),
+                    started);
         }
     }
 

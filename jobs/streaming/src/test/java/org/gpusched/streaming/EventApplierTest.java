@@ -71,9 +71,9 @@ class EventApplierTest {
     void aFailedNodePreemptsItsJobsWithTheReasonAndTheirProgress() {
         ActiveJobs.Entry a = runningA();
         assertEquals(List.of(1_010_000L), timers, "replay: the job's real end is a timer");
-        ControllerFacts f = at(510);
+        ControllerFacts f = at(910);
         EventApplier applier = new EventApplier(f);
-        applier.apply(TestData.nodeEvent(510, "n0", NodeEventKind.FAILED, null, "fifo", 0));
+        applier.apply(TestData.nodeEvent(910, "n0", NodeEventKind.FAILED, null, "fifo", 0));
         assertEquals(1, decisions.size());
         PlacementDecision d = decisions.get(0);
         assertEquals(DecisionAction.PREEMPT, d.getAction());
@@ -83,8 +83,11 @@ class EventApplierTest {
         JobRecord j = a.record;
         assertNull(j.getNode());
         assertEquals(1, j.getPreemptions());
-        assertEquals(0.5, j.getDone(), 1e-12, "500 of 1000 s done when the node failed");
+        // 900 of 1000 s done when the node failed; back to the snapshot taken after 600 s (every 600 s by default)
+        assertEquals(0.6, j.getDone(), 1e-12);
+        assertEquals(0.6, j.getModelDone(), 1e-12);
         assertEquals(-1L, j.getEndMillis());
+        assertEquals(-1L, j.getRunStartMillis());
         assertEquals(0, jobs.runningCount());
         NodeSlot n0 = state.getNodes().get(0);
         assertFalse(n0.getUp());

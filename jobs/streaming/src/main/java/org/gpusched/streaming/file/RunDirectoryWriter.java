@@ -36,13 +36,16 @@ import org.gpusched.streaming.file.PartFileMerger.LinesTo;
 
 /**
  * Assembles a run directory ({@link RunLayout}) for one policy from the part files of {@link FileJobSinks}: run.json,
- * jobs.jsonl, decisions.jsonl (time order), metrics.json and rejected.jsonl. The part files are merged by {@link
+ * jobs.jsonl, decisions.jsonl (time order), node-events.jsonl (the node timeline, time order), metrics.json and
+ * rejected.jsonl. The part files are merged by {@link
  * PartFileMerger} and summed up by {@link RunSummary}; this class lays out the files and projects the lines.
  * {@code compare} calls it once per policy of a multi-policy job.
  */
 public final class RunDirectoryWriter {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final ObjectMapper LINE = AvroJson.MAPPER;
+    /** The node timeline of a run: every node event it applied, at the time it applied it. */
+    public static final String NODE_EVENTS = RunLayout.NODE_EVENTS;
 
     /** The headline numbers of a run, as metrics.json holds them. */
     public record Summary(
@@ -100,6 +103,10 @@ public final class RunDirectoryWriter {
                             .thenComparingLong(r -> lineOf(r.get("position").asText()))
                             .thenComparing(r -> r.get("position").asText()));
             writeLines(out.resolve(RunLayout.REJECTED), rejected);
+            List<JsonNode> nodeEvents = PartFileMerger.read(parts, FileJobSinks.NODE_TIMELINE);
+            nodeEvents.sort(
+                    Comparator.comparingDouble(e -> e.get("time").asDouble())); // stable: one dispatcher's order
+            writeLines(out.resolve(NODE_EVENTS), nodeEvents);
             Lines decisions = await(decisionsMerged);
             Summary summary =
                     RunSummary.summarize(policy, accepted, jobs, decisions.count(), scheduling, rejected.size());
@@ -159,6 +166,10 @@ public final class RunDirectoryWriter {
         objective.put("horizonSeconds", cfg.objective().horizonSeconds());
         objective.put("mu", cfg.objective().mu());
         run.put("objective", objective);
+        Map<String, Object> moveCost = new LinkedHashMap<>(); // in this order in every run (Map.of has none)
+        moveCost.put("snapshotIntervalSeconds", cfg.snapshotIntervalSeconds());
+        moveCost.put("restartOverheadSeconds", cfg.moveOverheadSeconds());
+        run.put("moveCost", moveCost);
         run.putAll(inputs);
         Map<String, Object> owners = new LinkedHashMap<>();
         for (int i = 0; i < cfg.nodes().size(); i++)
