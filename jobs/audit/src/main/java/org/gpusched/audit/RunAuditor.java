@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.gpusched.audit.RunFiles.JobSpec;
+import org.gpusched.audit.RunFiles.NodeChange;
 import org.gpusched.audit.RunFiles.NodeSlot;
 import org.gpusched.audit.RunFiles.NodeType;
 import org.gpusched.audit.Violation.Kind;
@@ -31,6 +32,11 @@ import org.gpusched.audit.Violation.Kind;
  * every {@code snapshotIntervalSeconds} of progress on a placement, counted from when it began progressing there),
  * and a job placed again (after a move, or STARTed after having run before) progresses only after
  * {@code restartOverheadSeconds}, holding its GPUs meanwhile.
+ *
+ * <p>The cluster changes as {@code node-events.jsonl} says: an event at time t applies before the decisions at t (the
+ * scheduler handles node events before it reschedules), so a node added at t may take jobs at t, and a node that
+ * fails, is removed or is retyped at t must have no job left on it (or none of another type) once the decisions at t
+ * are applied. An event between two decision times is checked at its own time.
  */
 public final class RunAuditor {
     /**
@@ -52,6 +58,11 @@ public final class RunAuditor {
     private final List<Violation> violations = new ArrayList<>();
     private final Map<Kind, Long> counts = new EnumMap<>(Kind.class);
     private final Set<NodeState> touched = new LinkedHashSet<>();
+    /** Nodes that an event changed in the current instant (checked once its decisions are applied). */
+    private final Set<NodeState> changed = new LinkedHashSet<>();
+    /** The next change of {@link RunFiles#nodeChanges} to apply. */
+    private int nextChange;
+
     private double groupTime = Double.NEGATIVE_INFINITY;
     private long decisionCount;
 
@@ -76,14 +87,18 @@ public final class RunAuditor {
     }
 
     private static final class NodeState {
-        final NodeSlot slot;
+        NodeSlot slot;
+        /** Why the node is not in the cluster now ("failed at 10.000"), or null while it is. */
+        String absent;
+
         final Map<String, JobState> running = new LinkedHashMap<>();
         int busy;
         double since;
         double cost;
 
-        NodeState(NodeSlot slot) {
+        NodeState(NodeSlot slot, String absent) {
             this.slot = slot;
+            this.absent = absent;
         }
     }
 
@@ -91,7 +106,7 @@ public final class RunAuditor {
         this.run = run;
         this.tol = tol;
         run.jobs.values().forEach(j -> jobs.put(j.id(), new JobState(j)));
-        run.nodes.values().forEach(n -> nodes.put(n.id(), new NodeState(n)));
+        run.nodes.values().forEach(n -> nodes.put(n.id(), new NodeState(n, null)));
     }
 
     /** Audits {@code dir}; throws {@link AuditInputException} when a file is missing or unreadable. */
@@ -127,6 +142,58 @@ public final class RunAuditor {
             throw new AuditInputException(file + ": cannot read (" + e.getMessage() + ")", e);
         }
         closeInstant();
+        applyNodeChanges(Double.POSITIVE_INFINITY);
+    }
+
+    /**
+     * Applies the node changes up to t: each one before t as an instant of its own (no decision was made then, so
+     * nothing may be left on a node it took away), the ones at t into the instant of t's decisions.
+     */
+    private void applyNodeChanges(double t) {
+        while (nextChange < run.nodeChanges.size()
+                && run.nodeChanges.get(nextChange).time() <= t) {
+            NodeChange c = run.nodeChanges.get(nextChange++);
+            if (c.time() > groupTime) {
+                closeInstant();
+                groupTime = c.time();
+            }
+            applyNodeChange(c);
+        }
+        if (groupTime < t) {
+            closeInstant();
+            groupTime = t;
+        }
+    }
+
+    private void applyNodeChange(NodeChange c) {
+        NodeState n = nodes.get(c.node());
+        if (c.kind().equals("ADDED")) {
+            if (n == null) nodes.put(c.node(), n = new NodeState(c.slot(), null));
+            n.slot = c.slot();
+            n.absent = null;
+        } else if (n == null) {
+            flag(
+                    Kind.UNKNOWN_NODE,
+                    c.time(),
+                    null,
+                    c.node(),
+                    c.where() + ": " + c.kind() + " of a node not in the cluster");
+            return;
+        } else if (c.kind().equals("TYPE_CHANGED")) {
+            n.slot = c.slot();
+        } else {
+            n.absent = c.kind().toLowerCase(java.util.Locale.ROOT) + String.format(" at %.3f", c.time());
+        }
+        changed.add(n);
+    }
+
+    /** The node's first ADDED still to come, or null. */
+    private NodeChange addedLater(String node) {
+        for (int i = nextChange; i < run.nodeChanges.size(); i++) {
+            NodeChange c = run.nodeChanges.get(i);
+            if (c.node().equals(node) && c.kind().equals("ADDED")) return c;
+        }
+        return null;
     }
 
     private void apply(JsonNode d, String where) {
@@ -146,8 +213,7 @@ public final class RunAuditor {
         if (t < groupTime) {
             flag(Kind.TIME_ORDER, t, jobId, null, where + ": time goes back from " + groupTime);
         } else if (t > groupTime) {
-            closeInstant();
-            groupTime = t;
+            applyNodeChanges(t);
         }
         JobState job = jobs.get(jobId);
         if (job == null) {
@@ -300,15 +366,25 @@ public final class RunAuditor {
         String id = job.spec.id();
         String nodeId = text(d, "node");
         NodeState n = nodeId == null ? null : nodes.get(nodeId);
+        if (n == null && nodeId != null) {
+            NodeChange added = addedLater(nodeId);
+            if (added != null) {
+                n = new NodeState(added.slot(), String.format("added only at %.3f", added.time()));
+                nodes.put(nodeId, n);
+            }
+        }
         if (n == null) {
             flag(
                     Kind.UNKNOWN_NODE,
                     t,
                     id,
                     nodeId,
-                    where + ": " + (nodeId == null ? "no node" : "node is not in run.json"));
+                    where + ": "
+                            + (nodeId == null ? "no node" : "node is not in run.json nor added by node-events.jsonl"));
             return;
         }
+        if (n.absent != null)
+            flag(Kind.NODE_ABSENT, t, id, nodeId, where + ": placed on a node not in the cluster (" + n.absent + ")");
         String type = text(d, "type");
         if (type == null) type = n.slot.fixedType();
         if (type == null) {
@@ -377,6 +453,31 @@ public final class RunAuditor {
 
     /** Checks, after every decision of one instant is applied, the nodes that instant changed. */
     private void closeInstant() {
+        for (NodeState n : changed) {
+            for (JobState j : n.running.values()) {
+                if (j.since == groupTime && touched.contains(n)) continue; // placed now: checked when placed
+                if (n.absent != null) {
+                    flag(
+                            Kind.NODE_ABSENT,
+                            groupTime,
+                            j.spec.id(),
+                            n.slot.id(),
+                            "still runs on a node not in the cluster (" + n.absent + ")");
+                } else if (n.slot.fixedType() != null && !n.slot.fixedType().equals(j.type)
+                        || n.slot.fixedType() == null
+                                && n.slot.allowed() != null
+                                && !n.slot.allowed().contains(j.type)) {
+                    flag(
+                            Kind.NODE_TYPE,
+                            groupTime,
+                            j.spec.id(),
+                            n.slot.id(),
+                            "still runs as " + j.type + " on a node changed to "
+                                    + (n.slot.fixedType() != null ? n.slot.fixedType() : "types " + n.slot.allowed()));
+                }
+            }
+        }
+        changed.clear();
         for (NodeState n : touched) {
             if (n.running.isEmpty()) continue;
             String type = null;

@@ -51,6 +51,9 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
     public static final OutputTag<RejectedRecord> REJECTED = RecordParser.REJECTED;
     public static final OutputTag<JobSubmitted> ACCEPTED =
             new OutputTag<>("accepted-jobs", new AvroTypeInfo<>(JobSubmitted.class));
+    /** The node events the scheduler applied, at the time it applied them (event time, whole milliseconds). */
+    public static final OutputTag<NodeEvent> NODE_TIMELINE =
+            new OutputTag<>("node-timeline", new AvroTypeInfo<>(NodeEvent.class));
 
     static final MapStateDescriptor<Long, EventBatch> PENDING =
             new MapStateDescriptor<>("dispatch-pending", Types.LONG, new AvroTypeInfo<>(EventBatch.class));
@@ -264,6 +267,9 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
             }
         }
         capacity = null;
+        ctx.output(
+                NODE_TIMELINE,
+                NodeEvent.newBuilder(ev).setTime(e.getTimeMillis() / 1000.0).build());
         broadcast(e, owner, out);
     }
 

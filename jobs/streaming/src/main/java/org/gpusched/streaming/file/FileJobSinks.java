@@ -7,6 +7,7 @@ import org.gpusched.streaming.JobSinks;
 import org.gpusched.streaming.avro.JobCompleted;
 import org.gpusched.streaming.avro.JobMetrics;
 import org.gpusched.streaming.avro.JobSubmitted;
+import org.gpusched.streaming.avro.NodeEvent;
 import org.gpusched.streaming.avro.PlacementDecision;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.SchedulingMetrics;
@@ -21,6 +22,7 @@ public final class FileJobSinks implements JobSinks {
     public static final String JOB_METRICS = "job-metrics";
     public static final String REJECTED = "rejected";
     public static final String ACCEPTED_JOBS = "accepted-jobs";
+    public static final String NODE_TIMELINE = "node-timeline";
 
     private final Path dir;
 
@@ -63,6 +65,11 @@ public final class FileJobSinks implements JobSinks {
         s.sinkTo(new JsonLinesSink<>(dir, ACCEPTED_JOBS, RunDirectoryWriter::writeJob))
                 .uid("file-sink-" + ACCEPTED_JOBS)
                 .name(ACCEPTED_JOBS + " file");
+    }
+
+    @Override
+    public void nodeTimeline(DataStream<NodeEvent> s) {
+        sink(s, NODE_TIMELINE);
     }
 
     private <T extends GenericRecord> void sink(DataStream<T> stream, String name) {

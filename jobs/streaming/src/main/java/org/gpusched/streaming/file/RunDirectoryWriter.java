@@ -38,12 +38,15 @@ import org.gpusched.streaming.avro.JobSubmitted;
 
 /**
  * Assembles a run directory (the contract of the streaming issue, "Formats") for one policy from the part files of
- * {@link FileJobSinks}: run.json, jobs.jsonl, decisions.jsonl (time order), metrics.json and rejected.jsonl.
+ * {@link FileJobSinks}: run.json, jobs.jsonl, decisions.jsonl (time order), node-events.jsonl (the node timeline, time
+ * order), metrics.json and rejected.jsonl.
  * {@code compare} calls it once per policy of a multi-policy job.
  */
 public final class RunDirectoryWriter {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final ObjectMapper LINE = AvroJson.MAPPER;
+    /** The node timeline of a run: every node event it applied, at the time it applied it. */
+    public static final String NODE_EVENTS = "node-events.jsonl";
 
     /** The headline numbers of a run, as metrics.json holds them. */
     public record Summary(
@@ -116,6 +119,10 @@ public final class RunDirectoryWriter {
                             .thenComparingLong(r -> lineOf(r.get("position").asText()))
                             .thenComparing(r -> r.get("position").asText()));
             writeLines(out.resolve("rejected.jsonl"), rejected);
+            List<JsonNode> nodeEvents = read(parts, FileJobSinks.NODE_TIMELINE);
+            nodeEvents.sort(
+                    Comparator.comparingDouble(e -> e.get("time").asDouble())); // stable: one dispatcher's order
+            writeLines(out.resolve(NODE_EVENTS), nodeEvents);
             Lines decisions = await(decisionsMerged);
             Summary summary = summarize(policy, accepted, jobs, decisions.count(), scheduling, rejected.size());
             JSON.writeValue(out.resolve("metrics.json").toFile(), metricsJson(summary, jobs));

@@ -83,7 +83,14 @@ class RunDirectoryWriterTest {
         JsonNode metrics = AvroJson.MAPPER.readTree(out.resolve("metrics.json").toFile());
         assertEquals(4, metrics.get("preemptions").asLong());
         assertEquals(
-                List.of("jobs.jsonl", "decisions.jsonl", "metrics.json", "rejected.jsonl", "run.json").stream()
+                List.of(
+                                "jobs.jsonl",
+                                "decisions.jsonl",
+                                "metrics.json",
+                                "node-events.jsonl",
+                                "rejected.jsonl",
+                                "run.json")
+                        .stream()
                         .sorted()
                         .toList(),
                 Files.list(out).map(p -> p.getFileName().toString()).sorted().toList(),
