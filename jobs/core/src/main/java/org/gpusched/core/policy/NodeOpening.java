@@ -27,6 +27,8 @@ final class NodeOpening {
     private int[] peerStart = new int[1], peers = new int[0];
     /** Whether some GPU model comes in several types: only then do matching and opening differ between rules. */
     private boolean severalTypesPerModel;
+    /** Whether some type is a VM leased whole: {@link NodeOpeningRule#PACKED} changes nothing elsewhere. */
+    private boolean anyLeasedWhole;
 
     private int jobs;
     private int[] configAt = new int[0]; // [(j * types + t) * stride + g]: configuration index, NONE if none
@@ -43,6 +45,7 @@ final class NodeOpening {
     void prepareCatalog(Cluster cluster) {
         if (cluster.types() == catalogOf) return; // shared by every controller's cluster (the same list instance)
         catalogOf = cluster.types();
+        anyLeasedWhole = false;
         types = cluster.typeCount();
         stride = cluster.maxGpus() + 1;
         typeGpus = new int[types];
@@ -66,6 +69,7 @@ final class NodeOpening {
                 names.add(type.gpuModel());
             }
             model[t] = m;
+            anyLeasedWhole |= NodeOpeningRule.leasedWhole(type);
         }
         models = names.size();
         severalTypesPerModel = models < types;
@@ -96,7 +100,8 @@ final class NodeOpening {
 
     /** Whether open nodes of another type of the configuration's GPU model are tried, and the opening type chosen. */
     boolean active() {
-        return severalTypesPerModel && rule != NodeOpeningRule.VM_PER_JOB;
+        return severalTypesPerModel
+                && (rule == NodeOpeningRule.LARGEST_VM || rule == NodeOpeningRule.PACKED && anyLeasedWhole);
     }
 
     int peerFrom(int t) {

@@ -6,7 +6,8 @@ import org.gpusched.core.model.NodeType;
  * How the greedy family prices a job's configurations and which VM it leases when it switches a node on. The rules
  * differ only where a GPU model comes in several node types (rightsizable nodes) or a VM is leased whole (one price
  * at every busy-GPU count): on a catalog of one type per GPU model with no such VM all three make the same
- * decisions.
+ * decisions, and {@link #PACKED} decides as {@link #VM_PER_JOB} on every catalog without a VM leased whole (the
+ * ANDREAS and ARMIDA energy-priced catalogs).
  *
  * <ul>
  *   <li>{@link #VM_PER_JOB}: a configuration costs the whole VM's price for the job's time, and a node is switched
@@ -27,11 +28,6 @@ public enum NodeOpeningRule {
 
     /** The rule of {@code greedy}, {@code andreas-rg} and {@code rg-ls}: measured cheapest (docs/gpuscheduler-comparison.md). */
     public static final NodeOpeningRule DEFAULT = PACKED;
-
-    /** Whether open nodes of another type of the same GPU model take a job (else only the configuration's type). */
-    boolean matchesByGpuModel() {
-        return this != VM_PER_JOB;
-    }
 
     /**
      * The hourly price that ranks configuration (type, g) against the job's others. {@link #PACKED} charges a job on
