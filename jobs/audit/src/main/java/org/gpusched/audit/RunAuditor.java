@@ -1,11 +1,7 @@
 package org.gpusched.audit;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -20,6 +16,7 @@ import org.gpusched.audit.RunFiles.NodeChange;
 import org.gpusched.audit.RunFiles.NodeSlot;
 import org.gpusched.audit.RunFiles.NodeType;
 import org.gpusched.audit.Violation.Kind;
+import org.gpusched.rundir.JsonLines;
 
 /**
  * Audits a run directory from its files alone. It replays {@code decisions.jsonl} in order, holding for every job
@@ -122,22 +119,11 @@ public final class RunAuditor {
     }
 
     private void replay(Path file) {
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String line;
-            long lineNo = 0;
-            while ((line = in.readLine()) != null) {
-                lineNo++;
-                if (line.isBlank()) continue;
-                JsonNode d;
-                try {
-                    d = RunFiles.JSON.readTree(line);
-                } catch (JsonProcessingException e) {
-                    throw new AuditInputException(
-                            file + ":" + lineNo + ": not valid JSON (" + e.getOriginalMessage() + ")");
-                }
+        try {
+            JsonLines.forEach(file, RunFiles.JSON, AuditInputException::new, (d, where) -> {
                 decisionCount++;
-                apply(d, file + ":" + lineNo);
-            }
+                apply(d, where);
+            });
         } catch (IOException e) {
             throw new AuditInputException(file + ": cannot read (" + e.getMessage() + ")", e);
         }

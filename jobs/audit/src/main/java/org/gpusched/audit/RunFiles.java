@@ -3,9 +3,7 @@ package org.gpusched.audit;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -17,6 +15,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.gpusched.rundir.JsonLines;
+import org.gpusched.rundir.RunLayout;
 
 /**
  * The auditor's own reading of a run directory (deliberately not the producer's format classes, so a bug there
@@ -25,11 +25,11 @@ import java.util.Set;
  * {@code decisions.jsonl} is streamed by {@link RunAuditor}.
  */
 final class RunFiles {
-    static final String RUN = "run.json";
-    static final String JOBS = "jobs.jsonl";
-    static final String DECISIONS = "decisions.jsonl";
-    static final String METRICS = "metrics.json";
-    static final String NODE_EVENTS = "node-events.jsonl";
+    static final String RUN = RunLayout.RUN;
+    static final String JOBS = RunLayout.JOBS;
+    static final String DECISIONS = RunLayout.DECISIONS;
+    static final String METRICS = RunLayout.METRICS;
+    static final String NODE_EVENTS = RunLayout.NODE_EVENTS;
 
     static final ObjectMapper JSON = new ObjectMapper();
 
@@ -138,26 +138,15 @@ final class RunFiles {
 
     private void readNodeEvents(Path file) {
         if (!Files.exists(file)) return;
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String line;
-            long lineNo = 0;
-            double previous = Double.NEGATIVE_INFINITY;
-            while ((line = in.readLine()) != null) {
-                lineNo++;
-                if (line.isBlank()) continue;
-                String where = file + ":" + lineNo;
-                JsonNode e;
-                try {
-                    e = JSON.readTree(line);
-                } catch (JsonProcessingException ex) {
-                    throw new AuditInputException(where + ": not valid JSON (" + ex.getOriginalMessage() + ")");
-                }
+        double[] previous = {Double.NEGATIVE_INFINITY};
+        try {
+            JsonLines.forEach(file, JSON, AuditInputException::new, (e, where) -> {
                 JsonNode time = e.get("time");
                 if (time == null || !time.isNumber())
                     throw new AuditInputException(where + ": field 'time' is missing or not a number");
-                if (time.asDouble() < previous)
-                    throw new AuditInputException(where + ": time goes back from " + previous);
-                previous = time.asDouble();
+                if (time.asDouble() < previous[0])
+                    throw new AuditInputException(where + ": time goes back from " + previous[0]);
+                previous[0] = time.asDouble();
                 if (!e.hasNonNull("node") || !e.get("node").isTextual())
                     throw new AuditInputException(where + ": field 'node' is missing");
                 String node = e.get("node").asText();
@@ -185,26 +174,15 @@ final class RunFiles {
                                 + "' (ADDED, TYPE_CHANGED, FAILED or REMOVED)");
                 }
                 nodeChanges.add(new NodeChange(time.asDouble(), node, kind, slot, where));
-            }
+            });
         } catch (IOException e) {
             throw new AuditInputException(file + ": cannot read (" + e.getMessage() + ")", e);
         }
     }
 
     private void readJobs(Path file) {
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String line;
-            long lineNo = 0;
-            while ((line = in.readLine()) != null) {
-                lineNo++;
-                if (line.isBlank()) continue;
-                String where = file + ":" + lineNo;
-                JsonNode j;
-                try {
-                    j = JSON.readTree(line);
-                } catch (JsonProcessingException e) {
-                    throw new AuditInputException(where + ": not valid JSON (" + e.getOriginalMessage() + ")");
-                }
+        try {
+            JsonLines.forEach(file, JSON, AuditInputException::new, (j, where) -> {
                 String id = j.hasNonNull("id") ? j.get("id").asText() : null;
                 if (id == null || id.isBlank()) throw new AuditInputException(where + ": field 'id' is missing");
                 double submit = number(j, "submit", where, id);
@@ -237,7 +215,7 @@ final class RunFiles {
                 if (jobs.put(id, new JobSpec(id, submit, due, weight, parsed, factor)) != null) {
                     throw new AuditInputException(where + ": job " + id + " appears twice");
                 }
-            }
+            });
         } catch (NoSuchFileException e) {
             throw new AuditInputException(file + ": missing");
         } catch (IOException e) {

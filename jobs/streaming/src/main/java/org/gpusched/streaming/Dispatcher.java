@@ -24,7 +24,6 @@ import org.gpusched.streaming.avro.JobSubmitted;
 import org.gpusched.streaming.avro.NodeEvent;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.TelemetryKind;
-import org.gpusched.streaming.file.TraceLines;
 import org.gpusched.streaming.state.ControllerEvent;
 import org.gpusched.streaming.state.EventBatch;
 import org.gpusched.streaming.state.NodeSlot;
@@ -294,7 +293,7 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
 
     private void reject(OnTimerContext ctx, ControllerEvent e, String reason, String field) {
         Object payload = e.getSubmitted() != null
-                ? TraceLines.of(e.getSubmitted())
+                ? JobCodec.toTraceLine(e.getSubmitted())
                 : e.getCompleted() != null
                         ? e.getCompleted()
                         : e.getNodeEvent() != null ? e.getNodeEvent() : e.getTelemetry();

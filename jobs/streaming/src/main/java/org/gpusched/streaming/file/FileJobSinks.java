@@ -3,6 +3,7 @@ package org.gpusched.streaming.file;
 import java.nio.file.Path;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.gpusched.streaming.JobCodec;
 import org.gpusched.streaming.JobSinks;
 import org.gpusched.streaming.avro.JobCompleted;
 import org.gpusched.streaming.avro.JobMetrics;
@@ -62,7 +63,7 @@ public final class FileJobSinks implements JobSinks {
     /** Accepted jobs are written as jobs.jsonl lines already, so assembling the run directory only merges them. */
     @Override
     public void acceptedJobs(DataStream<JobSubmitted> s) {
-        s.sinkTo(new JsonLinesSink<>(dir, ACCEPTED_JOBS, RunDirectoryWriter::writeJob))
+        s.sinkTo(new JsonLinesSink<>(dir, ACCEPTED_JOBS, JobCodec::writeTraceLine))
                 .uid("file-sink-" + ACCEPTED_JOBS)
                 .name(ACCEPTED_JOBS + " file");
     }
