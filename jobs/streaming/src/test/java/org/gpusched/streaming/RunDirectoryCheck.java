@@ -46,7 +46,8 @@ final class RunDirectoryCheck {
 
     static Totals check(Path dir) throws Exception {
         JsonNode run = JSON.readTree(dir.resolve("run.json").toFile());
-        long snapshotMillis = Math.round(run.path("moveCost").path("snapshotIntervalSeconds").asDouble(0) * 1000);
+        long snapshotMillis =
+                Math.round(run.path("moveCost").path("snapshotIntervalSeconds").asDouble(0) * 1000);
         double restore = run.path("moveCost").path("restartOverheadSeconds").asDouble(0);
         Map<String, double[]> rates = new HashMap<>();
         Map<String, Integer> typeGpus = new HashMap<>();
