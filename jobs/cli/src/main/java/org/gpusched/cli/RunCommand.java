@@ -599,6 +599,12 @@ public final class RunCommand implements Callable<Integer> {
         Configuration flink = new Configuration();
         flink.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
         flink.set(EmbeddedFlink.BIND_ADDRESS, bindAddress);
+        if (checkpointSeconds > 0) {
+            // As conf/config.yaml on a cluster: checkpoints complete while a backlog keeps the job back-pressured
+            // (docs/reliability.md, checkpoints under back pressure).
+            flink.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
+            flink.set(CheckpointingOptions.ENABLE_UNALIGNED_INTERRUPTIBLE_TIMERS, true);
+        }
         return flink;
     }
 
