@@ -30,6 +30,16 @@ import picocli.CommandLine.Spec;
             "                J = 10N jobs (EfficientNet, ConvNet, LSTM), mixed-rate arrivals",
             "  armida        the 8 jobs of the ANDREAS paper's Table V on armida-05/06/07,",
             "                one every 1200 s",
+            "  powerflow     PowerFlow's end-to-end trace: --jobs (default 1901) whole-GPU",
+            "                jobs over 24 h, GPU counts and durations from --pods (the",
+            "                Alibaba 2023 pod list), a Zeus workload and batch per job,",
+            "                iterations from the duration and the measured throughput",
+            "  powerflow-random  PowerFlow's sensitivity traces: --jobs (default 100),",
+            "                Poisson arrivals every --mean-gap s (default 600), --job-size",
+            "                small (1-2 GPUs) | medium (1-8) | large (4-16), durations",
+            "                log-uniform 30 min..8 h",
+            "                The powerflow scenarios write DIR/trace.jsonl in the PowerFlow",
+            "                trace format (gpusched powerflow --trace), no cluster file.",
             "Execution times: the application model of conf/applications.yaml (bundled;",
             "--apps to override). --jobs scales any scenario (e.g. 1000000) by sampling;",
             "the trace is streamed, memory stays flat. Same seed, same files.",
@@ -43,7 +53,8 @@ public final class GenerateCommand implements Callable<Integer> {
             names = "--scenario",
             required = true,
             paramLabel = "NAME",
-            description = "hierarchical, hierarchical-tight (due dates 8x tighter), andreas or armida.")
+            description =
+                    "hierarchical, hierarchical-tight (due dates 8x tighter), andreas, armida, powerflow or powerflow-random.")
     String scenario;
 
     @Option(
@@ -91,6 +102,19 @@ public final class GenerateCommand implements Callable<Integer> {
             description = "Application model YAML (default: the bundled conf/applications.yaml).")
     Path apps;
 
+    @Option(
+            names = "--pods",
+            paramLabel = "CSV",
+            description = "powerflow only: the Alibaba 2023 pod list (openb_pod_list_default.csv) to sample from.")
+    Path pods;
+
+    @Option(
+            names = "--job-size",
+            paramLabel = "SIZE",
+            defaultValue = "medium",
+            description = "powerflow-random only: small, medium or large (default: ${DEFAULT-VALUE}).")
+    String jobSize;
+
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory (created).")
     Path outDir;
 
@@ -98,6 +122,7 @@ public final class GenerateCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (scenario.startsWith("powerflow")) return PowerflowScenarios.generate(this, out, err);
         try {
             ApplicationCatalog catalog = apps == null ? ApplicationCatalog.defaults() : ApplicationCatalog.read(apps);
             Scenario sc = Scenarios.create(scenario, nodes, shape, meanGap, energy, catalog);

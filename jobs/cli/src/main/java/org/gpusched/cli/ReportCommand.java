@@ -6,9 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.gpusched.audit.AuditInputException;
+import org.gpusched.audit.PowerflowEnergyAudit;
 import org.gpusched.audit.RunDirectories;
 import org.gpusched.reports.Comparison;
 import org.gpusched.reports.PlacementComparison;
+import org.gpusched.reports.PowerflowReport;
 import org.gpusched.reports.ReportInputException;
 import org.gpusched.reports.Reports;
 import picocli.CommandLine.Command;
@@ -29,7 +31,9 @@ import picocli.CommandLine.Spec;
             "fifo/edf/priority with the same seed) and DIR/report.html, a self-contained",
             "page: cost per policy, cumulative cost over time, and a Gantt chart of jobs",
             "on nodes for runs of at most 60 jobs (placement runs: EOPC, allocation and",
-            "fragmentation, as compare --pods). Prints the table."
+            "fragmentation, as compare --pods). Prints the table. A PowerFlow run directory",
+            "(gpusched powerflow --out) gets the paper's plots instead: mean JCT against",
+            "total energy per policy, GPUs allocated and cluster power over time."
         })
 public final class ReportCommand implements Callable<Integer> {
     @Spec
@@ -55,6 +59,15 @@ public final class ReportCommand implements Callable<Integer> {
         try {
             String command = "gpusched report "
                     + String.join(" ", runs.stream().map(Path::toString).toList()) + " --out " + outDir;
+            if (runs.stream().anyMatch(PowerflowEnergyAudit::isRunDirectory)) {
+                if (runs.size() != 1) {
+                    err.println("gpusched report: a PowerFlow run directory is reported alone (one per report)");
+                    return ExitCode.BAD_INPUT;
+                }
+                var pf = PowerflowReport.write(runs.get(0), outDir, title, command);
+                out.println("wrote " + outDir.resolve(Reports.HTML) + " (" + pf.size() + " PowerFlow runs)");
+                return ExitCode.OK;
+            }
             List<RunDirectories.Run> found = new ArrayList<>();
             for (Path dir : runs) found.addAll(RunDirectories.find(dir));
             List<Path> dirs = found.stream().map(RunDirectories.Run::dir).toList();
