@@ -18,16 +18,17 @@ import org.gpusched.core.random.RandomState;
  *
  * <p>Readings of the papers chosen here (the papers leave them open):
  * <ul>
- *   <li>A configuration is (node type, g). Nodes of one type are interchangeable for f_OBJ, so the best
- *       configuration is chosen per type and the node afterwards: first the job's current node if it is open as that
- *       type with room (a migration gains nothing in f_OBJ), then an open node (first fit = lowest index, best fit =
- *       fewest idle GPUs after placement, thesis Fig. 3.3), then a node switched on for it (thesis step (b); for a
- *       rightsizable node this is where its VM type is chosen). How configurations are priced for this choice, whether
- *       open nodes of another type of the same GPU model take the job, and which VM a node is switched on as is the
- *       {@link NodeOpeningRule} ({@link NodeOpening}); randomized iterations under {@link NodeOpeningRule#PACKED}
- *       draw the VM size among the GPU model's types, with weight 1 / price per GPU the queue can fill. Nodes switched on prefer, in order: the job's own
- *       current node, the lowest-index node hosting no running job, a node whose running jobs already run as that
- *       type, then the rest; so a waiting job does not evict running ones from their node without need.</li>
+ *   <li>A configuration is (node type, g). Nodes of one type are interchangeable for f_OBJ, so the best configuration
+ *       is chosen per type and the node afterwards: first the job's current node if it is open as that type with room
+ *       (a migration gains nothing in f_OBJ), then an open node (first fit = lowest index, best fit = fewest idle GPUs
+ *       after placement, thesis Fig. 3.3), then a node switched on for it (thesis step (b); for a rightsizable node
+ *       this is where its VM type is chosen). How configurations are priced for this choice, whether open nodes of
+ *       another type of the same GPU model take the job, and which VM a node is switched on as is the
+ *       {@link NodeOpeningRule} ({@link NodeOpening}); randomized iterations under {@link NodeOpeningRule#PACKED} draw the VM
+ *       size among the GPU model's types, with weight 1 / price per GPU the queue can fill. Nodes switched on prefer,
+ *       in order: the job's own current node, the lowest-index node hosting no running job, a node whose running jobs
+ *       already run as that type, then the rest; so a waiting job does not evict running ones from their node without
+ *       need.</li>
  *   <li>Sub-optimal assignment (thesis (c), ANDREAS step 2): the job's other configurations in preference order
  *       (those meeting the due date by cost, then the others by time) on open nodes; if none fits, the same on a
  *       node switched on for it (needed on fixed heterogeneous clusters where no node of the best type is left); else

@@ -108,32 +108,6 @@ class NodeOpeningRuleTest {
     }
 
     @Test
-    void randomizedIterationsDrawTheVmSizeUnderPacked() {
-        // S = 4 GPUs at 0.22, L = 8 at 0.44 (both 0.055 per GPU). The job's three best configurations are on S (L1
-        // is ten times slower), so a configuration draw never yields L; L is opened only when the VM size drawn for
-        // S1 is L (weights 1 / 0.22 and 1 / 0.44 per GPU the queue of one fills), which the greedy never does
-        List<NodeType> catalog = List.of(NodeType.priced("S", "P600", 4, 0.22), NodeType.priced("L", "P600", 8, 0.44));
-        Cluster cluster = new Cluster(catalog, List.of(Node.rightsizable("vm0")));
-        var times = times("S", 1, 3600, 2, 2400, 3, 2000, 4, 1900, "L", 1, 36000);
-        SchedulingProblem problem =
-                new SchedulingProblem(0, cluster, List.of(JobState.waiting(job("j", 0, 1e6, 1, times))), null, PAPER);
-        assertEquals(S, greedy(NodeOpeningRule.PACKED, problem).nodeType(0));
-        Set<Integer> opened = new HashSet<>();
-        GreedyEngine engine = new GreedyEngine(false, NodeOpeningRule.PACKED);
-        RandomState random = new RandomState(7);
-        for (int call = 0; call < 20; call++) {
-            for (Schedule s : engine.run(problem, random, 20, 3, true)) opened.add(s.nodeType(0));
-        }
-        assertEquals(Set.of(S, L), opened);
-        Set<Integer> perJob = new HashSet<>();
-        GreedyEngine vmPerJob = new GreedyEngine(false, NodeOpeningRule.VM_PER_JOB);
-        for (int call = 0; call < 20; call++) {
-            for (Schedule s : vmPerJob.run(problem, random, 20, 3, true)) perJob.add(s.nodeType(0));
-        }
-        assertEquals(Set.of(S), perJob);
-    }
-
-    @Test
     void theRulesDecideAlikeWithoutWholeVmsOrSeveralTypesPerModel() {
         // without a VM leased whole PACKED is VM_PER_JOB; with one type per GPU model as well, so is LARGEST_VM
         int checked = 0, oneTypePerModel = 0;
