@@ -17,6 +17,9 @@ RESULTS = sys.argv[1] if len(sys.argv) > 1 else "docs/results"
 # hierarchical scenarios; left out when not given
 INSTANCES = sys.argv[2] if len(sys.argv) > 2 else None
 BASELINES = ("fifo", "edf", "priority")
+# the same queues with the older configuration rule (all GPUs of the fastest type)
+FASTEST_BASELINES = ("fifo-fastest", "edf-fastest", "priority-fastest")
+POLICIES = BASELINES + FASTEST_BASELINES + ("greedy", "andreas-rg", "rg-ls")
 SCENARIOS = ("andreas-small", "andreas-large", "hierarchical")
 
 
@@ -65,23 +68,52 @@ out()
 out("Cells: mean over instances (min..max); n = finished instances (seeds). `+` = cheaper.")
 out()
 
-out("## Cost reduction vs the best of fifo/edf/priority (% of its total cost)")
-out()
-out("| scenario | policy | " + " | ".join(f"N={n}" for n in ns) + " |")
-out("|---|---|" + "---|" * len(ns))
-for s in SCENARIOS:
-    for p in ("fifo", "edf", "priority", "greedy", "andreas-rg", "rg-ls"):
-        cells = []
-        for n in ns:
-            vals = []
-            for (sc, nn, seed), pol in main.items():
-                if sc != s or nn != n or p not in pol or not all(b in pol for b in BASELINES):
-                    continue
-                best = min(cost(pol[b]) for b in BASELINES)
-                vals.append(pct(cost(pol[p]), best))
-            cells.append(fmt(vals) + f" n={len(vals)}" if vals else "-")
-        out(f"| {s} | {p} | " + " | ".join(cells) + " |")
-out()
+def reduction_table(title, baselines):
+    """Per scenario and policy, the reduction vs the best of `baselines` on the same instance, by N."""
+    out(title)
+    out()
+    out("| scenario | policy | " + " | ".join(f"N={n}" for n in ns) + " |")
+    out("|---|---|" + "---|" * len(ns))
+    for s in SCENARIOS:
+        for p in POLICIES:
+            cells = []
+            for n in ns:
+                vals = []
+                for (sc, nn, seed), pol in main.items():
+                    if sc != s or nn != n or p not in pol or not all(b in pol for b in baselines):
+                        continue
+                    best = min(cost(pol[b]) for b in baselines)
+                    vals.append(pct(cost(pol[p]), best))
+                cells.append(fmt(vals) + f" n={len(vals)}" if vals else "-")
+            out(f"| {s} | {p} | " + " | ".join(cells) + " |")
+    out()
+
+
+reduction_table("## Cost reduction vs the best of fifo/edf/priority (% of its total cost)", BASELINES)
+if any(all(b in pol for b in FASTEST_BASELINES) for pol in main.values()):
+    reduction_table(
+        "## Cost reduction vs the best of fifo-fastest/edf-fastest/priority-fastest (the older baseline rule)",
+        FASTEST_BASELINES)
+
+freemoves = instances(load("freemoves"))
+for name, title, scen in (
+    ("energy", "Data-sheet node power (`generate --energy datasheet`), papers' setting: total cost, and freemoves' (measured power)", "andreas-large-datasheet"),
+    ("freemoves", "The papers' setting (`--stability paper --move-overhead 0 --snapshot-interval 0`): total cost, and the default's", None),
+    ("cheapmoves", "Cheap moves (`--move-overhead 60 --snapshot-interval 60`): total cost, and the default's", None),
+):
+    rows = instances(load(name))
+    if not rows:
+        continue
+    out("## " + title)
+    out()
+    out("| scenario | N | seed | policy | total cost | tardy jobs | main (default) total cost |")
+    out("|---|---|---|---|---|---|---|")
+    for (sc, n, seed), pol in sorted(rows.items()):
+        ref = (main if scen is None else freemoves).get((sc if scen is None else "andreas-large", n, seed), {})
+        for p, r in pol.items():
+            m = f"{cost(ref[p]):.3f}" if p in ref else "-"
+            out(f"| {sc} | {n} | {seed} | {p} | {cost(r):.3f} | {r['tardyJobs']} | {m} |")
+    out()
 
 out("## andreas-rg vs each baseline (% cheaper), mean over instances")
 out()
@@ -116,7 +148,7 @@ out("| scenario | N | policy | total cost | tardy jobs | jobs | mean JCT s | opt
 out("|---|---|---|---|---|---|---|---|---|---|")
 for s in SCENARIOS:
     for n in ns:
-        for p in ("fifo", "edf", "priority", "greedy", "andreas-rg", "rg-ls"):
+        for p in POLICIES:
             sel = [pol[p] for (sc, nn, _), pol in main.items() if sc == s and nn == n and p in pol]
             if not sel:
                 continue

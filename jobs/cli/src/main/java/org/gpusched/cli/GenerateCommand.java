@@ -22,10 +22,11 @@ import picocli.CommandLine.Spec;
             "Writes DIR/trace.jsonl and DIR/cluster.yaml for a paper's experiment protocol:",
             "  hierarchical  cloud GPU-as-a-service: Table II VM catalog, N rightsizable",
             "                nodes, J = 10N jobs (AlexNet, ResNet, VGG, DeepSpeech),",
-            "                Poisson arrivals (mean 45,000 s x 5 / N), due U[min t, 2 max t],",
+            "                Poisson arrivals (mean 45,000 s / N), due U[min t, 2 max t],",
             "                weight U[0.36, 1.08] $/h, rho 100, H 1 h, mu 1",
             "  andreas       on-premise energy: half V100, half T4 nodes (--shape small:",
             "                2xV100 | 1xT4, large: 4xV100 | 2xT4), 0.172 EUR/kWh x PUE 1.33,",
+            "                node power measured by the ANDREAS authors (--energy),",
             "                J = 10N jobs (EfficientNet, ConvNet, LSTM), mixed-rate arrivals",
             "  armida        the 8 jobs of the ANDREAS paper's Table V on armida-05/06/07,",
             "                one every 1200 s",
@@ -78,6 +79,13 @@ public final class GenerateCommand implements Callable<Integer> {
     Double meanGap;
 
     @Option(
+            names = "--energy",
+            paramLabel = "MODEL",
+            description =
+                    "andreas/armida node power: measured (default: the ANDREAS authors' figures, V100 node 530 W + 170 W per further busy GPU, T4 node 400 W + 70 W) or datasheet (host 100 W + GPUs at idle/max power).")
+    String energy;
+
+    @Option(
             names = "--apps",
             paramLabel = "FILE",
             description = "Application model YAML (default: the bundled conf/applications.yaml).")
@@ -92,7 +100,7 @@ public final class GenerateCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         try {
             ApplicationCatalog catalog = apps == null ? ApplicationCatalog.defaults() : ApplicationCatalog.read(apps);
-            Scenario sc = Scenarios.create(scenario, nodes, shape, meanGap, catalog);
+            Scenario sc = Scenarios.create(scenario, nodes, shape, meanGap, energy, catalog);
             long count = jobs == null ? sc.defaultJobs() : jobs;
             if (count < 1) throw new FormatException("--jobs must be >= 1, got " + count, "jobs");
             long start = System.nanoTime();

@@ -238,6 +238,16 @@ public final class RunCommand implements Callable<Integer> {
     int parallelism;
 
     @Option(
+            names = "--bind-address",
+            paramLabel = "ADDRESS",
+            defaultValue = EmbeddedFlink.LOOPBACK,
+            description =
+                    "Where the embedded Flink cluster's REST endpoint (web UI), blob server and RPC listen: an IP address of this machine, "
+                            + "or 0.0.0.0 for every interface (default: ${DEFAULT-VALUE}, this machine only). The REST endpoint is unauthenticated: "
+                            + "whoever reaches it can cancel the job or have it write a savepoint to any path. Under `flink run` the cluster's configuration decides.")
+    String bindAddress;
+
+    @Option(
             names = "--kafka-property",
             paramLabel = "KEY=VALUE",
             description =
@@ -315,6 +325,11 @@ public final class RunCommand implements Callable<Integer> {
             if (checkpointDir != null && checkpointSeconds == 0)
                 throw new IllegalArgumentException(
                         "--checkpoint-dir needs --checkpoint-interval (checkpoints are off)");
+            try {
+                EmbeddedFlink.requireLocalAddress(bindAddress);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--bind-address: " + e.getMessage());
+            }
             kafka = KafkaSettings.of(bootstrap)
                     .withTopicPrefix(topicPrefix)
                     .withGroupId(groupId)
@@ -538,8 +553,7 @@ public final class RunCommand implements Callable<Integer> {
             StagedDirectory staged)
             throws Exception {
         List<String> outputs = job.outputs();
-        Configuration flink = new Configuration();
-        flink.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+        Configuration flink = flinkConfiguration();
         String restored = durableState(flink);
         if (restored == null && restore != null) return ExitCode.BAD_INPUT;
         StreamExecutionEnvironment env = EmbeddedFlink.environment(flink);
@@ -627,6 +641,14 @@ public final class RunCommand implements Callable<Integer> {
         CliFiles.deleteParts(runParts);
         staged.commit();
         return summaries;
+    }
+
+    /** The job's Flink configuration from the options (before checkpoint storage and restore point). */
+    Configuration flinkConfiguration() {
+        Configuration flink = new Configuration();
+        flink.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+        flink.set(EmbeddedFlink.BIND_ADDRESS, bindAddress);
+        return flink;
     }
 
     /**

@@ -81,6 +81,7 @@ public final class SchedulerJob {
             sinks.completions(controllers.getSideOutput(ControllerFunction.COMPLETIONS));
         sinks.rejected(rejected);
         sinks.acceptedJobs(dispatched.getSideOutput(Dispatcher.ACCEPTED));
+        sinks.nodeTimeline(dispatched.getSideOutput(Dispatcher.NODE_TIMELINE));
         OperationalMetrics.attach(controllers, rejected);
         return new Pipeline(controllers, rejected);
     }

@@ -18,6 +18,9 @@ public final class Policies {
         FACTORIES.put(FifoPolicy.NAME, FifoPolicy::new);
         FACTORIES.put(EdfPolicy.NAME, EdfPolicy::new);
         FACTORIES.put(PriorityPolicy.NAME, PriorityPolicy::new);
+        FACTORIES.put(FifoPolicy.FASTEST_NAME, FifoPolicy::fastest);
+        FACTORIES.put(EdfPolicy.FASTEST_NAME, EdfPolicy::fastest);
+        FACTORIES.put(PriorityPolicy.FASTEST_NAME, PriorityPolicy::fastest);
     }
 
     private Policies() {}

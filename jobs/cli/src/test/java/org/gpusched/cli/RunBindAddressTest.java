@@ -1,0 +1,40 @@
+package org.gpusched.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.gpusched.streaming.EmbeddedFlink;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** {@code run --bind-address}: 127.0.0.1 unless given, carried into the job's Flink configuration, checked before anything runs. */
+class RunBindAddressTest {
+    private static final String CLUSTER = "../../examples/armida-cluster.yaml";
+
+    @Test
+    void theOptionReachesTheFlinkConfiguration() {
+        RunCommand run = new RunCommand();
+        new CommandLine(run).parseArgs("--bootstrap", "127.0.0.1:1", "--cluster", CLUSTER);
+        assertEquals("127.0.0.1", run.flinkConfiguration().get(EmbeddedFlink.BIND_ADDRESS));
+        run = new RunCommand();
+        new CommandLine(run).parseArgs("--bootstrap", "127.0.0.1:1", "--cluster", CLUSTER, "--bind-address", "0.0.0.0");
+        assertEquals("0.0.0.0", run.flinkConfiguration().get(EmbeddedFlink.BIND_ADDRESS));
+    }
+
+    @Test
+    void anAddressNotOfThisMachineIsAUsageError() {
+        for (String bad : new String[] {"192.0.2.1", "example.com"}) {
+            CommandLine cl = GpuSched.commandLine();
+            StringWriter err = new StringWriter();
+            cl.setErr(new PrintWriter(err, true));
+            int exit = cl.execute("run", "--bootstrap", "127.0.0.1:1", "--cluster", CLUSTER, "--bind-address", bad);
+            assertEquals(2, exit, err.toString());
+            assertTrue(err.toString().contains("--bind-address: bind address"), err.toString());
+            assertTrue(err.toString().contains(bad), err.toString());
+            assertFalse(err.toString().contains("Exception"), err.toString());
+        }
+    }
+}
