@@ -1,5 +1,6 @@
 package org.gpusched.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -9,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.gpusched.streaming.EmbeddedFlink;
@@ -30,7 +30,8 @@ public final class PowerflowStreamOptions {
     @Option(
             names = "--eta",
             paramLabel = "ETA",
-            description = "With --policy powerflow: the energy budget, the GPUs may draw eta x G x P_max, (0, 1.5] (default: 0.5).")
+            description =
+                    "With --policy powerflow: the energy budget, the GPUs may draw eta x G x P_max, (0, 1.5] (default: 0.5).")
     Double eta;
 
     @Option(
@@ -42,7 +43,8 @@ public final class PowerflowStreamOptions {
     @Option(
             names = "--powerflow-config",
             paramLabel = "FILE",
-            description = "With --policy powerflow: hardware, scaling and telemetry settings (default: the bundled conf/powerflow.yaml).")
+            description =
+                    "With --policy powerflow: hardware, scaling and telemetry settings (default: the bundled conf/powerflow.yaml).")
     Path hardware;
 
     /** Whether the command runs the powerflow scheduler; powerflow cannot be combined with other policies. */
@@ -71,7 +73,8 @@ public final class PowerflowStreamOptions {
      */
     int replay(CommandLine cmd, Path trace, long seed, Path out) throws Exception {
         PrintWriter err = cmd.getErr();
-        if (trace == null) throw new ParameterException(cmd, "replay --policy powerflow needs --trace (a PowerFlow trace)");
+        if (trace == null)
+            throw new ParameterException(cmd, "replay --policy powerflow needs --trace (a PowerFlow trace)");
         CliFiles.requireFile(cmd, trace, "--trace");
         PowerflowSettings cfg = settings(cmd, true, seed)
                 .withStreaming(

@@ -399,8 +399,8 @@ public final class RunCommand implements Callable<Integer> {
         boolean replay = switch (mode.toLowerCase(Locale.ROOT)) {
             case "replay" -> true;
             case "live" -> false;
-            default -> throw new ParameterException(
-                    spec.commandLine(), "--mode must be replay or live, got '" + mode + "'");
+            default ->
+                throw new ParameterException(spec.commandLine(), "--mode must be replay or live, got '" + mode + "'");
         };
         Duration outOfOrderness = outOfOrdernessSeconds != null
                 ? Duration.ofMillis(Math.round(outOfOrdernessSeconds * 1000))

@@ -71,7 +71,8 @@ class SchemaCompatibilityTest {
                 .setLocalBatch(64.0)
                 .build();
         Schema oldDecision = history("v1", Topics.DECISIONS);
-        GenericRecord seenByOld = read(write(PlacementDecision.getClassSchema(), d), PlacementDecision.getClassSchema(), oldDecision);
+        GenericRecord seenByOld =
+                read(write(PlacementDecision.getClassSchema(), d), PlacementDecision.getClassSchema(), oldDecision);
         assertEquals(4, seenByOld.get("gpus"));
         assertEquals("j1", seenByOld.get("job").toString());
         assertNull(seenByOld.getSchema().getField("powerLimitWatts"), "the old schema has no power limit");
@@ -101,6 +102,7 @@ class SchemaCompatibilityTest {
     }
 
     private static GenericRecord read(byte[] bytes, Schema writer, Schema reader) throws IOException {
-        return new GenericDatumReader<GenericRecord>(writer, reader).read(null, DecoderFactory.get().binaryDecoder(bytes, null));
+        return new GenericDatumReader<GenericRecord>(writer, reader)
+                .read(null, DecoderFactory.get().binaryDecoder(bytes, null));
     }
 }

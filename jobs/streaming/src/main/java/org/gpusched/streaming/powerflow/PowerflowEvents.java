@@ -20,8 +20,7 @@ final class PowerflowEvents {
     /** Events due by {@code time}, sorted; the rest stay in {@code later}. */
     static List<PowerflowEvent> due(Iterable<PowerflowEvent> pending, long time, List<PowerflowEvent> later) {
         List<PowerflowEvent> now = new ArrayList<>();
-        if (pending != null)
-            for (PowerflowEvent e : pending) (e.getTimeMillis() <= time ? now : later).add(e);
+        if (pending != null) for (PowerflowEvent e : pending) (e.getTimeMillis() <= time ? now : later).add(e);
         now.sort(ORDER);
         return now;
     }

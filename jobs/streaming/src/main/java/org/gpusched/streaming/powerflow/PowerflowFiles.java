@@ -48,7 +48,8 @@ public final class PowerflowFiles {
         private static DataStream<RawRecord> lines(StreamExecutionEnvironment env, Path file, String what) {
             FileSource<RawRecord> source = FileSource.forRecordStreamFormat(
                             new NumberedLineFormat(file.toString()),
-                            new org.apache.flink.core.fs.Path(file.toAbsolutePath().toUri()))
+                            new org.apache.flink.core.fs.Path(
+                                    file.toAbsolutePath().toUri()))
                     .build();
             return env.fromSource(source, WatermarkStrategy.noWatermarks(), what + " file")
                     .uid("source-" + what)

@@ -58,9 +58,9 @@ public final class PowerflowKafka {
             String name = "kafka-powerflow-" + topic.operatorId();
             WatermarkStrategy<RawRecord> watermarks = WatermarkStrategy.noWatermarks();
             if (!kafka.bounded())
-                watermarks = WatermarkStrategy.<RawRecord>forMonotonousTimestamps().withIdleness(idleTimeout);
-            return env.fromSource(
-                            new KafkaJobSources(kafka, true, idleTimeout).kafkaSource(topic), watermarks, name)
+                watermarks =
+                        WatermarkStrategy.<RawRecord>forMonotonousTimestamps().withIdleness(idleTimeout);
+            return env.fromSource(new KafkaJobSources(kafka, true, idleTimeout).kafkaSource(topic), watermarks, name)
                     .uid("source-" + name)
                     .name(name);
         }

@@ -115,7 +115,8 @@ public final class PowerflowParser extends ProcessFunction<RawRecord, PowerflowE
             JsonNode id = root.get("id");
             if (id == null || id.isNull() || id.asText().isBlank()) throw new Rejection("field 'id' is missing", "id");
             double gpus = number(root, "gpus");
-            if (gpus != Math.rint(gpus)) throw new Rejection("field 'gpus' must be a whole number, got " + gpus, "gpus");
+            if (gpus != Math.rint(gpus))
+                throw new Rejection("field 'gpus' must be a whole number, got " + gpus, "gpus");
             j = PowerflowJob.newBuilder()
                     .setId(id.asText())
                     .setSubmit(number(root, "submit"))

@@ -69,9 +69,8 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
             new ListStateDescriptor<>("pending-events", new AvroTypeInfo<>(PowerflowEvent.class));
     public static final ValueStateDescriptor<Long> CLOCK = new ValueStateDescriptor<>("clock", Types.LONG);
     /** [next job index, next decision sequence number]. */
-    public static final ValueStateDescriptor<long[]> COUNTERS =
-            new ValueStateDescriptor<>("counters", org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo
-                    .LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+    public static final ValueStateDescriptor<long[]> COUNTERS = new ValueStateDescriptor<>(
+            "counters", org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
 
     /** Replay: the simulated completions. */
     public static final OutputTag<JobCompleted> COMPLETIONS =
@@ -134,7 +133,8 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
     }
 
     /** One input event; whether it calls for a decision. */
-    private boolean handle(PowerflowEvent e, long now, OnTimerContext ctx, Collector<PlacementDecision> out, long[] count)
+    private boolean handle(
+            PowerflowEvent e, long now, OnTimerContext ctx, Collector<PlacementDecision> out, long[] count)
             throws Exception {
         String id = e.getJob();
         PowerflowJobState job = jobs.get(id);
@@ -155,7 +155,8 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
                 PowerflowJobState created = b.build();
                 if (truth != null) {
                     created = profile(created, now, ctx);
-                    ctx.timerService().registerEventTimeTimer(created.getReplay().getReadyMillis());
+                    ctx.timerService()
+                            .registerEventTimeTimer(created.getReplay().getReadyMillis());
                 }
                 jobs.put(id, created);
                 return false;
@@ -179,7 +180,9 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
             case MODEL -> {
                 if (job == null || truth != null) return false;
                 boolean first = job.getFit() == null;
-                jobs.put(id, PowerflowJobState.newBuilder(job).setFit(e.getModel()).build());
+                jobs.put(
+                        id,
+                        PowerflowJobState.newBuilder(job).setFit(e.getModel()).build());
                 return first || e.getModel().getNewGpuCount();
             }
             default -> throw new IllegalStateException(e.getKind().name());
@@ -205,17 +208,18 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
             int before = j.getGpus();
             boolean same = a.gpus() == before && (a.gpus() == 0 || a.powerLimit() == j.getPowerLimitWatts());
             if (same) continue;
-            DecisionAction action = before == 0
-                    ? DecisionAction.START
-                    : a.gpus() == 0 ? DecisionAction.PREEMPT : DecisionAction.RESIZE;
+            DecisionAction action =
+                    before == 0 ? DecisionAction.START : a.gpus() == 0 ? DecisionAction.PREEMPT : DecisionAction.RESIZE;
             PowerflowJobState changed = PowerflowJobState.newBuilder(j)
                     .setGpus(a.gpus())
                     .setPowerLimitWatts(a.gpus() == 0 ? 0 : a.powerLimit())
                     .build();
             jobs.put(j.getJob().getId(), changed);
-            out.collect(a.gpus() == 0
-                    ? decision(j, action, before, j.getPowerLimitWatts(), now, null, count)
-                    : decision(changed, action, a.gpus(), a.powerLimit(), now, expectedEnd(changed, now), count));
+            out.collect(
+                    a.gpus() == 0
+                            ? decision(j, action, before, j.getPowerLimitWatts(), now, null, count)
+                            : decision(
+                                    changed, action, a.gpus(), a.powerLimit(), now, expectedEnd(changed, now), count));
             if (truth != null && a.gpus() > 0) {
                 GroundTruth.Outcome o = outcome(changed);
                 double remaining = changed.getJob().getIterations() - changed.getIterationsDone();
@@ -252,7 +256,10 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
 
     private Configuration configuration(PowerflowJobState j) {
         return Configuration.of(
-                j.getGpus(), settings.gpusPerNode(), j.getJob().getGlobalBatch(), settings.freq(j.getPowerLimitWatts()));
+                j.getGpus(),
+                settings.gpusPerNode(),
+                j.getJob().getGlobalBatch(),
+                settings.freq(j.getPowerLimitWatts()));
     }
 
     private PlacementDecision decision(
@@ -286,8 +293,7 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
     // ---------------------------------------------------------------- replay: the simulated cluster
 
     private GroundTruth.Outcome outcome(PowerflowJobState j) {
-        return truth.at(
-                j.getJob().getWorkload(), j.getGpus(), j.getJob().getGlobalBatch(), j.getPowerLimitWatts());
+        return truth.at(j.getJob().getWorkload(), j.getGpus(), j.getJob().getGlobalBatch(), j.getPowerLimitWatts());
     }
 
     /** The profiling pre-run at submission: one GPU at every limit; the job is ready when it ends. */

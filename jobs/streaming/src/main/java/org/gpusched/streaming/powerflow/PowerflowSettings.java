@@ -70,7 +70,9 @@ public record PowerflowSettings(
                 eta,
                 totalGpus,
                 config.gpu().gpusPerNode(),
-                config.gpu().powerLimits().stream().mapToDouble(Double::doubleValue).toArray(),
+                config.gpu().powerLimits().stream()
+                        .mapToDouble(Double::doubleValue)
+                        .toArray(),
                 truth.maxPower(),
                 config.gpu().model(),
                 minBatch,

@@ -54,7 +54,8 @@ class PowerflowKafkaIT {
     @Test
     void telemetryOnTheTopicChangesTheFittedModelAndTheNextDecision() throws Exception {
         PowerflowSettings cfg = PowerflowSettings.of(1.0, 16, false, 1, null)
-                .withStreaming(Duration.ofMillis(-1), Duration.ofSeconds(5), Duration.ZERO, Duration.ofMillis(20), false);
+                .withStreaming(
+                        Duration.ofMillis(-1), Duration.ofSeconds(5), Duration.ZERO, Duration.ofMillis(20), false);
 
         KafkaSettings prior = topics("prior.");
         publishInputs(prior);

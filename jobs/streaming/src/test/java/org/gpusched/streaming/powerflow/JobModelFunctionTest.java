@@ -48,7 +48,8 @@ class JobModelFunctionTest {
         for (PowerflowEvent e : in) h.processElement(new StreamRecord<>(e, e.getTimeMillis()));
     }
 
-    private static List<JobModelFit> fits(KeyedOneInputStreamOperatorTestHarness<String, PowerflowEvent, PowerflowEvent> h) {
+    private static List<JobModelFit> fits(
+            KeyedOneInputStreamOperatorTestHarness<String, PowerflowEvent, PowerflowEvent> h) {
         List<JobModelFit> out = new ArrayList<>();
         for (Object o : h.getOutput())
             if (o instanceof StreamRecord<?> r && ((PowerflowEvent) r.getValue()).getKind() == PowerflowEventKind.MODEL)

@@ -1,7 +1,6 @@
 package org.gpusched.streaming.powerflow;
 
 import static org.gpusched.streaming.powerflow.PowerflowTestData.LIVE;
-import static org.gpusched.streaming.powerflow.PowerflowTestData.TRUTH;
 import static org.gpusched.streaming.powerflow.PowerflowTestData.completion;
 import static org.gpusched.streaming.powerflow.PowerflowTestData.job;
 import static org.gpusched.streaming.powerflow.PowerflowTestData.sample;
@@ -40,9 +39,7 @@ class PowerflowSchedulerTest {
     private static KeyedOneInputStreamOperatorTestHarness<String, PowerflowEvent, PlacementDecision> harness(
             PowerflowSettings cfg, OperatorSubtaskState restoreFrom) throws Exception {
         var h = new KeyedOneInputStreamOperatorTestHarness<>(
-                new KeyedProcessOperator<>(new PowerflowScheduler(cfg)),
-                e -> PowerflowSettings.POLICY,
-                Types.STRING);
+                new KeyedProcessOperator<>(new PowerflowScheduler(cfg)), e -> PowerflowSettings.POLICY, Types.STRING);
         if (restoreFrom != null) h.initializeState(restoreFrom);
         h.open();
         return h;
@@ -111,8 +108,7 @@ class PowerflowSchedulerTest {
             assertNotNull(d.getExpectedCompletion());
             gpus += d.getGpus();
             power += JobModels.model(models.get(d.getJob()).getModel())
-                    .power(Configuration.of(
-                            d.getGpus(), 8, j.getGlobalBatch(), LIVE.freq(d.getPowerLimitWatts())));
+                    .power(Configuration.of(d.getGpus(), 8, j.getGlobalBatch(), LIVE.freq(d.getPowerLimitWatts())));
         }
         assertTrue(gpus <= LIVE.totalGpus());
         assertTrue(power <= budget + 1e-9, "predicted power " + power + " W within eta x G x Pmax = " + budget);
@@ -123,7 +119,8 @@ class PowerflowSchedulerTest {
         PlacementDecision complete = all.get(2);
         assertEquals("a", complete.getJob());
         assertEquals(DecisionAction.COMPLETE, complete.getAction());
-        for (int i = 1; i < all.size(); i++) assertTrue(all.get(i).getSeq() > all.get(i - 1).getSeq());
+        for (int i = 1; i < all.size(); i++)
+            assertTrue(all.get(i).getSeq() > all.get(i - 1).getSeq());
 
         send(h, List.of(completion("b", 60)));
         h.processWatermark(new Watermark(60_000));

@@ -37,7 +37,8 @@ final class PowerflowTestData {
 
     static PowerflowEvent completion(String job, double time) {
         return event(time, PowerflowEventKind.COMPLETION, job)
-                .setCompleted(JobCompleted.newBuilder().setTime(time).setJob(job).build())
+                .setCompleted(
+                        JobCompleted.newBuilder().setTime(time).setJob(job).build())
                 .build();
     }
 
