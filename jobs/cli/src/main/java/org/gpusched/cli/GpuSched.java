@@ -20,6 +20,8 @@ import picocli.CommandLine.Command;
             RunCommand.class,
             ProduceCommand.class,
             ConsumeCommand.class,
+            SqlCommand.class,
+            TopCommand.class,
             GenerateCommand.class,
             ConvertCommand.class,
             ExportCommand.class,

@@ -13,6 +13,7 @@ import org.gpusched.streaming.kafka.KafkaSettings;
 import org.gpusched.streaming.kafka.PodProducer;
 import org.gpusched.streaming.kafka.TraceProducer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -73,6 +74,9 @@ public final class ProduceCommand implements Callable<Integer> {
             description = "Extra Kafka client property (security, timeouts), repeatable.")
     Map<String, String> kafkaProperties;
 
+    @Mixin
+    WireFormatOption wireFormat;
+
     @Override
     public Integer call() throws Exception {
         KafkaSettings kafka;
@@ -81,7 +85,10 @@ public final class ProduceCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--speedup must be >= 0, got " + speedup);
             if ((trace == null) == (pods == null))
                 throw new IllegalArgumentException("give either --trace (a job trace) or --pods (a pod list)");
-            kafka = KafkaSettings.of(bootstrap).withTopicPrefix(topicPrefix).withClientProperties(kafkaProperties);
+            kafka = KafkaSettings.of(bootstrap)
+                    .withTopicPrefix(topicPrefix)
+                    .withClientProperties(kafkaProperties)
+                    .withWireFormat(wireFormat.value());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

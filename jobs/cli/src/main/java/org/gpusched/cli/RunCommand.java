@@ -35,6 +35,7 @@ import org.gpusched.streaming.kafka.TopicOffsets;
 import org.gpusched.streaming.kafka.TopicReader;
 import org.gpusched.streaming.placement.ReplayRun;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -263,6 +264,12 @@ public final class RunCommand implements Callable<Integer> {
                             + "Written under a hidden sibling name and renamed into place when complete.")
     Path out;
 
+    @Mixin
+    WireFormatOption wireFormat;
+
+    @Mixin
+    MetricsPortOption metricsPort;
+
     /** The scheduler's configuration once built, for the run directory of --out. */
     private SchedulerConfig schedulerConfig;
     /** Where the job's outputs are also written as part files for --out, or null. */
@@ -308,6 +315,7 @@ public final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         KafkaSettings kafka;
         Job job;
+        metricsPort.validate();
         try {
             if (parallelism < 1) throw new IllegalArgumentException("--parallelism must be >= 1, got " + parallelism);
             if (!(checkpointSeconds >= 0))
@@ -332,7 +340,8 @@ public final class RunCommand implements Callable<Integer> {
                     .withGroupId(groupId)
                     .withBounded(bounded)
                     .withExactlyOnce(checkpointSeconds > 0)
-                    .withClientProperties(kafkaProperties);
+                    .withClientProperties(kafkaProperties)
+                    .withWireFormat(wireFormat.value());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -505,6 +514,7 @@ public final class RunCommand implements Callable<Integer> {
             throws Exception {
         List<String> outputs = job.outputs();
         Configuration flink = flinkConfiguration();
+        metricsPort.apply(flink, spec.commandLine().getErr());
         String restored = durableState(flink);
         if (restored == null && restore != null) return ExitCode.BAD_INPUT;
         StreamExecutionEnvironment env = EmbeddedFlink.environment(flink);
@@ -599,6 +609,12 @@ public final class RunCommand implements Callable<Integer> {
         Configuration flink = new Configuration();
         flink.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
         flink.set(EmbeddedFlink.BIND_ADDRESS, bindAddress);
+        if (checkpointSeconds > 0) {
+            // As conf/config.yaml on a cluster: checkpoints complete while a backlog keeps the job back-pressured
+            // (docs/reliability.md, checkpoints under back pressure).
+            flink.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
+            flink.set(CheckpointingOptions.ENABLE_UNALIGNED_INTERRUPTIBLE_TIMERS, true);
+        }
         return flink;
     }
 

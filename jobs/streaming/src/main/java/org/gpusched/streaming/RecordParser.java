@@ -43,7 +43,7 @@ import org.gpusched.streaming.state.EventKind;
 
 /**
  * Parses and validates the raw records of one input topic into {@link ControllerEvent}s. Text is JSON (a trace line
- * for submissions), bytes are plain Avro binary of the topic's schema. Anything unusable (unreadable, a missing or
+ * for submissions), bytes are Avro binary of the topic's schema (plain or single-object). Anything unusable (unreadable, a missing or
  * impossible field, an unknown node type, a due date before submission, a configuration with more GPUs than its
  * type has) goes to {@link #REJECTED} with the reason and the job goes on. Blank text lines are skipped. Stateless;
  * under noise it also draws each job's actualFactor, deterministically from the seed and the job id.

@@ -12,6 +12,8 @@ public final class Policies {
     static {
         FACTORIES.put(AndreasRandomizedGreedyPolicy.NAME, AndreasRandomizedGreedyPolicy::new);
         FACTORIES.put(GreedyPolicy.NAME, GreedyPolicy::new);
+        FACTORIES.put(GreedyPolicy.VM_PER_JOB_NAME, GreedyPolicy::vmPerJob);
+        FACTORIES.put(GreedyPolicy.LARGEST_VM_NAME, GreedyPolicy::largestVm);
         FACTORIES.put(LocalSearchPolicy.NAME, LocalSearchPolicy::new);
         FACTORIES.put(MilpPolicy.NAME, MilpPolicy::new);
         FACTORIES.put(MilpPolicy.RELAXED_NAME, MilpPolicy::relaxed);

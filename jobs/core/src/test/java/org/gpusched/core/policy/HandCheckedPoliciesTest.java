@@ -333,4 +333,29 @@ class HandCheckedPoliciesTest {
         Schedule fastest = run("fifo-fastest", problem);
         for (int j = 0; j < 3; j++) assertEquals(new Placement(j, 1, 2), fastest.placement(j));
     }
+
+    @Test
+    void fObjPricesAPlannedMoveWithItsSnapshotLossAndRestore() {
+        // Fixed nodes a (1 GPU, 2.0/h) and b (1 GPU, 1.0/h); j runs on a, half done, 3600 s on either, due far.
+        // andreas-rg's plan moves it to b either way (its configuration choice is by cost per job); f_OBJ prices the
+        // plan: free moves 1800 s x 1.0 = 0.5 against 1.0 in place; costed moves (a quarter of the work since the
+        // last snapshot, 1200 s to restore) 2700 + 1200 = 3900 s x 1.0 = 1.0833, dearer than staying (1.0).
+        Cluster cluster = new Cluster(
+                List.of(NodeType.priced("A", "V100", 1, 2.0), NodeType.priced("B", "T4", 1, 1.0)),
+                List.of(Node.fixed("a", "A"), Node.fixed("b", "B")));
+        var job = job("j", 0, 1e6, 1, times("A", 1, 3600, "B", 1, 3600));
+        Placement onA = new Placement(0, 0, 1), onB = new Placement(1, 1, 1);
+        SchedulingProblem free =
+                new SchedulingProblem(0, cluster, List.of(new JobState(job, 0.5, onA)), new int[] {0, -1}, PAPER);
+        Schedule freePlan = run("andreas-rg", free);
+        assertEquals(onB, freePlan.placement(0));
+        assertEquals(0.5, freePlan.objective(), EPS);
+        assertEquals(onB, new PlanStabilizer(0).stabilize(free, freePlan, null).placement(0));
+
+        SchedulingProblem costed = new SchedulingProblem(
+                0, cluster, List.of(new JobState(job, 0.5, onA, 0.25, 1200)), new int[] {0, -1}, PAPER);
+        Schedule costedPlan = run("andreas-rg", costed);
+        assertEquals(onB, costedPlan.placement(0));
+        assertEquals(3900 / 3600.0, costedPlan.objective(), EPS);
+    }
 }

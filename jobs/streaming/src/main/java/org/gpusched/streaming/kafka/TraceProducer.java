@@ -20,7 +20,7 @@ import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.avro.JobSubmitted;
 
 /**
- * Publishes a trace file (JSON Lines) to the submissions topic as {@link JobSubmitted} records (plain Avro binary,
+ * Publishes a trace file (JSON Lines) to the submissions topic as {@link JobSubmitted} records (Avro binary in the settings' wire format,
  * keyed by job id), in file order, as fast as possible or time-compressed ({@code speedup}: one trace second takes
  * 1/speedup wall seconds, measured from the first job's submission).
  *
@@ -59,7 +59,7 @@ public final class TraceProducer {
 
     private final KafkaSettings kafka;
     private final double speedup;
-    private final AvroBinary<JobSubmitted> avro = new AvroBinary<>(JobSubmitted.class);
+    private final AvroBinary<JobSubmitted> avro;
 
     /** @param speedup trace seconds per wall second; 0 or less = as fast as possible */
     public TraceProducer(KafkaSettings kafka, double speedup) {
@@ -67,6 +67,7 @@ public final class TraceProducer {
             throw new IllegalArgumentException("speedup must be a finite number, got " + speedup);
         this.kafka = kafka;
         this.speedup = speedup;
+        this.avro = new AvroBinary<>(JobSubmitted.class, kafka.wireFormat());
     }
 
     public Summary publish(Path trace, Progress progress) throws IOException, InterruptedException {

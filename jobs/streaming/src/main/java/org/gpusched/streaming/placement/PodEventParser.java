@@ -10,7 +10,7 @@ import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.kafka.AvroBinary;
 
 /**
- * Decodes and validates the records of the pods topic ({@link PodEvent}, plain Avro binary) into {@link ReplayPod}s,
+ * Decodes and validates the records of the pods topic ({@link PodEvent}, Avro binary, either wire format) into {@link ReplayPod}s,
  * each validated as the pod list's row would be ({@link PodEvents#row}, {@link PodListFormat}). A value that is not a
  * PodEvent, or one with an impossible demand or times, goes to {@link PodRowParser#REJECTED} with the reason, the field
  * and the original bytes, and the job goes on. Stateless.

@@ -6,12 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.gpusched.streaming.EmbeddedFlink;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** {@code run --bind-address}: 127.0.0.1 unless given, carried into the job's Flink configuration, checked before anything runs. */
-class RunBindAddressTest {
+/**
+ * The Flink configuration {@code run} gives its job: {@code --bind-address} (127.0.0.1 unless given, checked before
+ * anything runs) and, with checkpoints, unaligned checkpoints with interruptible timers.
+ */
+class RunFlinkConfigurationTest {
     private static final String CLUSTER = "../../examples/armida-cluster.yaml";
 
     @Test
@@ -22,6 +26,20 @@ class RunBindAddressTest {
         run = new RunCommand();
         new CommandLine(run).parseArgs("--bootstrap", "127.0.0.1:1", "--cluster", CLUSTER, "--bind-address", "0.0.0.0");
         assertEquals("0.0.0.0", run.flinkConfiguration().get(EmbeddedFlink.BIND_ADDRESS));
+    }
+
+    @Test
+    void checkpointsAreUnalignedWithInterruptibleTimers() {
+        RunCommand run = new RunCommand();
+        new CommandLine(run)
+                .parseArgs("--bootstrap", "127.0.0.1:1", "--cluster", CLUSTER, "--checkpoint-interval", "5");
+        assertTrue(run.flinkConfiguration().get(CheckpointingOptions.ENABLE_UNALIGNED));
+        assertTrue(run.flinkConfiguration().get(CheckpointingOptions.ENABLE_UNALIGNED_INTERRUPTIBLE_TIMERS));
+        run = new RunCommand();
+        new CommandLine(run).parseArgs("--bootstrap", "127.0.0.1:1", "--cluster", CLUSTER);
+        assertFalse(
+                run.flinkConfiguration().contains(CheckpointingOptions.ENABLE_UNALIGNED),
+                "no checkpoints, nothing set");
     }
 
     @Test
