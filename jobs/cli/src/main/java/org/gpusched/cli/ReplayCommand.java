@@ -70,7 +70,7 @@ public final class ReplayCommand implements Callable<Integer> {
             required = true,
             paramLabel = "NAME",
             description =
-                    "Scheduling policy (andreas-rg, greedy, rg-ls, milp, fifo, edf, priority) or, with --pods, placement policy (fgd, pwr, pwr-fgd, ...).")
+                    "Scheduling policy (andreas-rg, greedy, rg-ls, milp, fifo, edf, priority), powerflow (a PowerFlow trace, with --eta and --gpus) or, with --pods, placement policy (fgd, pwr, pwr-fgd, ...).")
     String policy;
 
     @Option(
@@ -85,6 +85,9 @@ public final class ReplayCommand implements Callable<Integer> {
 
     @Mixin
     MetricsPortOption metricsPort;
+
+    @Mixin
+    PowerflowStreamOptions powerflow;
 
     @Option(
             names = "--node-events",
@@ -113,6 +116,8 @@ public final class ReplayCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         metricsPort.validate();
         PrintWriter stdout = spec.commandLine().getOut();
+        if (PowerflowStreamOptions.selected(spec.commandLine(), List.of(policy), powerflow))
+            return powerflow.replay(spec.commandLine(), trace, seed, out);
         if (CliFiles.placementInputs(
                 spec.commandLine(),
                 trace != null || cluster != null,

@@ -255,6 +255,9 @@ public final class RunCommand implements Callable<Integer> {
                     "Extra Kafka client property (security, timeouts, producer batching: the sinks default to batch.size=262144 and linger.ms=10), repeatable.")
     Map<String, String> kafkaProperties;
 
+    @picocli.CommandLine.Mixin
+    PowerflowStreamOptions powerflow;
+
     @Option(
             names = "--out",
             paramLabel = "DIR",
@@ -345,6 +348,13 @@ public final class RunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+        if (PowerflowStreamOptions.selected(spec.commandLine(), policies, powerflow)) {
+            if (out != null)
+                throw new ParameterException(spec.commandLine(), "--out is not supported with --policy powerflow");
+            job = powerflowJob(kafka);
+            if (!BrokerCheck.reachable("run", bootstrap, spec.commandLine().getErr())) return ExitCode.UNAVAILABLE;
+            return run(kafka, job);
+        }
         boolean placement = choosePlacement();
         if (out != null && (placement || !bounded))
             throw new ParameterException(
@@ -391,6 +401,45 @@ public final class RunCommand implements Callable<Integer> {
                         inputs.trace().workloadTasks().size(),
                         workload),
                 "gpusched run placement " + names);
+    }
+
+    /** --policy powerflow: the streaming PowerFlow scheduler on its own topics (docs/powerflow.md, Live operation). */
+    private Job powerflowJob(KafkaSettings kafka) {
+        boolean replay = switch (mode.toLowerCase(Locale.ROOT)) {
+            case "replay" -> true;
+            case "live" -> false;
+            default ->
+                throw new ParameterException(spec.commandLine(), "--mode must be replay or live, got '" + mode + "'");
+        };
+        Duration outOfOrderness = outOfOrdernessSeconds != null
+                ? Duration.ofMillis(Math.round(outOfOrdernessSeconds * 1000))
+                : bounded ? Duration.ofMillis(-1) : Duration.ZERO;
+        org.gpusched.streaming.powerflow.PowerflowSettings cfg = powerflow
+                .settings(spec.commandLine(), replay, seed)
+                .withStreaming(
+                        outOfOrderness,
+                        Duration.ofMillis(Math.round(idleTimeoutSeconds * 1000)),
+                        Duration.ofMillis(Math.round(checkpointSeconds * 1000)),
+                        watermarkInterval(),
+                        !bounded);
+        List<String> inputs = new ArrayList<>(List.of(Topics.POWERFLOW_JOBS.topic(topicPrefix)));
+        List<String> outputs = new ArrayList<>(List.of(
+                Topics.DECISIONS.topic(topicPrefix),
+                Topics.POWERFLOW_MODELS.topic(topicPrefix),
+                Topics.REJECTED.topic(topicPrefix)));
+        (replay ? outputs : inputs).add(Topics.TELEMETRY.topic(topicPrefix));
+        (replay ? outputs : inputs).add(Topics.COMPLETIONS.topic(topicPrefix));
+        return new Job(
+                inputs,
+                outputs,
+                env -> org.gpusched.streaming.powerflow.PowerflowKafka.define(env, kafka, cfg),
+                String.format(
+                        Locale.ROOT,
+                        "powerflow, %s mode, eta %s, %d GPUs",
+                        replay ? "replay (simulated cluster)" : "live",
+                        cfg.eta(),
+                        cfg.totalGpus()),
+                "gpusched run powerflow");
     }
 
     private Duration watermarkInterval() {

@@ -6,11 +6,13 @@ import org.apache.avro.Schema;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.gpusched.streaming.avro.JobCompleted;
 import org.gpusched.streaming.avro.JobMetrics;
+import org.gpusched.streaming.avro.JobModelFit;
 import org.gpusched.streaming.avro.JobSubmitted;
 import org.gpusched.streaming.avro.NodeEvent;
 import org.gpusched.streaming.avro.PlacementDecision;
 import org.gpusched.streaming.avro.PodEvent;
 import org.gpusched.streaming.avro.PodPlacement;
+import org.gpusched.streaming.avro.PowerflowJob;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.SchedulingMetrics;
 import org.gpusched.streaming.avro.Telemetry;
@@ -32,7 +34,11 @@ public enum Topics {
     /** Placement (PWR/FGD policies, {@code run --nodes}): the pods of an Alibaba pod list. */
     PODS("gpusched.pods", PodEvent.class, true),
     /** Placement: the policies' PLACE/FAIL/RELEASE decisions on the pods. */
-    POD_PLACEMENTS("gpusched.pod-placements", PodPlacement.class, false);
+    POD_PLACEMENTS("gpusched.pod-placements", PodPlacement.class, false),
+    /** PowerFlow ({@code run --policy powerflow}): the elastic jobs, with workload, global batch and iterations. */
+    POWERFLOW_JOBS("gpusched.powerflow.jobs", PowerflowJob.class, true),
+    /** PowerFlow: each job's model as fitted from its telemetry, after every refit. */
+    POWERFLOW_MODELS("gpusched.powerflow.models", JobModelFit.class, false);
 
     private final String topic;
     private final Class<? extends SpecificRecordBase> recordClass;
@@ -89,9 +95,22 @@ public enum Topics {
         return this == PODS || this == POD_PLACEMENTS || this == REJECTED;
     }
 
-    /** Whether the scheduler job ({@code run --cluster}) uses it: all but the placement job's own topics. */
+    /** Whether the scheduler job ({@code run --cluster}) uses it: all but the placement and powerflow jobs' own topics. */
     public boolean isScheduler() {
-        return this != PODS && this != POD_PLACEMENTS;
+        return this != PODS && this != POD_PLACEMENTS && this != POWERFLOW_JOBS && this != POWERFLOW_MODELS;
+    }
+
+    /**
+     * Whether the powerflow job ({@code run --policy powerflow}) uses it: jobs, telemetry and completions in (the last
+     * two live only; a replay writes them), decisions, models and rejected records out.
+     */
+    public boolean isPowerflow() {
+        return this == POWERFLOW_JOBS
+                || this == TELEMETRY
+                || this == COMPLETIONS
+                || this == DECISIONS
+                || this == POWERFLOW_MODELS
+                || this == REJECTED;
     }
 
     /** The entry for a topic name (without prefix). */

@@ -61,7 +61,8 @@ public final class KafkaJobSinks implements JobSinks {
         return topic.topic(kafka.topicPrefix());
     }
 
-    private <T extends SpecificRecordBase> void attach(
+    /** Any output topic with this job's delivery settings (the powerflow job's own topics use it). */
+    public <T extends SpecificRecordBase> void attach(
             DataStream<T> stream, Topics topic, AvroRecordSerializer<T> serializer) {
         String name = "kafka-" + topic.operatorId();
         var builder = KafkaSink.<T>builder()

@@ -1,0 +1,123 @@
+package org.gpusched.streaming.powerflow;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+import org.gpusched.powerflow.model.Configuration;
+import org.gpusched.streaming.avro.JobModelFit;
+import org.gpusched.streaming.avro.Telemetry;
+import org.gpusched.streaming.state.JobModelState;
+import org.gpusched.streaming.state.PowerflowEvent;
+import org.gpusched.streaming.state.PowerflowEventKind;
+
+/**
+ * Keyed by job: the job's telemetry and its fitted performance model ({@link JobModels}, Hipparchus
+ * Levenberg-Marquardt through ModelFitter), for the live powerflow scheduler downstream.
+ *
+ * <p>State: {@link #MODEL}, the job's samples averaged per configuration and its latest fit, created by the job's
+ * submission; {@link #PENDING}, the job's events not yet passed by the watermark. Events are handled when the watermark
+ * passes their time, those of one time sorted ({@link PowerflowEvents#ORDER}), so the fits do not depend on arrival
+ * order. The model is refitted when a time's samples bring a configuration (GPU count, power limit, local batch) the
+ * job had not run at, warm-started from the previous fit (the first fit is fresh); samples at a known configuration are
+ * averaged in and count at the next refit. Each fit is emitted as a {@code MODEL} event (and to {@link #MODELS}); the
+ * job's submission, completion and telemetry are passed on. Both states are cleared when the job completes; telemetry
+ * for a job never submitted or already completed leaves no state and is dropped.
+ */
+public final class JobModelFunction extends KeyedProcessFunction<String, PowerflowEvent, PowerflowEvent> {
+    private static final long serialVersionUID = 1L;
+
+    public static final ValueStateDescriptor<JobModelState> MODEL =
+            new ValueStateDescriptor<>("job-model", new AvroTypeInfo<>(JobModelState.class));
+    public static final ListStateDescriptor<PowerflowEvent> PENDING =
+            new ListStateDescriptor<>("pending-events", new AvroTypeInfo<>(PowerflowEvent.class));
+    /** Every fit, for the models topic. */
+    public static final OutputTag<JobModelFit> MODELS =
+            new OutputTag<>("job-models", new AvroTypeInfo<>(JobModelFit.class));
+
+    private final PowerflowSettings settings;
+    private transient ValueState<JobModelState> model;
+    private transient ListState<PowerflowEvent> pending;
+    private transient double[] freqLevels;
+
+    public JobModelFunction(PowerflowSettings settings) {
+        this.settings = settings;
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        model = getRuntimeContext().getState(MODEL);
+        pending = getRuntimeContext().getListState(PENDING);
+        freqLevels = settings.freqLevels();
+    }
+
+    @Override
+    public void processElement(PowerflowEvent event, Context ctx, Collector<PowerflowEvent> out) throws Exception {
+        pending.add(event);
+        ctx.timerService().registerEventTimeTimer(event.getTimeMillis());
+    }
+
+    @Override
+    public void onTimer(long time, OnTimerContext ctx, Collector<PowerflowEvent> out) throws Exception {
+        List<PowerflowEvent> later = new ArrayList<>();
+        List<PowerflowEvent> due = PowerflowEvents.due(pending.get(), time, later);
+        if (due.isEmpty()) return;
+        JobModelState state = model.value();
+        boolean newConfiguration = false, newGpuCount = false, completed = false;
+        // samples taken at the submission's own time count (a submission sorts after telemetry of its time)
+        for (PowerflowEvent e : due)
+            if (e.getKind() == PowerflowEventKind.SUBMISSION && state == null) state = JobModels.empty(e.getJob());
+        for (PowerflowEvent e : due) {
+            switch (e.getKind()) {
+                case COMPLETION -> completed = true;
+                case TELEMETRY -> {
+                    if (state == null || completed) continue;
+                    Telemetry t = e.getTelemetry();
+                    if (PowerflowEvents.isSample(t)) {
+                        Configuration c = configuration(t);
+                        int before = state.getConfigurations().size();
+                        newGpuCount |= JobModels.newGpuCount(state, c.gpus());
+                        state = JobModels.observe(
+                                state, c, t.getStepSeconds(), t.getGpuPowerWatts() * t.getStepSeconds());
+                        newConfiguration |= state.getConfigurations().size() > before;
+                    }
+                }
+                default -> {}
+            }
+            if (e.getKind() == PowerflowEventKind.TELEMETRY && (state == null || completed)) continue;
+            out.collect(e);
+        }
+        if (completed) {
+            model.clear();
+            pending.clear();
+            return;
+        }
+        if (state != null && newConfiguration) {
+            state = JobModels.fit(state, time / 1000.0, freqLevels, newGpuCount);
+            out.collect(PowerflowEvent.newBuilder()
+                    .setTimeMillis(time)
+                    .setKind(PowerflowEventKind.MODEL)
+                    .setJob(state.getJob())
+                    .setModel(state.getFit())
+                    .build());
+            ctx.output(MODELS, state.getFit());
+        }
+        if (state != null) model.update(state);
+        if (later.isEmpty()) pending.clear();
+        else pending.update(later);
+    }
+
+    /** The configuration a sample was taken at. */
+    Configuration configuration(Telemetry t) {
+        int gpus = t.getGpus();
+        return new Configuration(
+                gpus, Math.min(gpus, settings.gpusPerNode()), t.getLocalBatch(), settings.freq(t.getPowerLimitWatts()));
+    }
+}
