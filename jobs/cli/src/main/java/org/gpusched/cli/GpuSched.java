@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
             RunCommand.class,
             ProduceCommand.class,
             ConsumeCommand.class,
+            TopicsCommand.class,
             GenerateCommand.class,
             ConvertCommand.class,
             ExportCommand.class,

@@ -29,12 +29,14 @@ import org.gpusched.streaming.file.FileJobSinks;
 import org.gpusched.streaming.file.RunDirectoryWriter;
 import org.gpusched.streaming.file.StagedDirectory;
 import org.gpusched.streaming.kafka.KafkaPipeline;
-import org.gpusched.streaming.kafka.KafkaPlacement;
 import org.gpusched.streaming.kafka.KafkaSettings;
 import org.gpusched.streaming.kafka.TopicOffsets;
 import org.gpusched.streaming.kafka.TopicReader;
+import org.gpusched.streaming.placement.KafkaPlacement;
+import org.gpusched.streaming.placement.PlacementConfig;
 import org.gpusched.streaming.placement.ReplayRun;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -66,12 +68,8 @@ public final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(
-            names = "--bootstrap",
-            required = true,
-            paramLabel = "HOST:PORT",
-            description = "Kafka bootstrap servers, comma-separated.")
-    String bootstrap;
+    @Mixin
+    KafkaOptions kafkaOptions;
 
     @Option(
             names = "--cluster",
@@ -168,13 +166,6 @@ public final class RunCommand implements Callable<Integer> {
     boolean bounded;
 
     @Option(
-            names = "--topic-prefix",
-            paramLabel = "P",
-            defaultValue = "",
-            description = "Prefix of all topic names (default: none).")
-    String topicPrefix;
-
-    @Option(
             names = "--group-id",
             paramLabel = "ID",
             defaultValue = KafkaSettings.DEFAULT_GROUP_ID,
@@ -236,13 +227,6 @@ public final class RunCommand implements Callable<Integer> {
             defaultValue = "1",
             description = "Parallelism of the local run (default: ${DEFAULT-VALUE}).")
     int parallelism;
-
-    @Option(
-            names = "--kafka-property",
-            paramLabel = "KEY=VALUE",
-            description =
-                    "Extra Kafka client property (security, timeouts, producer batching: the sinks default to batch.size=262144 and linger.ms=10), repeatable.")
-    Map<String, String> kafkaProperties;
 
     @Option(
             names = "--out",
@@ -312,12 +296,11 @@ public final class RunCommand implements Callable<Integer> {
             if (checkpointDir != null && checkpointSeconds == 0)
                 throw new IllegalArgumentException(
                         "--checkpoint-dir needs --checkpoint-interval (checkpoints are off)");
-            kafka = KafkaSettings.of(bootstrap)
-                    .withTopicPrefix(topicPrefix)
+            kafka = kafkaOptions
+                    .settings()
                     .withGroupId(groupId)
                     .withBounded(bounded)
-                    .withExactlyOnce(checkpointSeconds > 0)
-                    .withClientProperties(kafkaProperties);
+                    .withExactlyOnce(checkpointSeconds > 0);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -328,7 +311,8 @@ public final class RunCommand implements Callable<Integer> {
                     "--out needs --bounded and the scheduler (--cluster): a run directory is written when the input ends");
         job = placement ? placementJob(kafka) : schedulerJob(kafka);
         if (job == null) return ExitCode.BAD_INPUT;
-        if (!BrokerCheck.reachable("run", bootstrap, spec.commandLine().getErr())) return ExitCode.UNAVAILABLE;
+        if (!BrokerCheck.reachable(
+                "run", kafkaOptions.bootstrap, spec.commandLine().getErr())) return ExitCode.UNAVAILABLE;
         return run(kafka, job);
     }
 
@@ -344,20 +328,25 @@ public final class RunCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         PlacementReplayRunner.Inputs inputs = PlacementReplayRunner.Inputs.read(err, "run", nodes, workload);
         if (inputs == null) return null;
-        long lateness = outOfOrdernessSeconds == null ? 0 : Math.round(outOfOrdernessSeconds);
-        KafkaPlacement.Config cfg = new KafkaPlacement.Config(
-                inputs.nodes(), inputs.trace(), runs, bounded, lateness, Math.min(runs.size(), parallelism));
+        Duration outOfOrderness = bounded
+                ? PlacementConfig.END_OF_INPUT
+                : Duration.ofSeconds(outOfOrdernessSeconds == null ? 0 : Math.round(outOfOrdernessSeconds));
+        PlacementConfig cfg = new PlacementConfig(
+                inputs.nodes(),
+                inputs.trace(),
+                runs,
+                outOfOrderness,
+                Math.min(runs.size(), parallelism),
+                Duration.ofMillis(Math.round(checkpointSeconds * 1000)),
+                watermarkInterval());
         String names =
                 String.join(",", runs.stream().map(r -> r.policy().label()).toList());
         return new Job(
-                List.of(Topics.PODS.topic(topicPrefix)),
-                List.of(Topics.POD_PLACEMENTS.topic(topicPrefix), Topics.REJECTED.topic(topicPrefix)),
-                env -> {
-                    if (checkpointSeconds > 0)
-                        env.enableCheckpointing(Math.max(1, Math.round(checkpointSeconds * 1000)));
-                    env.getConfig().setAutoWatermarkInterval(watermarkInterval().toMillis());
-                    KafkaPlacement.define(env, kafka, cfg);
-                },
+                List.of(Topics.PODS.topic(kafkaOptions.topicPrefix)),
+                List.of(
+                        Topics.POD_PLACEMENTS.topic(kafkaOptions.topicPrefix),
+                        Topics.REJECTED.topic(kafkaOptions.topicPrefix)),
+                env -> KafkaPlacement.define(env, kafka, cfg),
                 String.format(
                         Locale.ROOT,
                         "placement, policies [%s], seed %d, %d nodes, target workload of %d tasks from %s",
@@ -418,8 +407,8 @@ public final class RunCommand implements Callable<Integer> {
             boolean read = t == Topics.SUBMISSIONS
                     || t == Topics.NODE_EVENTS
                     || cfg.mode() == SchedulerConfig.Mode.LIVE && (t == Topics.COMPLETIONS || t == Topics.TELEMETRY);
-            if (read) inputs.add(t.topic(topicPrefix));
-            else if (t.isOutput()) outputs.add(t.topic(topicPrefix));
+            if (read) inputs.add(t.topic(kafkaOptions.topicPrefix));
+            else if (t.isOutput()) outputs.add(t.topic(kafkaOptions.topicPrefix));
         }
         schedulerConfig = cfg;
         return new Job(
@@ -446,16 +435,17 @@ public final class RunCommand implements Callable<Integer> {
             all.addAll(outputs);
             List<String> missing = offsets.missing(all);
             if (!missing.isEmpty()) {
-                System.err.println("gpusched run: topics missing on " + bootstrap + ": " + missing
-                        + " (create them with bin/kafka-local topics, or java -cp gpusched.jar org.gpusched.streaming.kafka.TopicAdmin --bootstrap "
-                        + bootstrap + ")");
+                System.err.println("gpusched run: topics missing on " + kafkaOptions.bootstrap + ": " + missing
+                        + " (create them with gpusched topics create --bootstrap " + kafkaOptions.bootstrap
+                        + (kafkaOptions.topicPrefix.isEmpty() ? "" : " --topic-prefix " + kafkaOptions.topicPrefix)
+                        + ")");
                 return ExitCode.UNAVAILABLE;
             }
             inputEnd = offsets.endOffsets(inputs);
         } catch (java.util.concurrent.ExecutionException
                 | java.util.concurrent.TimeoutException
                 | org.apache.kafka.common.KafkaException e) {
-            System.err.println("gpusched run: cannot reach Kafka at " + bootstrap + " ("
+            System.err.println("gpusched run: cannot reach Kafka at " + kafkaOptions.bootstrap + " ("
                     + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()) + ")");
             return ExitCode.UNAVAILABLE;
         }
@@ -501,7 +491,7 @@ public final class RunCommand implements Callable<Integer> {
                 "run: %s; %s from %s%s%n",
                 job.describe(),
                 bounded ? "bounded: " + inputEnd + " records" : "unbounded",
-                bootstrap,
+                kafkaOptions.bootstrap,
                 restored == null ? "" : ", restored from " + restored);
         ProgressReporter progress = new ProgressReporter(kafka, outputs, outputStart);
         progress.start();
@@ -526,7 +516,9 @@ public final class RunCommand implements Callable<Integer> {
                 written.put(
                         t,
                         reader.count(
-                                Topics.byTopic(t.substring(topicPrefix.length())), topicPrefix, outputFrom.get(t)));
+                                Topics.byTopic(t.substring(kafkaOptions.topicPrefix.length())),
+                                kafkaOptions.topicPrefix,
+                                outputFrom.get(t)));
         }
         PrintWriter stdout = spec.commandLine().getOut();
         long read = inputEnd.values().stream().mapToLong(Long::longValue).sum();
@@ -568,7 +560,8 @@ public final class RunCommand implements Callable<Integer> {
     private List<RunDirectoryWriter.Summary> writeRunDirectories(StagedDirectory staged) throws java.io.IOException {
         SchedulerConfig cfg = schedulerConfig;
         Map<String, Object> inputs = new LinkedHashMap<>();
-        inputs.put("source", "kafka " + bootstrap + " " + Topics.SUBMISSIONS.topic(topicPrefix));
+        inputs.put(
+                "source", "kafka " + kafkaOptions.bootstrap + " " + Topics.SUBMISSIONS.topic(kafkaOptions.topicPrefix));
         inputs.put("cluster", cluster.toString());
         List<RunDirectoryWriter.Summary> summaries = new ArrayList<>();
         for (String policy : cfg.policies()) {
