@@ -1,11 +1,7 @@
 package org.gpusched.audit;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -16,9 +12,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.gpusched.audit.RunFiles.JobSpec;
+import org.gpusched.audit.RunFiles.NodeChange;
 import org.gpusched.audit.RunFiles.NodeSlot;
 import org.gpusched.audit.RunFiles.NodeType;
 import org.gpusched.audit.Violation.Kind;
+import org.gpusched.rundir.JsonLines;
 
 /**
  * Audits a run directory from its files alone. It replays {@code decisions.jsonl} in order, holding for every job
@@ -26,7 +24,16 @@ import org.gpusched.audit.Violation.Kind;
  * actualFactor)), and for every node its running jobs and accrued cost; then it recomputes the real cost
  * (node: costPerHour[type][busy GPUs] while at least one job runs; job: weight x hours late) and compares it with
  * {@code metrics.json}. Decisions at the same time are applied together: capacity and node-type agreement are
- * checked once the whole instant is applied, so "preempt A, start B" listed in either order is fine.
+ * checked once the whole instant is applied, so "preempt A, start B" listed in either order is fine. Moves cost what
+ * run.json's {@code moveCost} says: a job PREEMPTed, MIGRATEd or RESIZEd falls back to its last snapshot (snapshots
+ * every {@code snapshotIntervalSeconds} of progress on a placement, counted from when it began progressing there),
+ * and a job placed again (after a move, or STARTed after having run before) progresses only after
+ * {@code restartOverheadSeconds}, holding its GPUs meanwhile.
+ *
+ * <p>The cluster changes as {@code node-events.jsonl} says: an event at time t applies before the decisions at t (the
+ * scheduler handles node events before it reschedules), so a node added at t may take jobs at t, and a node that
+ * fails, is removed or is retyped at t must have no job left on it (or none of another type) once the decisions at t
+ * are applied. An event between two decision times is checked at its own time.
  */
 public final class RunAuditor {
     /**
@@ -48,6 +55,11 @@ public final class RunAuditor {
     private final List<Violation> violations = new ArrayList<>();
     private final Map<Kind, Long> counts = new EnumMap<>(Kind.class);
     private final Set<NodeState> touched = new LinkedHashSet<>();
+    /** Nodes that an event changed in the current instant (checked once its decisions are applied). */
+    private final Set<NodeState> changed = new LinkedHashSet<>();
+    /** The next change of {@link RunFiles#nodeChanges} to apply. */
+    private int nextChange;
+
     private double groupTime = Double.NEGATIVE_INFINITY;
     private long decisionCount;
 
@@ -57,7 +69,7 @@ public final class RunAuditor {
         String type;
         int gpus;
         double rate; // fraction of the work per second on the current placement (NaN: unknown configuration)
-        double since;
+        double since; // when it began (or begins, after a restart) progressing on the current placement
         double done;
         boolean started;
         double completedAt = Double.NaN;
@@ -72,14 +84,18 @@ public final class RunAuditor {
     }
 
     private static final class NodeState {
-        final NodeSlot slot;
+        NodeSlot slot;
+        /** Why the node is not in the cluster now ("failed at 10.000"), or null while it is. */
+        String absent;
+
         final Map<String, JobState> running = new LinkedHashMap<>();
         int busy;
         double since;
         double cost;
 
-        NodeState(NodeSlot slot) {
+        NodeState(NodeSlot slot, String absent) {
             this.slot = slot;
+            this.absent = absent;
         }
     }
 
@@ -87,7 +103,7 @@ public final class RunAuditor {
         this.run = run;
         this.tol = tol;
         run.jobs.values().forEach(j -> jobs.put(j.id(), new JobState(j)));
-        run.nodes.values().forEach(n -> nodes.put(n.id(), new NodeState(n)));
+        run.nodes.values().forEach(n -> nodes.put(n.id(), new NodeState(n, null)));
     }
 
     /** Audits {@code dir}; throws {@link AuditInputException} when a file is missing or unreadable. */
@@ -103,26 +119,67 @@ public final class RunAuditor {
     }
 
     private void replay(Path file) {
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String line;
-            long lineNo = 0;
-            while ((line = in.readLine()) != null) {
-                lineNo++;
-                if (line.isBlank()) continue;
-                JsonNode d;
-                try {
-                    d = RunFiles.JSON.readTree(line);
-                } catch (JsonProcessingException e) {
-                    throw new AuditInputException(
-                            file + ":" + lineNo + ": not valid JSON (" + e.getOriginalMessage() + ")");
-                }
+        try {
+            JsonLines.forEach(file, RunFiles.JSON, AuditInputException::new, (d, where) -> {
                 decisionCount++;
-                apply(d, file + ":" + lineNo);
-            }
+                apply(d, where);
+            });
         } catch (IOException e) {
             throw new AuditInputException(file + ": cannot read (" + e.getMessage() + ")", e);
         }
         closeInstant();
+        applyNodeChanges(Double.POSITIVE_INFINITY);
+    }
+
+    /**
+     * Applies the node changes up to t: each one before t as an instant of its own (no decision was made then, so
+     * nothing may be left on a node it took away), the ones at t into the instant of t's decisions.
+     */
+    private void applyNodeChanges(double t) {
+        while (nextChange < run.nodeChanges.size()
+                && run.nodeChanges.get(nextChange).time() <= t) {
+            NodeChange c = run.nodeChanges.get(nextChange++);
+            if (c.time() > groupTime) {
+                closeInstant();
+                groupTime = c.time();
+            }
+            applyNodeChange(c);
+        }
+        if (groupTime < t) {
+            closeInstant();
+            groupTime = t;
+        }
+    }
+
+    private void applyNodeChange(NodeChange c) {
+        NodeState n = nodes.get(c.node());
+        if (c.kind().equals("ADDED")) {
+            if (n == null) nodes.put(c.node(), n = new NodeState(c.slot(), null));
+            n.slot = c.slot();
+            n.absent = null;
+        } else if (n == null) {
+            flag(
+                    Kind.UNKNOWN_NODE,
+                    c.time(),
+                    null,
+                    c.node(),
+                    c.where() + ": " + c.kind() + " of a node not in the cluster");
+            return;
+        } else if (c.kind().equals("TYPE_CHANGED")) {
+            n.slot = c.slot();
+        } else {
+            n.absent = c.kind().toLowerCase(java.util.Locale.ROOT) + String.format(" at %.3f", c.time());
+        }
+        changed.add(n);
+    }
+
+    /** The node's first ADDED still to come, or null. */
+    private NodeChange addedLater(String node) {
+        for (int i = nextChange; i < run.nodeChanges.size(); i++) {
+            NodeChange c = run.nodeChanges.get(i);
+            if (c.node().equals(node) && c.kind().equals("ADDED")) return c;
+        }
+        return null;
     }
 
     private void apply(JsonNode d, String where) {
@@ -142,8 +199,7 @@ public final class RunAuditor {
         if (t < groupTime) {
             flag(Kind.TIME_ORDER, t, jobId, null, where + ": time goes back from " + groupTime);
         } else if (t > groupTime) {
-            closeInstant();
-            groupTime = t;
+            applyNodeChanges(t);
         }
         JobState job = jobs.get(jobId);
         if (job == null) {
@@ -259,7 +315,8 @@ public final class RunAuditor {
     /** Ends the job's current placement at t: integrates its work and frees its GPUs. */
     private void stop(JobState job, double t, String where) {
         if (!Double.isNaN(job.rate)) {
-            double done = job.done + (t - job.since) * job.rate;
+            double progressing = Math.max(0, t - job.since);
+            double done = job.done + progressing * job.rate;
             if (done > 1 && (done - 1) / job.rate > tol.timeSeconds()) {
                 double finished = job.since + (1 - job.done) / job.rate;
                 flag(
@@ -271,7 +328,11 @@ public final class RunAuditor {
                                 "%s: still running at %.3f but its work was done at %.3f without a COMPLETE",
                                 where, t, finished));
             }
-            job.done = Math.min(done, 1);
+            // in whole milliseconds, run.json's time resolution: a double remainder of an exact multiple of the
+            // interval could come out as nearly a whole interval
+            long interval = Math.round(run.snapshotIntervalSeconds * 1000);
+            double sinceSnapshot = interval > 0 ? Math.round(progressing * 1000) % interval / 1000.0 : 0;
+            job.done = Math.max(0, Math.min(done, 1) - sinceSnapshot * job.rate);
         }
         detach(job, t);
     }
@@ -291,15 +352,25 @@ public final class RunAuditor {
         String id = job.spec.id();
         String nodeId = text(d, "node");
         NodeState n = nodeId == null ? null : nodes.get(nodeId);
+        if (n == null && nodeId != null) {
+            NodeChange added = addedLater(nodeId);
+            if (added != null) {
+                n = new NodeState(added.slot(), String.format("added only at %.3f", added.time()));
+                nodes.put(nodeId, n);
+            }
+        }
         if (n == null) {
             flag(
                     Kind.UNKNOWN_NODE,
                     t,
                     id,
                     nodeId,
-                    where + ": " + (nodeId == null ? "no node" : "node is not in run.json"));
+                    where + ": "
+                            + (nodeId == null ? "no node" : "node is not in run.json nor added by node-events.jsonl"));
             return;
         }
+        if (n.absent != null)
+            flag(Kind.NODE_ABSENT, t, id, nodeId, where + ": placed on a node not in the cluster (" + n.absent + ")");
         String type = text(d, "type");
         if (type == null) type = n.slot.fixedType();
         if (type == null) {
@@ -350,7 +421,8 @@ public final class RunAuditor {
         job.node = n;
         job.type = type;
         job.gpus = gpus;
-        job.since = t;
+        // a job placed again restores its snapshot first (its first start pays nothing)
+        job.since = job.started ? t + run.restartOverheadSeconds : t;
         job.started = true;
         job.rate = Double.isNaN(seconds) || seconds <= 0 ? Double.NaN : 1.0 / seconds;
     }
@@ -367,6 +439,31 @@ public final class RunAuditor {
 
     /** Checks, after every decision of one instant is applied, the nodes that instant changed. */
     private void closeInstant() {
+        for (NodeState n : changed) {
+            for (JobState j : n.running.values()) {
+                if (j.since == groupTime && touched.contains(n)) continue; // placed now: checked when placed
+                if (n.absent != null) {
+                    flag(
+                            Kind.NODE_ABSENT,
+                            groupTime,
+                            j.spec.id(),
+                            n.slot.id(),
+                            "still runs on a node not in the cluster (" + n.absent + ")");
+                } else if (n.slot.fixedType() != null && !n.slot.fixedType().equals(j.type)
+                        || n.slot.fixedType() == null
+                                && n.slot.allowed() != null
+                                && !n.slot.allowed().contains(j.type)) {
+                    flag(
+                            Kind.NODE_TYPE,
+                            groupTime,
+                            j.spec.id(),
+                            n.slot.id(),
+                            "still runs as " + j.type + " on a node changed to "
+                                    + (n.slot.fixedType() != null ? n.slot.fixedType() : "types " + n.slot.allowed()));
+                }
+            }
+        }
+        changed.clear();
         for (NodeState n : touched) {
             if (n.running.isEmpty()) continue;
             String type = null;

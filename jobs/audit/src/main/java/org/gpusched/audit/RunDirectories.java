@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.gpusched.rundir.RunLayout;
 
 /**
  * What a directory given to {@code validate} or {@code report} holds: one run (written by replay, run --out or
@@ -16,9 +17,6 @@ import java.util.stream.Stream;
 public final class RunDirectories {
     /** A run directory and its kind: a scheduling run (run.json, jobs.jsonl, ...) or a placement replay (metrics.csv). */
     public record Run(Path dir, boolean placement) {}
-
-    /** Marker files of a directory being written; the same names the writers use (StagedDirectory, the sinks' part files). */
-    private static final List<String> IN_PROGRESS = List.of(".incomplete", ".parts");
 
     private RunDirectories() {}
 
@@ -43,9 +41,7 @@ public final class RunDirectories {
 
     /** Refuses a directory a run is writing or an interrupted run left (it would pass for a finished one). */
     static void requireComplete(Path dir) {
-        Path name = dir.toAbsolutePath().normalize().getFileName();
-        boolean staging = name != null && name.toString().matches("\\..*\\.(partial|old)-\\d+");
-        if (staging || IN_PROGRESS.stream().anyMatch(marker -> Files.exists(dir.resolve(marker))))
+        if (RunLayout.inProgress(dir))
             throw new AuditInputException(
                     dir
                             + ": an incomplete run (interrupted, or still being written); no finished run is there, run it again");

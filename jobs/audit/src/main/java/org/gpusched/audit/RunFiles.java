@@ -3,29 +3,33 @@ package org.gpusched.audit;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.gpusched.rundir.JsonLines;
+import org.gpusched.rundir.RunLayout;
 
 /**
  * The auditor's own reading of a run directory (deliberately not the producer's format classes, so a bug there
- * cannot hide itself): {@code run.json} (nodes, nodeTypes), {@code jobs.jsonl}, {@code metrics.json}.
+ * cannot hide itself): {@code run.json} (nodes, nodeTypes, moveCost), {@code node-events.jsonl} (the nodes added, retyped, failed
+ * and removed during the run; absent in runs without node events), {@code jobs.jsonl}, {@code metrics.json}.
  * {@code decisions.jsonl} is streamed by {@link RunAuditor}.
  */
 final class RunFiles {
-    static final String RUN = "run.json";
-    static final String JOBS = "jobs.jsonl";
-    static final String DECISIONS = "decisions.jsonl";
-    static final String METRICS = "metrics.json";
+    static final String RUN = RunLayout.RUN;
+    static final String JOBS = RunLayout.JOBS;
+    static final String DECISIONS = RunLayout.DECISIONS;
+    static final String METRICS = RunLayout.METRICS;
+    static final String NODE_EVENTS = RunLayout.NODE_EVENTS;
 
     static final ObjectMapper JSON = new ObjectMapper();
 
@@ -33,6 +37,9 @@ final class RunFiles {
 
     /** A node slot: fixed ({@code fixedType} set) or rightsizable ({@code allowed} = permitted types, null = any). */
     record NodeSlot(String id, String fixedType, Set<String> allowed) {}
+
+    /** A change of the cluster at {@code time}: ADDED (fixedType, or allowed types), TYPE_CHANGED, FAILED, REMOVED. */
+    record NodeChange(double time, String node, String kind, NodeSlot slot, String where) {}
 
     record JobSpec(
             String id,
@@ -51,13 +58,19 @@ final class RunFiles {
     final Map<String, NodeType> types = new LinkedHashMap<>();
     final Map<String, NodeSlot> nodes = new LinkedHashMap<>();
     final Map<String, JobSpec> jobs = new LinkedHashMap<>();
+    /** In time order. */
+    final List<NodeChange> nodeChanges = new ArrayList<>();
+
     JsonNode metrics;
+    /** run.json's moveCost: snapshot interval and restart overhead in seconds (absent: 0, moves are free). */
+    double snapshotIntervalSeconds, restartOverheadSeconds;
 
     static RunFiles read(Path dir) {
         if (!Files.isDirectory(dir)) throw new AuditInputException(dir + ": not a run directory (no such directory)");
         RunDirectories.requireComplete(dir);
         RunFiles f = new RunFiles();
         f.readRun(dir.resolve(RUN));
+        f.readNodeEvents(dir.resolve(NODE_EVENTS));
         f.readJobs(dir.resolve(JOBS));
         f.metrics = readTree(dir.resolve(METRICS));
         if (!f.metrics.isObject()) throw new AuditInputException(dir.resolve(METRICS) + ": must be a JSON object");
@@ -66,8 +79,19 @@ final class RunFiles {
         return f;
     }
 
+    private static double nonNegative(JsonNode moveCost, String field, Path file) {
+        JsonNode v = moveCost.get(field);
+        if (v == null) return 0;
+        if (!v.isNumber() || !(v.asDouble() >= 0) || Double.isInfinite(v.asDouble()))
+            throw new AuditInputException(file + ": moveCost." + field + " must be a number >= 0");
+        return v.asDouble();
+    }
+
     private void readRun(Path file) {
         JsonNode run = readTree(file);
+        JsonNode moveCost = run.path("moveCost");
+        snapshotIntervalSeconds = nonNegative(moveCost, "snapshotIntervalSeconds", file);
+        restartOverheadSeconds = nonNegative(moveCost, "restartOverheadSeconds", file);
         JsonNode nodeTypes = run.get("nodeTypes");
         if (nodeTypes == null || !nodeTypes.isObject() || nodeTypes.isEmpty())
             throw new AuditInputException(file + ": field 'nodeTypes' is missing or empty");
@@ -112,20 +136,53 @@ final class RunFiles {
         }
     }
 
-    private void readJobs(Path file) {
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String line;
-            long lineNo = 0;
-            while ((line = in.readLine()) != null) {
-                lineNo++;
-                if (line.isBlank()) continue;
-                String where = file + ":" + lineNo;
-                JsonNode j;
-                try {
-                    j = JSON.readTree(line);
-                } catch (JsonProcessingException e) {
-                    throw new AuditInputException(where + ": not valid JSON (" + e.getOriginalMessage() + ")");
+    private void readNodeEvents(Path file) {
+        if (!Files.exists(file)) return;
+        double[] previous = {Double.NEGATIVE_INFINITY};
+        try {
+            JsonLines.forEach(file, JSON, AuditInputException::new, (e, where) -> {
+                JsonNode time = e.get("time");
+                if (time == null || !time.isNumber())
+                    throw new AuditInputException(where + ": field 'time' is missing or not a number");
+                if (time.asDouble() < previous[0])
+                    throw new AuditInputException(where + ": time goes back from " + previous[0]);
+                previous[0] = time.asDouble();
+                if (!e.hasNonNull("node") || !e.get("node").isTextual())
+                    throw new AuditInputException(where + ": field 'node' is missing");
+                String node = e.get("node").asText();
+                String kind = e.hasNonNull("kind") ? e.get("kind").asText() : "";
+                NodeSlot slot = null;
+                switch (kind) {
+                    case "ADDED", "TYPE_CHANGED" -> {
+                        String type = e.hasNonNull("type") ? e.get("type").asText() : null;
+                        if (type != null && !types.containsKey(type))
+                            throw new AuditInputException(where + ": node " + node + ": unknown type '" + type + "'");
+                        if (type == null && kind.equals("TYPE_CHANGED"))
+                            throw new AuditInputException(where + ": node " + node + ": TYPE_CHANGED without a type");
+                        Set<String> allowed = null;
+                        if (type == null
+                                && e.hasNonNull("allowedTypes")
+                                && !e.get("allowedTypes").isEmpty()) {
+                            allowed = new HashSet<>();
+                            for (JsonNode t : e.get("allowedTypes")) allowed.add(t.asText());
+                        }
+                        slot = new NodeSlot(node, type, allowed);
+                    }
+                    case "FAILED", "REMOVED" -> {}
+                    default ->
+                        throw new AuditInputException(where + ": node " + node + ": unknown kind '" + kind
+                                + "' (ADDED, TYPE_CHANGED, FAILED or REMOVED)");
                 }
+                nodeChanges.add(new NodeChange(time.asDouble(), node, kind, slot, where));
+            });
+        } catch (IOException e) {
+            throw new AuditInputException(file + ": cannot read (" + e.getMessage() + ")", e);
+        }
+    }
+
+    private void readJobs(Path file) {
+        try {
+            JsonLines.forEach(file, JSON, AuditInputException::new, (j, where) -> {
                 String id = j.hasNonNull("id") ? j.get("id").asText() : null;
                 if (id == null || id.isBlank()) throw new AuditInputException(where + ": field 'id' is missing");
                 double submit = number(j, "submit", where, id);
@@ -158,7 +215,7 @@ final class RunFiles {
                 if (jobs.put(id, new JobSpec(id, submit, due, weight, parsed, factor)) != null) {
                     throw new AuditInputException(where + ": job " + id + " appears twice");
                 }
-            }
+            });
         } catch (NoSuchFileException e) {
             throw new AuditInputException(file + ": missing");
         } catch (IOException e) {

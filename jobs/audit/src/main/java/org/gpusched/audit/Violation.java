@@ -9,6 +9,11 @@ public record Violation(Kind kind, double time, String job, String node, String 
         UNKNOWN_JOB,
         /** A decision names a node or node type that run.json does not have. */
         UNKNOWN_NODE,
+        /**
+         * A job placed on, or left running on, a node that is not in the cluster at that time: not yet added, failed
+         * or removed (node-events.jsonl).
+         */
+        NODE_ABSENT,
         /** A decision's field is missing or impossible (no action, gpus < 1, ...). */
         MALFORMED_DECISION,
         /** More GPUs in use on a node than its type has. */

@@ -90,6 +90,39 @@ class RunAuditorTest {
     }
 
     @Test
+    void aPreemptedJobRestartsFromItsLastSnapshotAfterItsRestoreTime() throws IOException {
+        // snapshots every 600 s, 100 s to restore. jx (A x2: 3600 s, A x1: 7200 s) runs on n1 from 0 and is preempted
+        // at 1500: its snapshot at 1200 holds 1/3 of the work; on n2 (A x1) it restores until 1600, then needs
+        // 2/3 x 7200 = 4800 s: done at 6400 (5700 if moves were free).
+        // cost: n1 1.5 x 1500/3600 = 0.625; n2 1.0 x 4900/3600 = 1.361111
+        String run = RUN.replace(
+                "\"seed\": 1,",
+                "\"seed\": 1, \"moveCost\": {\"snapshotIntervalSeconds\": 600, \"restartOverheadSeconds\": 100},");
+        List<String> decisions = List.of(
+                "{\"time\": 0, \"job\": \"jx\", \"action\": \"START\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 2}",
+                "{\"time\": 1500, \"job\": \"jx\", \"action\": \"PREEMPT\", \"node\": \"n1\", \"type\": \"A\", \"gpus\": 2}",
+                "{\"time\": 1500, \"job\": \"jx\", \"action\": \"START\", \"node\": \"n2\", \"type\": \"A\", \"gpus\": 1}",
+                "{\"time\": 6400, \"job\": \"jx\", \"action\": \"COMPLETE\", \"node\": \"n2\", \"type\": \"A\", \"gpus\": 1}");
+        String metrics = """
+                {"totalCost": 1.9861111111, "executionCost": 1.9861111111, "tardinessCost": 0, "tardyJobs": 0,
+                 "completedJobs": 1, "meanJctSeconds": 6400, "makespanSeconds": 6400}
+                """;
+        Files.writeString(
+                dir.resolve("jobs.jsonl"),
+                "{\"id\": \"jx\", \"submit\": 0, \"due\": 100000, \"weight\": 1, \"times\": {\"A\": {\"1\": 7200, \"2\": 3600}}}\n");
+        Files.write(dir.resolve("decisions.jsonl"), decisions);
+        Files.writeString(dir.resolve("metrics.json"), metrics);
+        Files.writeString(dir.resolve("run.json"), run);
+        AuditReport r = RunAuditor.audit(dir);
+        assertTrue(r.ok(), r.format());
+        assertEquals(1.9861111111, r.recomputed().get("executionCost"), 1e-9);
+        // read with free moves, the same decisions complete the job 700 s late
+        Files.writeString(dir.resolve("run.json"), RUN);
+        AuditReport free = RunAuditor.audit(dir);
+        assertTrue(free.violations().stream().anyMatch(v -> v.message().contains("late by 700.000")), free.format());
+    }
+
+    @Test
     void decisionsOfOneInstantMayComeInAnyOrder() throws IOException {
         // DECISIONS lists j3's START on n1 before j1's PREEMPT there (transiently 3 GPUs, for no time); the
         // other order must pass too.

@@ -2,14 +2,14 @@ package org.gpusched.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import org.gpusched.formats.LineReader;
+import org.gpusched.rundir.JsonLines;
+import org.gpusched.rundir.RunLayout;
 import org.gpusched.streaming.file.StagedDirectory;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
@@ -84,26 +84,21 @@ final class CliFiles {
 
     /** The message for a run that accepted no job: every line rejected, with the first one's reason (from rejected.jsonl). */
     static String noValidJob(Path trace, Path runDir) throws IOException {
-        Path rejected = runDir.resolve("rejected.jsonl");
-        String first = null;
-        long count = 0;
-        if (Files.isRegularFile(rejected)) {
-            try (BufferedReader in = Files.newBufferedReader(rejected, StandardCharsets.UTF_8)) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    if (line.isBlank()) continue;
-                    if (count++ == 0) first = line;
-                }
-            }
-        }
+        Path rejected = runDir.resolve(RunLayout.REJECTED);
+        String[] first = new String[1];
+        long[] count = new long[1];
+        if (Files.isRegularFile(rejected))
+            JsonLines.forEachLine(rejected, (line, number) -> {
+                if (count[0]++ == 0) first[0] = line;
+            });
         String why = "";
-        if (first != null) {
-            JsonNode r = new ObjectMapper().readTree(first);
+        if (first[0] != null) {
+            JsonNode r = new ObjectMapper().readTree(first[0]);
             why = "; the first: " + r.path("source").asText() + ":"
                     + r.path("position").asText().replaceFirst(".*:", "") + ": "
                     + r.path("reason").asText();
         }
-        return trace + ": no valid job (" + count + " lines rejected" + why
+        return trace + ": no valid job (" + count[0] + " lines rejected" + why
                 + "); is it a trace (JSON Lines, one job a line)?";
     }
 

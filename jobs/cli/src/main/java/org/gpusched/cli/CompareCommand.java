@@ -126,6 +126,9 @@ public final class CompareCommand implements Callable<Integer> {
     @Mixin
     ReplaySchedulerOptions scheduler;
 
+    @Mixin
+    MetricsPortOption metricsPort;
+
     @Option(names = "--title", paramLabel = "TEXT", description = "Report title (default: compare TRACE).")
     String title;
 
@@ -164,6 +167,7 @@ public final class CompareCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
+        metricsPort.validate();
         PrintWriter stdout = spec.commandLine().getOut();
         if (seeds.isEmpty()) throw new ParameterException(spec.commandLine(), "--seeds must name at least one seed");
         if (seeds.stream().distinct().count() != seeds.size())
@@ -260,6 +264,7 @@ public final class CompareCommand implements Callable<Integer> {
                     parts,
                     1,
                     "gpusched compare " + trace.getFileName() + " seed " + seed,
+                    metricsPort.apply(new org.apache.flink.configuration.Configuration(), err),
                     p -> {
                         double s = (System.nanoTime() - seedStarted) / 1e9;
                         double done = p.finished() + (double) p.rejected() * policies.size();

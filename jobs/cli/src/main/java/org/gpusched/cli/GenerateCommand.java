@@ -22,13 +22,24 @@ import picocli.CommandLine.Spec;
             "Writes DIR/trace.jsonl and DIR/cluster.yaml for a paper's experiment protocol:",
             "  hierarchical  cloud GPU-as-a-service: Table II VM catalog, N rightsizable",
             "                nodes, J = 10N jobs (AlexNet, ResNet, VGG, DeepSpeech),",
-            "                Poisson arrivals (mean 45,000 s x 5 / N), due U[min t, 2 max t],",
+            "                Poisson arrivals (mean 45,000 s / N), due U[min t, 2 max t],",
             "                weight U[0.36, 1.08] $/h, rho 100, H 1 h, mu 1",
             "  andreas       on-premise energy: half V100, half T4 nodes (--shape small:",
             "                2xV100 | 1xT4, large: 4xV100 | 2xT4), 0.172 EUR/kWh x PUE 1.33,",
+            "                node power measured by the ANDREAS authors (--energy),",
             "                J = 10N jobs (EfficientNet, ConvNet, LSTM), mixed-rate arrivals",
             "  armida        the 8 jobs of the ANDREAS paper's Table V on armida-05/06/07,",
             "                one every 1200 s",
+            "  powerflow     PowerFlow's end-to-end trace: --jobs (default 1901) whole-GPU",
+            "                jobs over 24 h, GPU counts and durations from --pods (the",
+            "                Alibaba 2023 pod list), a Zeus workload and batch per job,",
+            "                iterations from the duration and the measured throughput",
+            "  powerflow-random  PowerFlow's sensitivity traces: --jobs (default 100),",
+            "                Poisson arrivals every --mean-gap s (default 600), --job-size",
+            "                small (1-2 GPUs) | medium (1-8) | large (4-16), durations",
+            "                log-uniform 30 min..8 h",
+            "                The powerflow scenarios write DIR/trace.jsonl in the PowerFlow",
+            "                trace format (gpusched powerflow --trace), no cluster file.",
             "Execution times: the application model of conf/applications.yaml (bundled;",
             "--apps to override). --jobs scales any scenario (e.g. 1000000) by sampling;",
             "the trace is streamed, memory stays flat. Same seed, same files.",
@@ -42,7 +53,8 @@ public final class GenerateCommand implements Callable<Integer> {
             names = "--scenario",
             required = true,
             paramLabel = "NAME",
-            description = "hierarchical, hierarchical-tight (due dates 8x tighter), andreas or armida.")
+            description =
+                    "hierarchical, hierarchical-tight (due dates 8x tighter), andreas, armida, powerflow or powerflow-random.")
     String scenario;
 
     @Option(
@@ -78,10 +90,30 @@ public final class GenerateCommand implements Callable<Integer> {
     Double meanGap;
 
     @Option(
+            names = "--energy",
+            paramLabel = "MODEL",
+            description =
+                    "andreas/armida node power: measured (default: the ANDREAS authors' figures, V100 node 530 W + 170 W per further busy GPU, T4 node 400 W + 70 W) or datasheet (host 100 W + GPUs at idle/max power).")
+    String energy;
+
+    @Option(
             names = "--apps",
             paramLabel = "FILE",
             description = "Application model YAML (default: the bundled conf/applications.yaml).")
     Path apps;
+
+    @Option(
+            names = "--pods",
+            paramLabel = "CSV",
+            description = "powerflow only: the Alibaba 2023 pod list (openb_pod_list_default.csv) to sample from.")
+    Path pods;
+
+    @Option(
+            names = "--job-size",
+            paramLabel = "SIZE",
+            defaultValue = "medium",
+            description = "powerflow-random only: small, medium or large (default: ${DEFAULT-VALUE}).")
+    String jobSize;
 
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory (created).")
     Path outDir;
@@ -90,9 +122,10 @@ public final class GenerateCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (scenario.startsWith("powerflow")) return PowerflowScenarios.generate(this, out, err);
         try {
             ApplicationCatalog catalog = apps == null ? ApplicationCatalog.defaults() : ApplicationCatalog.read(apps);
-            Scenario sc = Scenarios.create(scenario, nodes, shape, meanGap, catalog);
+            Scenario sc = Scenarios.create(scenario, nodes, shape, meanGap, energy, catalog);
             long count = jobs == null ? sc.defaultJobs() : jobs;
             if (count < 1) throw new FormatException("--jobs must be >= 1, got " + count, "jobs");
             long start = System.nanoTime();

@@ -21,6 +21,8 @@ import picocli.CommandLine.Command;
             ProduceCommand.class,
             ConsumeCommand.class,
             TopicsCommand.class,
+            SqlCommand.class,
+            TopCommand.class,
             GenerateCommand.class,
             ConvertCommand.class,
             ExportCommand.class,

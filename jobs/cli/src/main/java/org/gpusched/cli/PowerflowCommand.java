@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.gpusched.powerflow.policy.PowerFlowPolicy;
 import org.gpusched.powerflow.sim.AlibabaSampler;
 import org.gpusched.powerflow.sim.Experiment;
 import org.gpusched.powerflow.sim.PolicySet;
@@ -31,7 +32,9 @@ import picocli.CommandLine.Spec;
             "Input: --trace (JSON Lines: id, submit, workload, batch, gpus, iterations) or",
             "--pods (an Alibaba 2023 pod list; --jobs jobs sampled over 24 h, written to",
             "DIR/trace.jsonl). Writes DIR/summary.txt, results.csv, results.json,",
-            "equal-energy.csv, jobs-RUN.csv and power-RUN.csv. Details: docs/powerflow.md."
+            "equal-energy.csv, jobs-RUN.csv, power-RUN.csv, decisions-RUN.csv, setup.json,",
+            "powerflow.yaml and trace.jsonl; `gpusched report DIR` draws it, `gpusched",
+            "validate DIR` recomputes its energy. Details: docs/powerflow.md."
         })
 public final class PowerflowCommand implements Callable<Integer> {
     @Spec
@@ -98,6 +101,32 @@ public final class PowerflowCommand implements Callable<Integer> {
             description = "Ground-truth configuration (default: the bundled conf/powerflow.yaml).")
     Path config;
 
+    @Option(
+            names = "--truth-models",
+            description = "Policies see each job's ground truth instead of models fitted from telemetry, and jobs are"
+                    + " not profiled (the paper's Figure 9 comparison).")
+    boolean truthModels;
+
+    @Option(
+            names = "--priority",
+            paramLabel = "CLUSTER|JOB",
+            defaultValue = "CLUSTER",
+            converter = NormalizerConverter.class,
+            description = "What eq. 20-21's relative JCT and energy changes are relative to: the cluster's totals (the"
+                    + " paper's text) or the job's own (default: cluster).")
+    PowerFlowPolicy.Normalizer priority;
+
+    static final class NormalizerConverter implements picocli.CommandLine.ITypeConverter<PowerFlowPolicy.Normalizer> {
+        @Override
+        public PowerFlowPolicy.Normalizer convert(String value) {
+            try {
+                return PowerFlowPolicy.Normalizer.valueOf(value.toUpperCase(java.util.Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not cluster or job");
+            }
+        }
+    }
+
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Run directory (created).")
     Path out;
 
@@ -113,15 +142,14 @@ public final class PowerflowCommand implements Callable<Integer> {
                 if (!cfg.gpu().powerLimits().contains(l))
                     throw new IllegalArgumentException("--limits: " + l + " W is not a supported limit "
                             + cfg.gpu().powerLimits());
-            List<PolicySet.Run> runs = PolicySet.expand(policies, etas, limits);
+            List<PolicySet.Run> runs = PolicySet.expand(policies, etas, limits, priority);
             List<TraceJob> jobList;
             if (pods != null) {
                 jobList = AlibabaSampler.sample(pods, jobs, 86400, seed, truth);
-                TraceFiles.write(out.resolve("trace.jsonl"), jobList);
             } else {
                 jobList = TraceFiles.read(trace, truth);
             }
-            List<Experiment.Row> rows = Experiment.run(truth, jobList, gpus, seed, runs, out, err);
+            List<Experiment.Row> rows = Experiment.run(truth, jobList, gpus, seed, truthModels, runs, out, err);
             o.print(Experiment.table(rows, Experiment.versus(rows)));
             o.println("wrote " + out);
             o.flush();

@@ -57,6 +57,9 @@ public final class ProduceCommand implements Callable<Integer> {
                     "Trace seconds per wall second (e.g. 3600: one trace hour a second); 0 = as fast as possible (default).")
     double speedup;
 
+    @Mixin
+    WireFormatOption wireFormat;
+
     @Override
     public Integer call() throws Exception {
         KafkaSettings kafka;
@@ -65,7 +68,7 @@ public final class ProduceCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--speedup must be >= 0, got " + speedup);
             if ((trace == null) == (pods == null))
                 throw new IllegalArgumentException("give either --trace (a job trace) or --pods (a pod list)");
-            kafka = kafkaOptions.settings();
+            kafka = kafkaOptions.settings().withWireFormat(wireFormat.value());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -80,6 +80,9 @@ public final class ReplayCommand implements Callable<Integer> {
     @Mixin
     ReplaySchedulerOptions scheduler;
 
+    @Mixin
+    MetricsPortOption metricsPort;
+
     @Option(
             names = "--node-events",
             paramLabel = "FILE",
@@ -105,6 +108,7 @@ public final class ReplayCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
+        metricsPort.validate();
         PrintWriter stdout = spec.commandLine().getOut();
         if (pods != null || nodes != null) return placeReplay();
         if (alpha != null)
@@ -185,6 +189,7 @@ public final class ReplayCommand implements Callable<Integer> {
                 parts,
                 parallelism,
                 "gpusched replay " + trace.getFileName(),
+                metricsPort.apply(new org.apache.flink.configuration.Configuration(), err),
                 p -> progress.update(progressLine("replay", p, jobs, (System.nanoTime() - started) / 1e9)));
         progress.finish();
         err.printf(

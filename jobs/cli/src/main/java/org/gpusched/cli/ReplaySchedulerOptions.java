@@ -14,7 +14,14 @@ import picocli.CommandLine.Option;
 final class ReplaySchedulerOptions {
     /** The options of this mixin, which mean nothing to a placement run. */
     static final List<String> NAMES = List.of(
-            "--iterations", "--controllers", "--dispatch", "--noise", "--period", "--stability", "--move-overhead");
+            "--iterations",
+            "--controllers",
+            "--dispatch",
+            "--noise",
+            "--period",
+            "--stability",
+            "--move-overhead",
+            "--snapshot-interval");
 
     @Option(
             names = "--iterations",
@@ -59,7 +66,7 @@ final class ReplaySchedulerOptions {
             paramLabel = "MODE",
             defaultValue = "stable",
             description =
-                    "stable: an optimizer moves a running job only when the move pays for its overhead, on nodes matched to the running ones; paper: plans as the optimizer gives them, moves free as in the papers (default: ${DEFAULT-VALUE}).")
+                    "stable: an optimizer moves a running job only when the move pays for its overhead, on nodes matched to the running ones; paper: plans as the optimizer gives them, as in the papers (for the papers' free moves add --move-overhead 0 --snapshot-interval 0) (default: ${DEFAULT-VALUE}).")
     String stability;
 
     @Option(
@@ -67,8 +74,16 @@ final class ReplaySchedulerOptions {
             paramLabel = "SECONDS",
             defaultValue = "300",
             description =
-                    "What one move of a running job costs it (checkpoint and restart), for --stability stable (default: ${DEFAULT-VALUE}).")
+                    "Time a job spends restoring its last snapshot after a migration or resize, or when it starts again after a preemption (GPUs held and charged; f_OBJ sees it; --stability stable also asks a move to gain this much) (default: ${DEFAULT-VALUE}).")
     double moveOverhead;
+
+    @Option(
+            names = "--snapshot-interval",
+            paramLabel = "SECONDS",
+            defaultValue = "600",
+            description =
+                    "A running job snapshots every SECONDS of progress on its placement; a preempted, migrated or resized job loses the progress since its last snapshot (0: none lost) (default: ${DEFAULT-VALUE}).")
+    double snapshotInterval;
 
     /** A replay-mode config over a bounded input (watermark only at its end); policies and seed are the caller's. */
     SchedulerConfig.Builder replayConfig(ClusterSpec cluster, long seed) {
@@ -82,6 +97,7 @@ final class ReplaySchedulerOptions {
                 .mode(SchedulerConfig.Mode.REPLAY)
                 .stability(stabilityMode(stability))
                 .moveOverheadSeconds(moveOverhead)
+                .snapshotIntervalSeconds(snapshotInterval)
                 .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK);
         if (period != null) b.periodSeconds(period);
         return b;

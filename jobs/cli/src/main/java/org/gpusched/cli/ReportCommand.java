@@ -6,16 +6,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.gpusched.audit.AuditInputException;
+import org.gpusched.audit.PowerflowEnergyAudit;
 import org.gpusched.audit.RunDirectories;
 import org.gpusched.reports.Comparison;
 import org.gpusched.reports.PlacementComparison;
+import org.gpusched.reports.PowerflowReport;
 import org.gpusched.reports.ReportInputException;
 import org.gpusched.reports.Reports;
-import org.gpusched.reports.ResultsSummary;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -31,38 +31,19 @@ import picocli.CommandLine.Spec;
             "fifo/edf/priority with the same seed) and DIR/report.html, a self-contained",
             "page: cost per policy, cumulative cost over time, and a Gantt chart of jobs",
             "on nodes for runs of at most 60 jobs (placement runs: EOPC, allocation and",
-            "fragmentation, as compare --pods). Prints the table.",
-            "With --summary RESULTS_DIR instead: the markdown summary of the experiment CSVs bin/reproduce-results",
-            "writes (main, milp, controllers, dispatch, noise, tight .csv) on stdout, or to --out FILE: cost",
-            "reductions vs the best queue baseline, optimizers against each other, tardiness and optimizer time,",
-            "MILP gaps, K controllers, dispatch rules, noise and tight due dates; with --instances DIR also the",
-            "cost ceilings of the generated hierarchical instances."
+            "fragmentation, as compare --pods). Prints the table. A PowerFlow run directory",
+            "(gpusched powerflow --out) gets the paper's plots instead: mean JCT against",
+            "total energy per policy, GPUs allocated and cluster power over time."
         })
 public final class ReportCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(arity = "0..*", paramLabel = "RUN_DIR", description = "Run directories or compare directories.")
+    @Parameters(arity = "1..*", paramLabel = "RUN_DIR", description = "Run directories or compare directories.")
     List<Path> runs;
 
-    @Option(
-            names = "--out",
-            paramLabel = "DIR",
-            description = "Output directory (created); with --summary the markdown file to write (default: stdout).")
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory (created).")
     Path outDir;
-
-    @Option(
-            names = "--summary",
-            paramLabel = "RESULTS_DIR",
-            description = "Summarize the experiment CSVs of bin/reproduce-results in RESULTS_DIR (markdown) instead.")
-    Path summary;
-
-    @Option(
-            names = "--instances",
-            paramLabel = "DIR",
-            description =
-                    "With --summary: the generated instances (bin/reproduce-results' RUNS/instances), for the cost ceilings.")
-    Path instances;
 
     @Option(
             names = "--title",
@@ -72,17 +53,21 @@ public final class ReportCommand implements Callable<Integer> {
     String title;
 
     @Override
-    public Integer call() throws java.io.IOException {
+    public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (summary != null) return summary(out, err);
-        if (runs == null || runs.isEmpty())
-            throw new ParameterException(spec.commandLine(), "give RUN_DIR... --out DIR, or --summary RESULTS_DIR");
-        if (outDir == null) throw new ParameterException(spec.commandLine(), "missing --out DIR for the report");
-        if (instances != null) throw new ParameterException(spec.commandLine(), "--instances applies to --summary");
         try {
             String command = "gpusched report "
                     + String.join(" ", runs.stream().map(Path::toString).toList()) + " --out " + outDir;
+            if (runs.stream().anyMatch(PowerflowEnergyAudit::isRunDirectory)) {
+                if (runs.size() != 1) {
+                    err.println("gpusched report: a PowerFlow run directory is reported alone (one per report)");
+                    return ExitCode.BAD_INPUT;
+                }
+                var pf = PowerflowReport.write(runs.get(0), outDir, title, command);
+                out.println("wrote " + outDir.resolve(Reports.HTML) + " (" + pf.size() + " PowerFlow runs)");
+                return ExitCode.OK;
+            }
             List<RunDirectories.Run> found = new ArrayList<>();
             for (Path dir : runs) found.addAll(RunDirectories.find(dir));
             List<Path> dirs = found.stream().map(RunDirectories.Run::dir).toList();
@@ -119,34 +104,5 @@ public final class ReportCommand implements Callable<Integer> {
             err.println("gpusched report: " + e.getMessage());
             return ExitCode.BAD_INPUT;
         }
-    }
-
-    /** --summary: the markdown summary of an experiment's CSVs. */
-    private int summary(PrintWriter out, PrintWriter err) throws java.io.IOException {
-        if (runs != null && !runs.isEmpty())
-            throw new ParameterException(spec.commandLine(), "--summary takes no RUN_DIR: " + runs.get(0));
-        if (!java.nio.file.Files.isDirectory(summary)) {
-            err.println("gpusched report: --summary " + summary + ": not a directory");
-            return ExitCode.BAD_INPUT;
-        }
-        if (instances != null && !java.nio.file.Files.isDirectory(instances)) {
-            err.println("gpusched report: --instances " + instances + ": not a directory");
-            return ExitCode.BAD_INPUT;
-        }
-        String markdown;
-        try {
-            markdown = ResultsSummary.markdown(summary, instances);
-        } catch (ReportInputException | java.io.UncheckedIOException e) {
-            err.println("gpusched report: " + e.getMessage());
-            return ExitCode.BAD_INPUT;
-        }
-        if (outDir == null) {
-            out.print(markdown);
-            out.flush();
-        } else {
-            java.nio.file.Files.writeString(outDir, markdown, java.nio.charset.StandardCharsets.UTF_8);
-            err.println("wrote " + outDir);
-        }
-        return ExitCode.OK;
     }
 }

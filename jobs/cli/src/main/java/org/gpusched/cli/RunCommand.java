@@ -229,6 +229,16 @@ public final class RunCommand implements Callable<Integer> {
     int parallelism;
 
     @Option(
+            names = "--bind-address",
+            paramLabel = "ADDRESS",
+            defaultValue = EmbeddedFlink.LOOPBACK,
+            description =
+                    "Where the embedded Flink cluster's REST endpoint (web UI), blob server and RPC listen: an IP address of this machine, "
+                            + "or 0.0.0.0 for every interface (default: ${DEFAULT-VALUE}, this machine only). The REST endpoint is unauthenticated: "
+                            + "whoever reaches it can cancel the job or have it write a savepoint to any path. Under `flink run` the cluster's configuration decides.")
+    String bindAddress;
+
+    @Option(
             names = "--out",
             paramLabel = "DIR",
             description =
@@ -236,6 +246,12 @@ public final class RunCommand implements Callable<Integer> {
                             + "rejected.jsonl; DIR/POLICY/ for each of several policies) and print replay's summary table, for gpusched validate and report. "
                             + "Written under a hidden sibling name and renamed into place when complete.")
     Path out;
+
+    @Mixin
+    WireFormatOption wireFormat;
+
+    @Mixin
+    MetricsPortOption metricsPort;
 
     /** The scheduler's configuration once built, for the run directory of --out. */
     private SchedulerConfig schedulerConfig;
@@ -282,6 +298,7 @@ public final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         KafkaSettings kafka;
         Job job;
+        metricsPort.validate();
         try {
             if (parallelism < 1) throw new IllegalArgumentException("--parallelism must be >= 1, got " + parallelism);
             if (!(checkpointSeconds >= 0))
@@ -296,11 +313,17 @@ public final class RunCommand implements Callable<Integer> {
             if (checkpointDir != null && checkpointSeconds == 0)
                 throw new IllegalArgumentException(
                         "--checkpoint-dir needs --checkpoint-interval (checkpoints are off)");
+            try {
+                EmbeddedFlink.requireLocalAddress(bindAddress);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--bind-address: " + e.getMessage());
+            }
             kafka = kafkaOptions
                     .settings()
                     .withGroupId(groupId)
                     .withBounded(bounded)
-                    .withExactlyOnce(checkpointSeconds > 0);
+                    .withExactlyOnce(checkpointSeconds > 0)
+                    .withWireFormat(wireFormat.value());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -479,8 +502,8 @@ public final class RunCommand implements Callable<Integer> {
             StagedDirectory staged)
             throws Exception {
         List<String> outputs = job.outputs();
-        Configuration flink = new Configuration();
-        flink.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+        Configuration flink = flinkConfiguration();
+        metricsPort.apply(flink, spec.commandLine().getErr());
         String restored = durableState(flink);
         if (restored == null && restore != null) return ExitCode.BAD_INPUT;
         StreamExecutionEnvironment env = EmbeddedFlink.environment(flink);
@@ -571,6 +594,20 @@ public final class RunCommand implements Callable<Integer> {
         CliFiles.deleteParts(runParts);
         staged.commit();
         return summaries;
+    }
+
+    /** The job's Flink configuration from the options (before checkpoint storage and restore point). */
+    Configuration flinkConfiguration() {
+        Configuration flink = new Configuration();
+        flink.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+        flink.set(EmbeddedFlink.BIND_ADDRESS, bindAddress);
+        if (checkpointSeconds > 0) {
+            // As conf/config.yaml on a cluster: checkpoints complete while a backlog keeps the job back-pressured
+            // (docs/reliability.md, checkpoints under back pressure).
+            flink.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
+            flink.set(CheckpointingOptions.ENABLE_UNALIGNED_INTERRUPTIBLE_TIMERS, true);
+        }
+        return flink;
     }
 
     /**

@@ -1,11 +1,8 @@
 package org.gpusched.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -20,6 +17,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 import org.gpusched.formats.FormatException;
+import org.gpusched.rundir.JsonLines;
 
 /**
  * A run directory's schedule as the steps of the GPUScheduler simulator: the steps are the intervals between
@@ -286,24 +284,9 @@ final class RunScheduleSteps {
         return out;
     }
 
-    private interface LineHandler {
-        void accept(JsonNode line, String where);
-    }
-
-    private static void lines(Path file, LineHandler handler) {
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String line;
-            long n = 0;
-            while ((line = in.readLine()) != null) {
-                n++;
-                if (line.isBlank()) continue;
-                String where = file + ":" + n;
-                try {
-                    handler.accept(JSON.readTree(line), where);
-                } catch (JsonProcessingException e) {
-                    throw new FormatException(where + ": not valid JSON (" + e.getOriginalMessage() + ")", null);
-                }
-            }
+    private static void lines(Path file, JsonLines.TreeHandler handler) {
+        try {
+            JsonLines.forEach(file, JSON, message -> new FormatException(message, null), handler);
         } catch (NoSuchFileException e) {
             throw new FormatException(file + ": missing", null);
         } catch (IOException e) {

@@ -3,9 +3,11 @@ package org.gpusched.cli;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.gpusched.audit.AuditInputException;
 import org.gpusched.audit.AuditReport;
+import org.gpusched.audit.PowerflowEnergyAudit;
 import org.gpusched.audit.RunAuditor;
 import org.gpusched.audit.RunDirectories;
 import picocli.CommandLine.Command;
@@ -30,7 +32,11 @@ import picocli.CommandLine.Spec;
             "2 = unreadable or incomplete run directory (docs/cli.md). Details: jobs/audit/README.md.",
             "DIR is a run directory of replay or run --out, or a compare directory, whose",
             "runs are audited one by one. Placement replays (place-replay, compare --pods)",
-            "have no schedule to audit and are refused."
+            "have no schedule to audit and are refused. A PowerFlow run directory",
+            "(gpusched powerflow --out) is audited run by run: each job's progress,",
+            "completion and energy, idle energy, power after each decision and the totals",
+            "recomputed from decisions-RUN.csv and the ground truth (docs/powerflow.md);",
+            "--cost-tolerance is then the relative energy tolerance."
         })
 public final class ValidateCommand implements Callable<Integer> {
     @Spec
@@ -65,6 +71,7 @@ public final class ValidateCommand implements Callable<Integer> {
             err.println("gpusched validate: tolerances must be >= 0");
             return ExitCode.BAD_INPUT;
         }
+        if (PowerflowEnergyAudit.isRunDirectory(dir)) return validatePowerflow(out, err);
         List<RunDirectories.Run> runs;
         try {
             runs = RunDirectories.find(dir);
@@ -94,6 +101,26 @@ public final class ValidateCommand implements Callable<Integer> {
             if (runs.size() > 1) out.println("== " + dir.relativize(run.dir()));
             out.print(report.format());
             ok &= report.ok();
+        }
+        out.flush();
+        return ok ? ExitCode.OK : ExitCode.FINDINGS;
+    }
+
+    /** A PowerFlow run directory: every run's energy, completions and power recomputed from its decisions. */
+    private int validatePowerflow(PrintWriter out, PrintWriter err) {
+        Map<String, AuditReport> reports;
+        try {
+            reports =
+                    PowerflowEnergyAudit.audit(dir, new PowerflowEnergyAudit.Tolerances(timeTolerance, costTolerance));
+        } catch (AuditInputException e) {
+            err.println("gpusched validate: " + e.getMessage());
+            return ExitCode.BAD_INPUT;
+        }
+        boolean ok = true;
+        for (var e : reports.entrySet()) {
+            out.println("== " + e.getKey());
+            out.print(e.getValue().format());
+            ok &= e.getValue().ok();
         }
         out.flush();
         return ok ? ExitCode.OK : ExitCode.FINDINGS;

@@ -43,7 +43,8 @@ class ReplayCommandIT {
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("total cost") && r.out().contains("andreas-rg"), r.out());
         assertTrue(r.err().contains("8/8 jobs finished"), "progress on stderr: " + r.err());
-        for (String f : List.of("run.json", "jobs.jsonl", "decisions.jsonl", "metrics.json", "rejected.jsonl"))
+        for (String f : List.of(
+                "run.json", "jobs.jsonl", "decisions.jsonl", "metrics.json", "rejected.jsonl", "node-events.jsonl"))
             assertTrue(Files.exists(out.resolve(f)), f);
         assertFalse(Files.exists(out.resolve(".parts")), "the part files are cleaned up");
         JsonNode metrics = JSON.readTree(out.resolve("metrics.json").toFile());

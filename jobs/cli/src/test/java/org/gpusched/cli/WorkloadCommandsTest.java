@@ -43,7 +43,7 @@ class WorkloadCommandsTest {
         assertEquals(0, r.exit(), r.err());
         assertEquals(50, Files.readAllLines(tmp.resolve("h/trace.jsonl")).size());
         assertTrue(Files.readString(tmp.resolve("h/cluster.yaml")).contains("Custom3"));
-        assertTrue(r.out().contains("jobs") && r.out().contains("50") && r.out().contains("45,000 s x 5 / N"), r.out());
+        assertTrue(r.out().contains("jobs") && r.out().contains("50") && r.out().contains("45,000 s / N"), r.out());
         Run again = gpusched(
                 "generate",
                 "--scenario",

@@ -3,9 +3,7 @@ package org.gpusched.reports;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -16,6 +14,8 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.gpusched.rundir.JsonLines;
+import org.gpusched.rundir.RunLayout;
 
 /**
  * What a report needs from one run directory: the policy, seed and metrics.json totals, the cumulative real cost over
@@ -218,80 +218,22 @@ public final class RunResult {
                 for (JsonNode t : types) gpus = Math.max(gpus, t.path("gpus").asInt(0));
             nodeGpus.put(id, gpus);
         }
-        Map<String, double[]> jobs = readJobs(dir.resolve("jobs.jsonl"));
+        Map<String, double[]> jobs = readJobs(dir.resolve(RunLayout.JOBS));
         boolean gantt = jobs.size() <= GANTT_MAX_JOBS;
 
-        Map<String, NodeState> nodes = new HashMap<>();
-        Map<String, Open> open = new HashMap<>();
-        List<Segment> segments = new ArrayList<>();
-        double[] times = new double[1024];
-        double[] values = new double[1024];
-        int points = 0;
-        double cumulative = 0, totalRate = 0, last = 0;
-        Path decisions = dir.resolve("decisions.jsonl");
-        try (BufferedReader in = Files.newBufferedReader(decisions, StandardCharsets.UTF_8)) {
-            String line;
-            long lineNo = 0;
-            while ((line = in.readLine()) != null) {
-                lineNo++;
-                if (line.isBlank()) continue;
-                JsonNode d;
-                try {
-                    d = JSON.readTree(line);
-                } catch (JsonProcessingException e) {
-                    throw new ReportInputException(
-                            decisions + ":" + lineNo + ": not valid JSON (" + e.getOriginalMessage() + ")");
-                }
-                double t = d.path("time").asDouble();
-                String job = d.path("job").asText();
-                String action = d.path("action").asText();
-                if (t > last) {
-                    cumulative += totalRate * (t - last) / 3600.0;
-                    last = t;
-                }
-                Open was = open.remove(job);
-                if (was != null) {
-                    NodeState n = nodes.get(was.node());
-                    totalRate -= n.rate;
-                    n.busy -= n.jobs.remove(job);
-                    n.rate = n.jobs.isEmpty() ? 0 : rate(rates, n.type, n.busy);
-                    totalRate += n.rate;
-                    if (gantt && t > was.start())
-                        segments.add(new Segment(job, was.node(), was.type(), was.gpus(), was.start(), t));
-                }
-                if (action.equals("START") || action.equals("RESIZE") || action.equals("MIGRATE")) {
-                    String node = d.path("node").asText();
-                    String type = d.hasNonNull("type") ? d.get("type").asText() : null;
-                    int gpus = d.path("gpus").asInt(1);
-                    NodeState n = nodes.computeIfAbsent(node, k -> new NodeState());
-                    totalRate -= n.rate;
-                    n.jobs.put(job, gpus);
-                    n.busy += gpus;
-                    if (type != null) n.type = type;
-                    n.rate = rate(rates, n.type, n.busy);
-                    totalRate += n.rate;
-                    open.put(job, new Open(node, n.type, gpus, t));
-                } else if (action.equals("COMPLETE")) {
-                    double[] j = jobs.get(job);
-                    if (j != null && t > j[0]) cumulative += j[1] * (t - j[0]) / 3600.0;
-                }
-                if (points > 0 && times[points - 1] == t) {
-                    values[points - 1] = cumulative;
-                } else {
-                    if (points == times.length) {
-                        times = Arrays.copyOf(times, points * 2);
-                        values = Arrays.copyOf(values, points * 2);
-                    }
-                    times[points] = t;
-                    values[points] = cumulative;
-                    points++;
-                }
-            }
+        CostCurve curve = new CostCurve(rates, jobs, gantt);
+        Path decisions = dir.resolve(RunLayout.DECISIONS);
+        try {
+            JsonLines.forEach(decisions, JSON, ReportInputException::new, (d, where) -> curve.add(d));
         } catch (NoSuchFileException e) {
             throw new ReportInputException(decisions + ": missing");
         } catch (IOException e) {
             throw new ReportInputException(decisions + ": cannot read (" + e.getMessage() + ")");
         }
+        int points = curve.points;
+        double[] times = curve.times;
+        double[] values = curve.values;
+        List<Segment> segments = curve.segments;
         int step = Math.max(1, (points + MAX_POINTS - 1) / MAX_POINTS);
         List<Integer> picked = new ArrayList<>();
         for (int i = 0; i < points; i += step) picked.add(i);
@@ -322,6 +264,73 @@ public final class RunResult {
                 settings);
     }
 
+    /** The cumulative real cost over time and the Gantt segments, folded from the decisions in file order. */
+    private static final class CostCurve {
+        final Map<String, double[]> rates;
+        final Map<String, double[]> jobs;
+        final boolean gantt;
+        final Map<String, NodeState> nodes = new HashMap<>();
+        final Map<String, Open> open = new HashMap<>();
+        final List<Segment> segments = new ArrayList<>();
+        double[] times = new double[1024];
+        double[] values = new double[1024];
+        int points = 0;
+        double cumulative = 0, totalRate = 0, last = 0;
+
+        CostCurve(Map<String, double[]> rates, Map<String, double[]> jobs, boolean gantt) {
+            this.rates = rates;
+            this.jobs = jobs;
+            this.gantt = gantt;
+        }
+
+        void add(JsonNode d) {
+            double t = d.path("time").asDouble();
+            String job = d.path("job").asText();
+            String action = d.path("action").asText();
+            if (t > last) {
+                cumulative += totalRate * (t - last) / 3600.0;
+                last = t;
+            }
+            Open was = open.remove(job);
+            if (was != null) {
+                NodeState n = nodes.get(was.node());
+                totalRate -= n.rate;
+                n.busy -= n.jobs.remove(job);
+                n.rate = n.jobs.isEmpty() ? 0 : rate(rates, n.type, n.busy);
+                totalRate += n.rate;
+                if (gantt && t > was.start())
+                    segments.add(new Segment(job, was.node(), was.type(), was.gpus(), was.start(), t));
+            }
+            if (action.equals("START") || action.equals("RESIZE") || action.equals("MIGRATE")) {
+                String node = d.path("node").asText();
+                String type = d.hasNonNull("type") ? d.get("type").asText() : null;
+                int gpus = d.path("gpus").asInt(1);
+                NodeState n = nodes.computeIfAbsent(node, k -> new NodeState());
+                totalRate -= n.rate;
+                n.jobs.put(job, gpus);
+                n.busy += gpus;
+                if (type != null) n.type = type;
+                n.rate = rate(rates, n.type, n.busy);
+                totalRate += n.rate;
+                open.put(job, new Open(node, n.type, gpus, t));
+            } else if (action.equals("COMPLETE")) {
+                double[] j = jobs.get(job);
+                if (j != null && t > j[0]) cumulative += j[1] * (t - j[0]) / 3600.0;
+            }
+            if (points > 0 && times[points - 1] == t) {
+                values[points - 1] = cumulative;
+            } else {
+                if (points == times.length) {
+                    times = Arrays.copyOf(times, points * 2);
+                    values = Arrays.copyOf(values, points * 2);
+                }
+                times[points] = t;
+                values[points] = cumulative;
+                points++;
+            }
+        }
+    }
+
     private static double rate(Map<String, double[]> rates, String type, int busy) {
         double[] r = type == null ? null : rates.get(type);
         if (r == null || busy <= 0) return 0;
@@ -331,22 +340,14 @@ public final class RunResult {
     /** job id -> {due, weight}. */
     private static Map<String, double[]> readJobs(Path file) {
         Map<String, double[]> jobs = new HashMap<>();
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String line;
-            long lineNo = 0;
-            while ((line = in.readLine()) != null) {
-                lineNo++;
-                if (line.isBlank()) continue;
-                try {
-                    JsonNode j = JSON.readTree(line);
-                    jobs.put(j.path("id").asText(), new double[] {
+        try {
+            JsonLines.forEach(
+                    file,
+                    JSON,
+                    ReportInputException::new,
+                    (j, where) -> jobs.put(j.path("id").asText(), new double[] {
                         j.path("due").asDouble(), j.path("weight").asDouble()
-                    });
-                } catch (JsonProcessingException e) {
-                    throw new ReportInputException(
-                            file + ":" + lineNo + ": not valid JSON (" + e.getOriginalMessage() + ")");
-                }
-            }
+                    }));
         } catch (NoSuchFileException e) {
             throw new ReportInputException(file + ": missing");
         } catch (IOException e) {

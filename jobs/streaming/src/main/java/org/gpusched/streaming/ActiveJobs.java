@@ -15,10 +15,10 @@ import org.gpusched.streaming.state.JobRecord;
 
 /**
  * One controller key's active jobs as working memory: a cache of the key's {@code JobRecord} map state, kept equal to
- * it by {@link ControllerFunction} (every change to one is made to the other in the same step) and rebuilt from state
+ * it by {@link ControllerFacts} (every change to one is made to the other in the same step) and rebuilt from state
  * when missing, so after a restore too. It spares each event a copy of the whole map out of state and a write of
  * every running job back. Records in it are the objects held by state, so they are never changed in place: a change
- * replaces the record (see {@code ControllerFunction.Step#writable}), which keeps an asynchronous snapshot consistent.
+ * replaces the record (see {@link ControllerFacts#writable}), which keeps an asynchronous snapshot consistent.
  * Also held, derived from the records: each job's core model and time table, and an index of the running jobs (how
  * many, and those with an end time by that time), so that an event finds the jobs ending and the next end without a
  * walk over every job. The index follows a record's node and end time when told with {@link #reindex}.
@@ -92,6 +92,49 @@ final class ActiveJobs {
         void changed() {
             predictedSeconds = Double.NaN;
             pricedIn = null;
+        }
+
+        /** The core model's job of the record's spec, derived once. */
+        Job model() {
+            if (model == null) model = JobCodec.toJob(record.getSpec());
+            return model;
+        }
+
+        /**
+         * Full predicted time of the running job on its placement: from its time table when it has one ({@code
+         * catalogIndex}: type name to the catalog index the table's rows use), else from the model.
+         */
+        double predictedSeconds(Map<String, Integer> catalogIndex) {
+            if (!Double.isNaN(predictedSeconds)) return predictedSeconds;
+            Integer t = times == null ? null : catalogIndex.get(record.getType());
+            predictedSeconds =
+                    t == null ? model().timeOn(record.getType(), record.getGpus()) : times.seconds(t, record.getGpus());
+            return predictedSeconds;
+        }
+
+        /** This entry, its pricing figures derived for {@code cluster} (see {@link #pricedIn}). */
+        Entry priced(Cluster cluster) {
+            if (pricedIn == cluster) return this;
+            JobTimes table = times(cluster);
+            Job job = model();
+            runnable = table.runsOn(cluster);
+            weightPerHour = job.weightPerHour();
+            dueSeconds = job.dueSeconds();
+            slowestSeconds = table.slowest(cluster);
+            pricedIn = cluster;
+            return this;
+        }
+
+        /** The job's time table on {@code cluster}, derived again when the cached one does not fit it. */
+        JobTimes times(Cluster cluster) {
+            if (times == null || !times.fits(cluster)) times = JobTimes.of(model(), cluster);
+            return times;
+        }
+
+        /** Real duration / predicted duration (replay): the spec's actualFactor, 1 when it has none. */
+        double actualFactor() {
+            Double f = record.getSpec().getActualFactor();
+            return f == null ? 1.0 : f;
         }
 
         private void index(Cluster cluster) {

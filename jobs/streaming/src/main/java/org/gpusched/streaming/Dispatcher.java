@@ -24,7 +24,6 @@ import org.gpusched.streaming.avro.JobSubmitted;
 import org.gpusched.streaming.avro.NodeEvent;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.TelemetryKind;
-import org.gpusched.streaming.file.TraceLines;
 import org.gpusched.streaming.state.ControllerEvent;
 import org.gpusched.streaming.state.EventBatch;
 import org.gpusched.streaming.state.NodeSlot;
@@ -51,6 +50,9 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
     public static final OutputTag<RejectedRecord> REJECTED = RecordParser.REJECTED;
     public static final OutputTag<JobSubmitted> ACCEPTED =
             new OutputTag<>("accepted-jobs", new AvroTypeInfo<>(JobSubmitted.class));
+    /** The node events the scheduler applied, at the time it applied them (event time, whole milliseconds). */
+    public static final OutputTag<NodeEvent> NODE_TIMELINE =
+            new OutputTag<>("node-timeline", new AvroTypeInfo<>(NodeEvent.class));
 
     static final MapStateDescriptor<Long, EventBatch> PENDING =
             new MapStateDescriptor<>("dispatch-pending", Types.LONG, new AvroTypeInfo<>(EventBatch.class));
@@ -264,6 +266,9 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
             }
         }
         capacity = null;
+        ctx.output(
+                NODE_TIMELINE,
+                NodeEvent.newBuilder(ev).setTime(e.getTimeMillis() / 1000.0).build());
         broadcast(e, owner, out);
     }
 
@@ -288,7 +293,7 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
 
     private void reject(OnTimerContext ctx, ControllerEvent e, String reason, String field) {
         Object payload = e.getSubmitted() != null
-                ? TraceLines.of(e.getSubmitted())
+                ? JobCodec.toTraceLine(e.getSubmitted())
                 : e.getCompleted() != null
                         ? e.getCompleted()
                         : e.getNodeEvent() != null ? e.getNodeEvent() : e.getTelemetry();

@@ -4,6 +4,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.gpusched.streaming.avro.JobCompleted;
 import org.gpusched.streaming.avro.JobMetrics;
 import org.gpusched.streaming.avro.JobSubmitted;
+import org.gpusched.streaming.avro.NodeEvent;
 import org.gpusched.streaming.avro.PlacementDecision;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.SchedulingMetrics;
@@ -31,4 +32,7 @@ public interface JobSinks {
 
     /** The valid submissions as the run used them (with actualFactor under noise); a run directory's jobs.jsonl. */
     default void acceptedJobs(DataStream<JobSubmitted> jobs) {}
+
+    /** The node events the run applied (ADDED, TYPE_CHANGED, FAILED, REMOVED), at their times; a run directory's node-events.jsonl. */
+    default void nodeTimeline(DataStream<NodeEvent> events) {}
 }

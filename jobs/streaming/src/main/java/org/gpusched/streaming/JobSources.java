@@ -8,7 +8,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * Where the scheduler's input comes from: raw records of each input topic (files, Kafka, or finite collections in
  * tests). Records are unparsed ({@link RawRecord}); {@link SchedulerJob} parses and validates them in an operator.
  * Text records are JSON (a trace line for submissions; the Avro schema's fields as JSON for the others), byte records
- * are plain Avro binary of the topic's schema ({@link Topics}).
+ * are Avro binary of the topic's schema, plain or single-object encoded ({@link Topics}).
  *
  * <p>Sources do not need to assign timestamps or watermarks: the job derives event time from the parsed records.
  */

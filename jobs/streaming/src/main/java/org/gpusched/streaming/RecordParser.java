@@ -43,7 +43,7 @@ import org.gpusched.streaming.state.EventKind;
 
 /**
  * Parses and validates the raw records of one input topic into {@link ControllerEvent}s. Text is JSON (a trace line
- * for submissions), bytes are plain Avro binary of the topic's schema. Anything unusable (unreadable, a missing or
+ * for submissions), bytes are Avro binary of the topic's schema (plain or single-object). Anything unusable (unreadable, a missing or
  * impossible field, an unknown node type, a due date before submission, a configuration with more GPUs than its
  * type has) goes to {@link #REJECTED} with the reason and the job goes on. Blank text lines are skipped. Stateless;
  * under noise it also draws each job's actualFactor, deterministically from the seed and the job id.
@@ -57,9 +57,6 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
     static final double MAX_ACTUAL_FACTOR = 1000;
     /** The largest power a node may report, in watts (a whole rack draws tens of kilowatts). */
     static final double MAX_POWER_WATTS = 1e7;
-
-    private static final ObjectMapper EXTRAS_JSON =
-            new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
 
     private final Topics topic;
     private final SchedulerConfig config;
@@ -214,56 +211,16 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
 
     private JobSubmitted toAvro(TraceJob parsed) throws Rejection {
         try {
-            return toSubmitted(parsed);
+            return JobCodec.toSubmitted(parsed);
         } catch (IllegalArgumentException e) {
             throw new Rejection(e.getMessage(), "actualFactor");
         }
     }
 
-    /**
-     * The Avro submission of a parsed trace line, as this job and {@code gpusched produce} encode it: times in the
-     * job's order (type by type, GPU counts ascending), actualFactor out of the extras, the other extras as one JSON
-     * object with sorted keys.
-     *
-     * @throws IllegalArgumentException when actualFactor is not a number
-     */
-    public static JobSubmitted toSubmitted(TraceJob parsed) {
-        Job j = parsed.job();
-        List<ExecutionTime> times = new ArrayList<>();
-        j.times().forEach((type, perGpus) -> perGpus.forEach((g, s) -> times.add(new ExecutionTime(type, g, s))));
-        Map<String, Object> extras = new TreeMap<>(parsed.extras());
-        Double factor = null;
-        Object f = extras.remove("actualFactor");
-        if (f != null) {
-            if (!(f instanceof Number n))
-                throw new IllegalArgumentException(
-                        "job " + j.id() + ": field 'actualFactor' must be a number, got " + f);
-            factor = n.doubleValue();
-        }
-        String extrasJson = null;
-        if (!extras.isEmpty()) {
-            try {
-                extrasJson = EXTRAS_JSON.writeValueAsString(extras);
-            } catch (JsonProcessingException e) {
-                throw new IllegalArgumentException(
-                        "job " + j.id() + ": optional fields cannot be re-encoded (" + e.getOriginalMessage() + ")");
-            }
-        }
-        return JobSubmitted.newBuilder()
-                .setId(j.id())
-                .setSubmit(j.submitSeconds())
-                .setDue(j.dueSeconds())
-                .setWeight(j.weightPerHour())
-                .setTimes(times)
-                .setActualFactor(factor)
-                .setExtrasJson(extrasJson)
-                .build();
-    }
-
     /** The trace's checks of every field ({@link TraceJson#checkJob}) on an Avro submission, each naming its field. */
     private static void validate(JobSubmitted job) throws Rejection {
         try {
-            Job j = toJob(job);
+            Job j = JobCodec.toJob(job);
             TraceJson.checkJob(j.id(), j.submitSeconds(), j.dueSeconds(), j.weightPerHour(), j.times());
         } catch (FormatException e) {
             throw new Rejection(e.getMessage(), e.field());
@@ -289,21 +246,6 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
             }
         }
         TraceJson.checkJob(job.getId(), job.getSubmit(), job.getDue(), job.getWeight(), times);
-    }
-
-    /** The core model's job of an Avro submission; throws {@link InvalidInstanceException} when it is impossible. */
-    public static Job toJob(JobSubmitted job) {
-        Map<String, Map<Integer, Double>> times = new LinkedHashMap<>();
-        if (job.getTimes() != null) {
-            for (ExecutionTime t : job.getTimes()) {
-                Map<Integer, Double> perGpus = times.computeIfAbsent(t.getType(), k -> new TreeMap<>());
-                if (perGpus.put(t.getGpus(), t.getSeconds()) != null) {
-                    throw new InvalidInstanceException(
-                            "job " + job.getId() + ": times." + t.getType() + "." + t.getGpus() + " given twice");
-                }
-            }
-        }
-        return new Job(job.getId(), job.getSubmit(), job.getDue(), job.getWeight(), times);
     }
 
     private void checkAgainstCluster(JobSubmitted job) throws Rejection {
@@ -349,14 +291,7 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
         NodeEvent e;
         if (raw.text != null) {
             JsonNode root = jsonObject(raw.text);
-            NodeEventKind kind;
-            String k = text(root, "kind");
-            try {
-                kind = NodeEventKind.valueOf(k);
-            } catch (IllegalArgumentException ex) {
-                throw new Rejection(
-                        "field 'kind' must be one of ADDED, REMOVED, FAILED, TYPE_CHANGED, got '" + k + "'", "kind");
-            }
+            NodeEventKind kind = kind(root, NodeEventKind.class, "one of ADDED, REMOVED, FAILED, TYPE_CHANGED");
             List<String> allowed = new ArrayList<>();
             JsonNode a = root.get("allowedTypes");
             if (a != null && !a.isNull()) {
@@ -396,17 +331,21 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
                 .build();
     }
 
+    /** The record's kind, one of {@code type}'s names ({@code allowed} says which, for the message). */
+    private static <E extends Enum<E>> E kind(JsonNode root, Class<E> type, String allowed) throws Rejection {
+        String k = text(root, "kind");
+        try {
+            return Enum.valueOf(type, k);
+        } catch (IllegalArgumentException ex) {
+            throw new Rejection("field 'kind' must be " + allowed + ", got '" + k + "'", "kind");
+        }
+    }
+
     private ControllerEvent telemetry(RawRecord raw) throws Rejection {
         Telemetry t;
         if (raw.text != null) {
             JsonNode root = jsonObject(raw.text);
-            String k = text(root, "kind");
-            TelemetryKind kind;
-            try {
-                kind = TelemetryKind.valueOf(k);
-            } catch (IllegalArgumentException ex) {
-                throw new Rejection("field 'kind' must be JOB_PROGRESS or NODE_POWER, got '" + k + "'", "kind");
-            }
+            TelemetryKind kind = kind(root, TelemetryKind.class, "JOB_PROGRESS or NODE_POWER");
             t = Telemetry.newBuilder()
                     .setTime(number(root, "time"))
                     .setKind(kind)

@@ -9,6 +9,7 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.gpusched.core.model.Cluster;
+import org.gpusched.core.model.MoveCost;
 import org.gpusched.core.model.Node;
 import org.gpusched.core.model.NodeType;
 import org.gpusched.core.objective.ObjectiveParameters;
@@ -56,6 +57,9 @@ public final class SchedulerConfig implements Serializable {
     /** A move's checkpoint and restart: a few minutes for a training job's state. */
     public static final double DEFAULT_MOVE_OVERHEAD_SECONDS = 300;
 
+    /** How often a running job snapshots its state (ANDREAS: "every few epochs"): ten minutes of progress. */
+    public static final double DEFAULT_SNAPSHOT_INTERVAL_SECONDS = 600;
+
     public static final ConfigOption<List<String>> POLICIES = ConfigOptions.key("gpusched.policies")
             .stringType()
             .asList()
@@ -87,12 +91,18 @@ public final class SchedulerConfig implements Serializable {
             .enumType(Stability.class)
             .defaultValue(Stability.STABLE)
             .withDescription(
-                    "STABLE: an optimizer's plan moves a running job only when the move pays for its overhead, on nodes matched to the running ones (PlanStabilizer); PAPER: the plan as the optimizer gives it (the papers: moves are free).");
+                    "STABLE: an optimizer's plan moves a running job only when the move pays for its overhead, on nodes matched to the running ones (PlanStabilizer); PAPER: the plan as the optimizer gives it, as in the papers (what a move costs is set apart: move overhead and snapshot interval).");
     public static final ConfigOption<Double> MOVE_OVERHEAD_SECONDS = ConfigOptions.key("gpusched.move-overhead-seconds")
             .doubleType()
             .defaultValue(DEFAULT_MOVE_OVERHEAD_SECONDS)
             .withDescription(
-                    "Time one move (migration, resize, preemption) of a running job costs it, checkpoint and restart, in seconds; with STABLE stability a move must gain more than its weight and node rate over this time.");
+                    "Time a running job spends restoring its last snapshot after a move (migration, resize) or when it starts again after a preemption, on the GPUs it is given, in seconds; charged in the real cost and seen by f_OBJ; with STABLE stability a move must also gain more than its weight and node rate over this time.");
+    public static final ConfigOption<Double> SNAPSHOT_INTERVAL_SECONDS = ConfigOptions.key(
+                    "gpusched.snapshot-interval-seconds")
+            .doubleType()
+            .defaultValue(DEFAULT_SNAPSHOT_INTERVAL_SECONDS)
+            .withDescription(
+                    "A running job snapshots its state every this many seconds of progress on its placement; a preempted, migrated or resized job loses the progress since its last snapshot (0: nothing lost; with a move overhead of 0, the papers' free preemption).");
     public static final ConfigOption<Double> PERIOD_SECONDS = ConfigOptions.key("gpusched.period-seconds")
             .doubleType()
             .noDefaultValue()
@@ -148,6 +158,7 @@ public final class SchedulerConfig implements Serializable {
     private final double noise;
     private final Stability stability;
     private final double moveOverheadSeconds;
+    private final double snapshotIntervalSeconds;
     private final double periodSeconds;
     private final Mode mode;
     private final Duration checkpointInterval;
@@ -173,6 +184,7 @@ public final class SchedulerConfig implements Serializable {
         this.noise = b.noise;
         this.stability = b.stability;
         this.moveOverheadSeconds = b.moveOverheadSeconds;
+        this.snapshotIntervalSeconds = b.snapshotIntervalSeconds;
         this.mode = b.mode;
         this.checkpointInterval = b.checkpointInterval;
         this.rho = b.rho != null ? b.rho : fileObjective.rho();
@@ -213,6 +225,9 @@ public final class SchedulerConfig implements Serializable {
         if (!(noise >= 0 && noise < 1)) throw new IllegalArgumentException("noise must be in [0, 1), got " + noise);
         if (!(moveOverheadSeconds >= 0) || Double.isInfinite(moveOverheadSeconds))
             throw new IllegalArgumentException("move overhead must be >= 0 seconds, got " + moveOverheadSeconds);
+        if (!(snapshotIntervalSeconds >= 0) || Double.isInfinite(snapshotIntervalSeconds))
+            throw new IllegalArgumentException(
+                    "snapshot interval must be >= 0 seconds, got " + snapshotIntervalSeconds);
         if (!(periodSeconds > 0) || Double.isInfinite(periodSeconds))
             throw new IllegalArgumentException("period must be > 0 seconds, got " + periodSeconds);
         if (checkpointInterval.isNegative())
@@ -255,6 +270,15 @@ public final class SchedulerConfig implements Serializable {
 
     public double moveOverheadSeconds() {
         return moveOverheadSeconds;
+    }
+
+    public double snapshotIntervalSeconds() {
+        return snapshotIntervalSeconds;
+    }
+
+    /** What stopping a running job costs it: the snapshot interval and the move overhead as its restart. */
+    public MoveCost moveCost() {
+        return new MoveCost(snapshotIntervalSeconds, moveOverheadSeconds);
     }
 
     public double periodSeconds() {
@@ -336,6 +360,7 @@ public final class SchedulerConfig implements Serializable {
         b.noise = noise;
         b.stability = stability;
         b.moveOverheadSeconds = moveOverheadSeconds;
+        b.snapshotIntervalSeconds = snapshotIntervalSeconds;
         b.periodSeconds = periodSeconds;
         b.mode = mode;
         b.checkpointInterval = checkpointInterval;
@@ -372,6 +397,7 @@ public final class SchedulerConfig implements Serializable {
                 .mode(conf.get(MODE))
                 .stability(conf.get(STABILITY))
                 .moveOverheadSeconds(conf.get(MOVE_OVERHEAD_SECONDS))
+                .snapshotIntervalSeconds(conf.get(SNAPSHOT_INTERVAL_SECONDS))
                 .checkpointInterval(conf.get(CHECKPOINT_INTERVAL))
                 .outOfOrderness(conf.get(OUT_OF_ORDERNESS))
                 .idleTimeout(conf.get(IDLE_TIMEOUT))
@@ -387,6 +413,7 @@ public final class SchedulerConfig implements Serializable {
         return "SchedulerConfig{policies=" + policies + ", seed=" + seed + ", maxIterations=" + maxIterations
                 + ", controllers=" + controllers + ", dispatch=" + dispatch
                 + ", noise=" + noise + ", stability=" + stability + ", moveOverheadSeconds=" + moveOverheadSeconds
+                + ", snapshotIntervalSeconds=" + snapshotIntervalSeconds
                 + ", periodSeconds=" + periodSeconds + ", mode=" + mode + ", rho=" + rho + ", mu=" + mu
                 + ", nodes=" + nodes.size() + ", types=" + types.size() + "}";
     }
@@ -401,6 +428,7 @@ public final class SchedulerConfig implements Serializable {
         private double noise = 0;
         private Stability stability = STABILITY.defaultValue();
         private double moveOverheadSeconds = DEFAULT_MOVE_OVERHEAD_SECONDS;
+        private double snapshotIntervalSeconds = DEFAULT_SNAPSHOT_INTERVAL_SECONDS;
         private Double periodSeconds;
         private Mode mode = Mode.REPLAY;
         private Duration checkpointInterval = Duration.ZERO;
@@ -454,6 +482,11 @@ public final class SchedulerConfig implements Serializable {
 
         public Builder moveOverheadSeconds(double v) {
             moveOverheadSeconds = v;
+            return this;
+        }
+
+        public Builder snapshotIntervalSeconds(double v) {
+            snapshotIntervalSeconds = v;
             return this;
         }
 

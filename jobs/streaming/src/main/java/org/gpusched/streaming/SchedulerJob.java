@@ -60,13 +60,16 @@ public final class SchedulerJob {
 
         SingleOutputStreamOperator<ControllerEvent> dispatched = events.keyBy(
                         e -> Dispatcher.KEY, org.apache.flink.api.common.typeinfo.Types.STRING)
-                .process(new Dispatcher(cfg), eventType)
+                .transform("dispatch", eventType, new InterruptibleTimersOperator<>(new Dispatcher(cfg)))
                 .uid("dispatch")
                 .name("dispatch (round robin over " + cfg.controllers() + " controllers)");
 
         SingleOutputStreamOperator<PlacementDecision> controllers = dispatched
                 .keyBy(new ControllerKey(), org.apache.flink.api.common.typeinfo.Types.STRING)
-                .process(new ControllerFunction(cfg), new AvroTypeInfo<>(PlacementDecision.class))
+                .transform(
+                        "controllers",
+                        new AvroTypeInfo<>(PlacementDecision.class),
+                        new InterruptibleTimersOperator<>(new ControllerFunction(cfg)))
                 .uid("controllers")
                 .name("controllers " + cfg.policies());
 
@@ -81,6 +84,7 @@ public final class SchedulerJob {
             sinks.completions(controllers.getSideOutput(ControllerFunction.COMPLETIONS));
         sinks.rejected(rejected);
         sinks.acceptedJobs(dispatched.getSideOutput(Dispatcher.ACCEPTED));
+        sinks.nodeTimeline(dispatched.getSideOutput(Dispatcher.NODE_TIMELINE));
         OperationalMetrics.attach(controllers, rejected);
         return new Pipeline(controllers, rejected);
     }

@@ -17,7 +17,7 @@ import org.gpusched.streaming.avro.Telemetry;
 
 /**
  * The one registry of the job's topics: name, Avro record class (generated from schemas/*.avsc) and direction.
- * Values are plain Avro binary of the record's schema (no single-object header, no schema registry).
+ * Values are Avro binary of the record's schema, plain or single-object encoded ({@link org.gpusched.streaming.kafka.WireFormat}).
  * {@link #topic(String)} applies an optional prefix so several deployments can share one broker.
  */
 public enum Topics {

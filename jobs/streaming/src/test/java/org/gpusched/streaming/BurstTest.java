@@ -20,12 +20,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every job submitted at one instant: the queue baselines are handed the head of their queue in slices
- * (ControllerFunction.Step#startOnFreeNodes) and price a long queue from its summed terms; neither may change which
+ * (ControllerStep#startOnFreeNodes) and price a long queue from its summed terms; neither may change which
  * job starts when.
  */
 class BurstTest {
     /** More than two slices of the queue per event, and more jobs waiting than f_OBJ is summed job by job for. */
-    private static final int JOBS = ControllerFunction.EXACT_PRICING_QUEUE + 3 * ControllerFunction.QUEUE_SLICE_MIN;
+    private static final int JOBS = ProblemBuilder.EXACT_PRICING_QUEUE + 3 * ControllerStep.QUEUE_SLICE_MIN;
 
     @ParameterizedTest
     @ValueSource(strings = {"fifo", "edf", "priority"})

@@ -217,9 +217,11 @@ class ControllerFunctionTest {
     }
 
     @Test
-    void failedNodePreemptsItsJobKeepingProgress() throws Exception {
-        SchedulerConfig cfg =
-                TestData.config(TestData.oneGpuNodes(2, 3600), "fifo").build();
+    void failedNodePreemptsItsJobKeepingProgressWhenMovesAreFree() throws Exception {
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 3600), "fifo")
+                .moveOverheadSeconds(0)
+                .snapshotIntervalSeconds(0)
+                .build();
         var h = harness(cfg);
         submit(h, TestData.job("a", 0, 100_000, 1, 1000));
         h.processWatermark(new Watermark(0));
@@ -236,6 +238,52 @@ class ControllerFunctionTest {
         assertEquals(DecisionAction.COMPLETE, d.get(3).getAction());
         // 400 s done before the failure, 600 s left on n1
         assertEquals(1000.0, d.get(3).getTime(), 1e-9);
+        h.close();
+    }
+
+    @Test
+    void aPreemptedJobLosesItsProgressSinceItsLastSnapshotAndPaysItsRestart() throws Exception {
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 3600), "fifo")
+                .snapshotIntervalSeconds(300)
+                .moveOverheadSeconds(50)
+                .build();
+        var h = harness(cfg);
+        submit(h, TestData.job("a", 0, 100_000, 1, 1000));
+        h.processWatermark(new Watermark(0));
+        ControllerEvent fail = TestData.nodeEvent(700, "n0", NodeEventKind.FAILED, null, "fifo", 0);
+        h.processElement(new StreamRecord<>(fail, fail.getTimeMillis()));
+        h.processWatermark(new Watermark(Long.MAX_VALUE));
+        // 700 s of progress on n0, snapshots at 300 and 600: 100 s lost, 400 s of work left; on n1 it restores its
+        // snapshot for 50 s from 700, then runs 400 s (free moves: done at 1000)
+        assertEquals(
+                List.of("0.0 a START n0", "700.0 a PREEMPT n0", "700.0 a START n1", "1150.0 a COMPLETE n1"),
+                decisionLines(h));
+        assertEquals(1150.0, decisions(h).get(2).getExpectedCompletion(), 1e-9);
+        // G1 x1 costs 1.0 per hour: 700 s on n0 and 450 s on n1, restore included
+        SchedulingMetrics last = null;
+        for (var r : h.getSideOutput(ControllerFunction.SCHEDULING_METRICS)) last = r.getValue();
+        assertEquals(1150 / 3600.0, last.getAccruedExecutionCost(), 1e-9);
+        h.close();
+    }
+
+    @Test
+    void aJobStoppedWhileRestoringItsSnapshotLosesNothingMore() throws Exception {
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(3, 3600), "fifo")
+                .snapshotIntervalSeconds(300)
+                .moveOverheadSeconds(100)
+                .build();
+        var h = harness(cfg);
+        submit(h, TestData.job("a", 0, 100_000, 1, 1000));
+        h.processWatermark(new Watermark(0));
+        for (var f : List.of(
+                TestData.nodeEvent(400, "n0", NodeEventKind.FAILED, null, "fifo", 0),
+                TestData.nodeEvent(450, "n1", NodeEventKind.FAILED, null, "fifo", 0)))
+            h.processElement(new StreamRecord<>(f, f.getTimeMillis()));
+        h.processWatermark(new Watermark(Long.MAX_VALUE));
+        // n0 at 400: 100 s lost, 700 s left; n1 fails at 450 while the job restores (until 500): nothing more lost;
+        // n2 from 450: restore until 550, then 700 s
+        List<String> d = decisionLines(h);
+        assertEquals("1250.0 a COMPLETE n2", d.get(d.size() - 1), d.toString());
         h.close();
     }
 
@@ -309,8 +357,10 @@ class ControllerFunctionTest {
 
     @Test
     void aRestoredJobRecordWithoutItsProgressTimeHoldsItsDoneAtTheControllersClock() throws Exception {
-        SchedulerConfig cfg =
-                TestData.config(TestData.oneGpuNodes(2, 3600), "fifo").build();
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 3600), "fifo")
+                .moveOverheadSeconds(0)
+                .snapshotIntervalSeconds(0)
+                .build();
         var before = harness(cfg);
         submit(before, TestData.job("a", 0, 100_000, 1, 1000));
         submit(before, TestData.job("b", 500, 100_000, 1, 100));

@@ -1,6 +1,7 @@
 package org.gpusched.streaming;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -10,15 +11,22 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.junit.jupiter.api.Test;
 
-/** The embedded mini cluster's servers (REST, blob, RPC) listen on 127.0.0.1 only, seen in this process's own sockets. */
+/**
+ * The embedded mini cluster's servers (REST, blob, RPC) listen on 127.0.0.1 only, seen in this process's own sockets,
+ * unless {@link EmbeddedFlink#BIND_ADDRESS} (run --bind-address) names another address of this machine.
+ */
 class EmbeddedFlinkTest {
     /** 127.0.0.1 as /proc/net/tcp writes it, as an IPv4-mapped address in tcp6, and ::1. */
     private static final Set<String> LOOPBACK =
@@ -26,8 +34,75 @@ class EmbeddedFlinkTest {
 
     @Test
     void theEmbeddedClustersServersListenOnLoopbackOnly() throws Exception {
+        Set<String> seen = listeningWhileAJobRuns(new Configuration());
+        assertTrue(seen.size() >= 2, "the mini cluster listens (REST, blob server): " + seen);
+        List<String> notLoopback = seen.stream()
+                .filter(s -> !LOOPBACK.contains(s.substring(0, s.indexOf(':'))))
+                .toList();
+        assertEquals(List.of(), notLoopback, "listening sockets not on 127.0.0.1 (hex address:port)");
+    }
+
+    @Test
+    void theBindAddressOptionSetsWhereEveryServerListens() {
+        Configuration defaults = EmbeddedFlink.loopback(new Configuration());
+        assertEquals("127.0.0.1", defaults.get(RestOptions.BIND_ADDRESS));
+        assertEquals("127.0.0.1", defaults.get(JobManagerOptions.BIND_HOST));
+        assertEquals("127.0.0.1", defaults.get(TaskManagerOptions.BIND_HOST));
+
+        Configuration all = new Configuration();
+        all.set(EmbeddedFlink.BIND_ADDRESS, "0.0.0.0");
+        Configuration c = EmbeddedFlink.loopback(all);
+        assertEquals("0.0.0.0", c.get(RestOptions.BIND_ADDRESS));
+        assertEquals("0.0.0.0", c.get(JobManagerOptions.BIND_HOST)); // the blob server binds there too
+        assertEquals("0.0.0.0", c.get(TaskManagerOptions.BIND_HOST));
+        assertEquals("127.0.0.1", c.get(RestOptions.ADDRESS), "the parts reach each other on loopback");
+        assertEquals("127.0.0.1", c.get(JobManagerOptions.ADDRESS));
+
+        Configuration own = new Configuration();
+        own.set(EmbeddedFlink.BIND_ADDRESS, "127.0.0.1");
+        own.set(RestOptions.BIND_ADDRESS, "0.0.0.0");
+        assertEquals("0.0.0.0", EmbeddedFlink.loopback(own).get(RestOptions.BIND_ADDRESS), "Flink's own option wins");
+    }
+
+    @Test
+    void aBindAddressMustBeAnIpAddressOfThisMachine() {
+        assertEquals("127.0.0.1", EmbeddedFlink.requireLocalAddress("127.0.0.1"));
+        assertEquals("0.0.0.0", EmbeddedFlink.requireLocalAddress("0.0.0.0"));
+        assertEquals("::1", EmbeddedFlink.requireLocalAddress("::1"));
+        Map<String, String> refused = Map.of(
+                "", "empty",
+                "localhost", "not an IP address",
+                "example.com", "not an IP address",
+                "256.1.1.1", "not an IP address",
+                "1.2.3", "not an IP address",
+                "192.0.2.1", "not an address of this machine",
+                "2001:db8::1", "not an address of this machine",
+                "fe80::1::2", "not a valid IP address");
+        refused.forEach((address, why) -> {
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> EmbeddedFlink.requireLocalAddress(address));
+            assertTrue(e.getMessage().contains(why), address + ": " + e.getMessage());
+        });
+        Configuration bad = new Configuration();
+        bad.set(EmbeddedFlink.BIND_ADDRESS, "192.0.2.1");
+        assertThrows(IllegalArgumentException.class, () -> EmbeddedFlink.loopback(bad));
+    }
+
+    @Test
+    void onEveryInterfaceTheRestEndpointListensOnTheWildcard() throws Exception {
+        Configuration conf = new Configuration();
+        conf.set(EmbeddedFlink.BIND_ADDRESS, "0.0.0.0");
+        Set<String> seen = listeningWhileAJobRuns(conf);
+        assertTrue(
+                seen.stream()
+                        .anyMatch(s -> s.startsWith("00000000:") || s.startsWith("00000000000000000000000000000000:")),
+                "a server listens on every interface: " + seen);
+    }
+
+    /** The listening sockets this process opens while a short job runs on an embedded cluster of conf. */
+    private static Set<String> listeningWhileAJobRuns(Configuration conf) throws Exception {
         Set<String> before = new HashSet<>(listening());
-        StreamExecutionEnvironment env = EmbeddedFlink.local(1, new Configuration());
+        StreamExecutionEnvironment env = EmbeddedFlink.local(1, conf);
         env.fromData(1, 2)
                 .map(i -> {
                     Thread.sleep(1500);
@@ -42,11 +117,7 @@ class EmbeddedFlinkTest {
             Thread.sleep(200);
         }
         job.getJobExecutionResult().get();
-        assertTrue(seen.size() >= 2, "the mini cluster listens (REST, blob server): " + seen);
-        List<String> notLoopback = seen.stream()
-                .filter(s -> !LOOPBACK.contains(s.substring(0, s.indexOf(':'))))
-                .toList();
-        assertEquals(List.of(), notLoopback, "listening sockets not on 127.0.0.1 (hex address:port)");
+        return seen;
     }
 
     /** This process's listening TCP sockets as /proc shows their local address (hex IP:port; IPv6 as 32 hex digits). */

@@ -46,7 +46,7 @@ class EncodingIT {
         for (String l : Files.readAllLines(trace)) {
             line++;
             if (l.startsWith("{\"id\": \"job"))
-                records.add(RawRecord.bytes("t", "t@" + line, avro(RecordParser.toSubmitted(TraceJson.parse(l)))));
+                records.add(RawRecord.bytes("t", "t@" + line, avro(JobCodec.toSubmitted(TraceJson.parse(l)))));
             else records.add(RawRecord.text("t", "t@" + line, l));
         }
         LocalRun.run(

@@ -17,7 +17,9 @@ import java.util.Map;
 /**
  * An independent check of a replay run directory from its files alone: replays decisions.jsonl against run.json
  * and jobs.jsonl, asserting capacity, one placement per job, no start before submission, completion exactly when
- * the real work (predicted x actualFactor) is done, and recomputes the real costs that metrics.json reports.
+ * the real work (predicted x actualFactor) is done, and recomputes the real costs that metrics.json reports. Moves
+ * cost what run.json's moveCost says: a stopped job falls back to its last snapshot, a job placed again progresses
+ * only after its restore time.
  */
 final class RunDirectoryCheck {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -29,12 +31,24 @@ final class RunDirectoryCheck {
         String type;
         int gpus;
         double done;
+        /** When the job (re)starts progressing on its placement. */
+        double progressFrom;
     }
 
     private RunDirectoryCheck() {}
 
+    /** A job leaving its placement at t loses the work since its last snapshot (snapshots counted from progressFrom). */
+    private static void loseSinceSnapshot(Running r, JsonNode job, double t, long snapshotMillis) {
+        if (snapshotMillis == 0 || t <= r.progressFrom) return;
+        double lost = Math.round((t - r.progressFrom) * 1000) % snapshotMillis / 1000.0;
+        r.done = Math.max(0, r.done - lost / (time(job, r.type, r.gpus) * factor(job)));
+    }
+
     static Totals check(Path dir) throws Exception {
         JsonNode run = JSON.readTree(dir.resolve("run.json").toFile());
+        long snapshotMillis =
+                Math.round(run.path("moveCost").path("snapshotIntervalSeconds").asDouble(0) * 1000);
+        double restore = run.path("moveCost").path("restartOverheadSeconds").asDouble(0);
         Map<String, double[]> rates = new HashMap<>();
         Map<String, Integer> typeGpus = new HashMap<>();
         run.get("nodeTypes").fields().forEachRemaining(e -> {
@@ -75,7 +89,8 @@ final class RunDirectoryCheck {
                     Running r = e.getValue();
                     busy.merge(r.node, r.gpus, Integer::sum);
                     typeOn.put(r.node, r.type);
-                    r.done += dt / (time(jobs.get(e.getKey()), r.type, r.gpus) * factor(jobs.get(e.getKey())));
+                    double progressing = Math.max(0, t - Math.max(last, r.progressFrom));
+                    r.done += progressing / (time(jobs.get(e.getKey()), r.type, r.gpus) * factor(jobs.get(e.getKey())));
                 }
                 for (Map.Entry<String, Integer> b : busy.entrySet())
                     execution += rates.get(typeOn.get(b.getKey()))[b.getValue()] * dt / 3600;
@@ -92,6 +107,7 @@ final class RunDirectoryCheck {
                     assertTrue(t >= job.get("submit").asDouble(), id + " starts before its submission");
                     r = new Running();
                     r.done = waitingDone.getOrDefault(id, 0.0);
+                    r.progressFrom = waitingDone.containsKey(id) ? t + restore : t;
                     place(r, d, nodeType);
                     running.put(id, r);
                 }
@@ -99,10 +115,13 @@ final class RunDirectoryCheck {
                     assertNotNull(r, id + " " + action + " while not running at " + t);
                     if (action.equals("RESIZE"))
                         assertEquals(r.node, d.get("node").asText());
+                    loseSinceSnapshot(r, job, t, snapshotMillis);
+                    r.progressFrom = t + restore;
                     place(r, d, nodeType);
                 }
                 case "PREEMPT" -> {
                     assertNotNull(r, id + " preempted while not running at " + t);
+                    loseSinceSnapshot(r, job, t, snapshotMillis);
                     waitingDone.put(id, r.done);
                     running.remove(id);
                 }

@@ -50,13 +50,17 @@ public final class ArmidaScenario implements Scenario {
     private final ClusterSpec cluster;
 
     public ArmidaScenario(ApplicationCatalog catalog) {
+        this(AndreasScenario.Energy.MEASURED, catalog);
+    }
+
+    public ArmidaScenario(AndreasScenario.Energy energy, ApplicationCatalog catalog) {
         this.catalog = catalog;
         this.cluster = new ClusterSpec(
                 new Cluster(
                         List.of(
-                                AndreasScenario.energyType(catalog, "V100x1", "V100", 1),
-                                AndreasScenario.energyType(catalog, "V100x2", "V100", 2),
-                                AndreasScenario.energyType(catalog, "T4x1", "T4", 1)),
+                                AndreasScenario.energyType(catalog, "V100x1", "V100", 1, energy),
+                                AndreasScenario.energyType(catalog, "V100x2", "V100", 2, energy),
+                                AndreasScenario.energyType(catalog, "T4x1", "T4", 1, energy)),
                         List.of(
                                 Node.fixed("armida-05", "V100x1"),
                                 Node.fixed("armida-06", "V100x2"),

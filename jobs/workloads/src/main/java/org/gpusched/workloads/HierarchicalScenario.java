@@ -16,10 +16,10 @@ import org.gpusched.formats.TraceJob;
  *   <li>the 9 VM types of Table II, each leased whole at its hourly price whatever the number of busy GPUs;</li>
  *   <li>N rightsizable nodes (the optimizer picks each node's VM type), named vm-1..vm-N;</li>
  *   <li>J = 10N jobs of AlexNet, ResNet, VGG, DeepSpeech with random epochs and batch sizes;</li>
- *   <li>Poisson arrivals. The paper's mean inter-arrival is 45,000 s and its K = N/5 local controllers each manage 5
- *       nodes; we read 45,000 s as the mean gap seen by one group of 5 nodes, so the cluster's mean gap is
- *       45,000 x 5 / N s. The load per node then stays the same at every N (a fixed 45,000 s would leave the
- *       100-node cluster almost idle while J = 10N grows);</li>
+ *   <li>Poisson arrivals with mean gap 45,000 / N s: the paper gives "45,000 s" for its N = 5..100 and, for its
+ *       100-node setting, "an average inter-arrival time of 450 s", so 45,000 s is the gap seen by one node and the
+ *       load per node is the same at every N (a fixed 45,000 s would leave the 100-node cluster almost idle while
+ *       J = 10N grows);</li>
  *   <li>due date submission + U[min t, 2 max t] over all (VM type, GPUs); weight U[0.36, 1.08] $/h;</li>
  *   <li>rho = 100, H = 1 h, mu = 1.</li>
  * </ul>
@@ -62,7 +62,7 @@ public final class HierarchicalScenario implements Scenario {
         this(nodes, null, catalog);
     }
 
-    /** @param meanGapOverride mean inter-arrival in seconds instead of the protocol's (null = 45,000 x 5 / N) */
+    /** @param meanGapOverride mean inter-arrival in seconds instead of the protocol's (null = 45,000 / N) */
     public HierarchicalScenario(int nodes, Double meanGapOverride, ApplicationCatalog catalog) {
         this(nodes, meanGapOverride, SampledJobs.PAPER_DUE_FACTOR, catalog);
     }
@@ -89,7 +89,7 @@ public final class HierarchicalScenario implements Scenario {
     }
 
     public double meanGapSeconds() {
-        return meanGapOverride != null ? meanGapOverride : PAPER_MEAN_GAP_SECONDS * NODES_PER_CONTROLLER / nodes;
+        return meanGapOverride != null ? meanGapOverride : PAPER_MEAN_GAP_SECONDS / nodes;
     }
 
     public double dueFactor() {
@@ -134,7 +134,7 @@ public final class HierarchicalScenario implements Scenario {
         return String.format(
                 java.util.Locale.ROOT,
                 "%s: %d rightsizable nodes over the 9 VM types of Table II; Poisson arrivals, mean gap %.0f s "
-                        + (meanGapOverride != null ? "(--mean-gap)" : "(45,000 s x 5 / N)")
+                        + (meanGapOverride != null ? "(--mean-gap)" : "(45,000 s / N)")
                         + "; due U[min t, %s max t]%s; weight U[0.36, 1.08] $/h; rho 100, H 3600 s, mu 1",
                 name(),
                 nodes,

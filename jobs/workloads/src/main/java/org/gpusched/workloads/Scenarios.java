@@ -21,6 +21,12 @@ public final class Scenarios {
     /** @param meanGap mean inter-arrival (s) instead of the protocol's, to vary the load; null = the protocol's */
     public static Scenario create(
             String name, Integer nodes, String shape, Double meanGap, ApplicationCatalog catalog) {
+        return create(name, nodes, shape, meanGap, null, catalog);
+    }
+
+    /** @param energy andreas/armida node power, measured (default) or datasheet ({@link AndreasScenario.Energy}) */
+    public static Scenario create(
+            String name, Integer nodes, String shape, Double meanGap, String energy, ApplicationCatalog catalog) {
         String n = name == null ? "" : name.toLowerCase(Locale.ROOT);
         if (shape != null && !n.equals("andreas"))
             throw new FormatException("--shape applies to the andreas scenario only", "shape");
@@ -28,6 +34,10 @@ public final class Scenarios {
             throw new FormatException("--mean-gap must be > 0 seconds, got " + meanGap, "meanGap");
         if (meanGap != null && n.equals("armida"))
             throw new FormatException("--mean-gap does not apply to armida (Table V: one job every 1200 s)", "meanGap");
+        if (energy != null && !n.equals("andreas") && !n.equals("armida"))
+            throw new FormatException("--energy applies to the andreas and armida scenarios only", "energy");
+        AndreasScenario.Energy power =
+                energy == null ? AndreasScenario.Energy.MEASURED : AndreasScenario.Energy.parse(energy);
         switch (n) {
             case "hierarchical":
                 return new HierarchicalScenario(requireNodes(n, nodes), meanGap, catalog);
@@ -38,13 +48,14 @@ public final class Scenarios {
                         requireNodes(n, nodes),
                         shape == null ? AndreasScenario.Shape.SMALL : AndreasScenario.Shape.parse(shape),
                         meanGap,
+                        power,
                         catalog);
             case "armida":
                 if (nodes != null && nodes != 3)
                     throw new FormatException(
                             "armida runs on its 3 nodes (armida-05/06/07); --nodes " + nodes + " is not possible",
                             "nodes");
-                return new ArmidaScenario(catalog);
+                return new ArmidaScenario(power, catalog);
             default:
                 throw new FormatException(
                         "unknown scenario '" + name + "' (known: " + String.join(", ", NAMES) + ")", "scenario");

@@ -100,13 +100,16 @@ class ScenariosTest {
 
     @Test
     void hierarchicalArrivalsArePoissonWithTheScaledMean() {
-        // Mean gap 45,000 x 5 / N; with 20,000 gaps the sample mean is within 3% (about 4 standard errors).
+        // Mean gap 45,000 / N (the paper: 450 s at N = 100); with 20,000 gaps the sample mean is within 3% (about
+        // 4 standard errors).
         Scenario sc = Scenarios.create("hierarchical", 50, null, catalog);
         List<TraceJob> jobs = take(sc.jobs(20_001, 3));
         double span = jobs.get(jobs.size() - 1).job().submitSeconds()
                 - jobs.get(0).job().submitSeconds();
         double mean = span / 20_000;
-        assertEquals(4_500, mean, 4_500 * 0.03);
+        assertEquals(900, mean, 900 * 0.03);
+        assertEquals(
+                450.0, ((HierarchicalScenario) Scenarios.create("hierarchical", 100, null, catalog)).meanGapSeconds());
         // Exponential gaps: about e^-1 of them exceed the mean.
         long above = 0;
         for (int i = 1; i < jobs.size(); i++)
@@ -175,12 +178,29 @@ class ScenariosTest {
         var types = large.cluster().cluster().typesByName();
         assertEquals(4, types.get("V100x4").gpus());
         assertEquals(2, types.get("T4x2").gpus());
-        // Energy cost: (100 W host + busy x 250 W + idle x 30 W) / 1000 x 0.172 x 1.33.
+        // Energy cost, the ANDREAS authors' node power: V100 530 W + 170 W per further busy GPU, T4 400 W + 70 W,
+        // / 1000 x 0.172 x 1.33
+        for (int g = 1; g <= 4; g++)
+            assertEquals(
+                    (530 + 170 * (g - 1)) / 1000.0 * 0.172 * 1.33,
+                    types.get("V100x4").costPerHour(g),
+                    1e-12);
+        assertEquals(400 / 1000.0 * 0.172 * 1.33, types.get("T4x2").costPerHour(1), 1e-12);
+        assertEquals(470 / 1000.0 * 0.172 * 1.33, types.get("T4x2").costPerHour(2), 1e-12);
+        // --energy datasheet: (100 W host + busy x 250 W + idle x 30 W) / 1000 x 0.172 x 1.33
+        var datasheet = Scenarios.create("andreas", 10, "large", null, "datasheet", catalog)
+                .cluster()
+                .cluster()
+                .typesByName();
         assertEquals(
                 (100 + 2 * 250 + 2 * 30) / 1000.0 * 0.172 * 1.33,
-                types.get("V100x4").costPerHour(2),
+                datasheet.get("V100x4").costPerHour(2),
                 1e-12);
-        assertEquals((100 + 2 * 70) / 1000.0 * 0.172 * 1.33, types.get("T4x2").costPerHour(2), 1e-12);
+        assertEquals(
+                (100 + 2 * 70) / 1000.0 * 0.172 * 1.33, datasheet.get("T4x2").costPerHour(2), 1e-12);
+        assertThrows(
+                FormatException.class, () -> Scenarios.create("hierarchical", 10, null, null, "measured", catalog));
+        assertThrows(FormatException.class, () -> Scenarios.create("andreas", 10, null, null, "guessed", catalog));
         assertEquals(0, large.cluster().objective().mu());
         assertEquals(100, large.cluster().objective().rho());
 

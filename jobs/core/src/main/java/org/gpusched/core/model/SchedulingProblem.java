@@ -17,6 +17,12 @@ public final class SchedulingProblem {
     private final double[][][] times;
     /** left[j] = 1 - done: the remaining time on a configuration is its full time x left[j]. */
     private final double[] left;
+    /** restartLeft[j] = 1 - doneIfRestarted and restart[j] its restart seconds: job j's figures off its current placement. */
+    private final double[] restartLeft;
+
+    private final double[] restart;
+    /** postponed[j]: M_j if job j is left waiting, with what stopping it costs when it runs now. */
+    private final double[] postponed;
 
     private final double[] fastest;
     private final double[] slowest;
@@ -84,6 +90,9 @@ public final class SchedulingProblem {
                     "job times: " + jobTimes.size() + " tables for " + this.jobs.size() + " jobs");
         times = new double[this.jobs.size()][][];
         left = new double[this.jobs.size()];
+        restartLeft = new double[this.jobs.size()];
+        restart = new double[this.jobs.size()];
+        postponed = new double[this.jobs.size()];
         fastest = new double[this.jobs.size()];
         slowest = new double[this.jobs.size()];
         DistinctIds ids = checkIds ? new DistinctIds(this.jobs.size()) : null;
@@ -94,6 +103,8 @@ public final class SchedulingProblem {
                 throw new InvalidInstanceException("job " + job.id() + ": appears twice in the queue");
             double jobLeft = 1 - state.doneFraction();
             left[j] = jobLeft;
+            restartLeft[j] = 1 - state.doneIfRestarted();
+            restart[j] = state.restartSeconds();
             JobTimes table = jobTimes == null ? null : jobTimes.get(j);
             if (table == null || table.job() != job || !table.fits(cluster)) table = JobTimes.of(job, cluster);
             times[j] = table.rows();
@@ -106,6 +117,7 @@ public final class SchedulingProblem {
             }
             fastest[j] = min;
             slowest[j] = max;
+            postponed[j] = state.current() == null ? max : table.slowest(cluster) * restartLeft[j] + restart[j];
             Placement p = state.current();
             if (p != null) {
                 if (p.node() >= cluster.nodeCount())
@@ -189,6 +201,18 @@ public final class SchedulingProblem {
         double[] row = times[j][t];
         return g < row.length ? row[g] * left[j] : Double.NaN;
     }
+    /**
+     * Seconds job j still needs at placement p: {@link #remaining} where it runs now, else with what moving (or
+     * restarting) it costs ({@link JobState}). f_OBJ prices placements with this.
+     */
+    public double remainingAt(int j, Placement p) {
+        double[] row = times[j][p.type()];
+        if (p.gpus() >= row.length) return Double.NaN;
+        Placement current = jobs.get(j).current();
+        if (current != null && current.equals(p)) return row[p.gpus()] * left[j];
+        return row[p.gpus()] * restartLeft[j] + restart[j];
+    }
+
     /** Remaining time on the fastest configuration present in the cluster. */
     public double fastestRemaining(int j) {
         return fastest[j];
@@ -196,6 +220,14 @@ public final class SchedulingProblem {
     /** M_j: remaining time on the slowest configuration present in the cluster. */
     public double slowestRemaining(int j) {
         return slowest[j];
+    }
+
+    /**
+     * M_j as f_OBJ prices job j postponed: {@link #slowestRemaining} for a waiting job; for a running one, preempting
+     * it loses its progress since the last snapshot and adds the restore ({@link JobState}).
+     */
+    public double postponedRemaining(int j) {
+        return postponed[j];
     }
     /** Whether some node of the cluster can run as type t. */
     public boolean typeAvailable(int t) {

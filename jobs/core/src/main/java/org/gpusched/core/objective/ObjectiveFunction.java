@@ -7,9 +7,11 @@ import org.gpusched.core.model.SchedulingProblem;
 /**
  * The per-decision proxy f_OBJ of ANDREAS (eq. 1) and of the hierarchical paper's (P2a), in cost units:
  * <ul>
- *   <li>each scheduled job: weight x tardiness, tardiness = max(0, now + remaining - due) in hours;</li>
+ *   <li>each scheduled job: weight x tardiness, tardiness = max(0, now + remaining - due) in hours, the remaining
+ *       time with what a move or restart costs the job ({@link SchedulingProblem#remainingAt});</li>
  *   <li>each postponed job: rho x weight x worst-case tardiness, max(0, now + H + M_j - due) in hours, M_j the
- *       remaining time on the slowest configuration;</li>
+ *       remaining time on the slowest configuration (for a running job, after what preempting it costs:
+ *       {@link SchedulingProblem#postponedRemaining});</li>
  *   <li>each used node: the execution cost of its first-ending job, remaining hours x costPerHour[type][g of
  *       that job] (ANDREAS constraint 4k indexes the rate by the job's own GPU count). (P2) picks the alpha
  *       variable by minimization, so it charges the job with the least such cost; we use that same reading
@@ -26,8 +28,8 @@ public final class ObjectiveFunction {
         for (int j = 0; j < placements.length; j++) {
             var job = problem.job(j).job();
             Placement p = placements[j];
-            if (p == null) sum.postponed(job.weightPerHour(), job.dueSeconds(), problem.slowestRemaining(j));
-            else sum.scheduled(job.weightPerHour(), job.dueSeconds(), problem.remaining(j, p.type(), p.gpus()), p);
+            if (p == null) sum.postponed(job.weightPerHour(), job.dueSeconds(), problem.postponedRemaining(j));
+            else sum.scheduled(job.weightPerHour(), job.dueSeconds(), problem.remainingAt(j, p), p);
         }
         return sum.total(nodeTypes);
     }

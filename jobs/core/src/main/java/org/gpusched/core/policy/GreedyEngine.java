@@ -22,7 +22,10 @@ import org.gpusched.core.random.RandomState;
  *       configuration is chosen per type and the node afterwards: first the job's current node if it is open as that
  *       type with room (a migration gains nothing in f_OBJ), then an open node (first fit = lowest index, best fit =
  *       fewest idle GPUs after placement, thesis Fig. 3.3), then a node switched on for it (thesis step (b); for a
- *       rightsizable node this is where its VM type is chosen). Nodes switched on prefer, in order: the job's own
+ *       rightsizable node this is where its VM type is chosen). How configurations are priced for this choice, whether
+ *       open nodes of another type of the same GPU model take the job, and which VM a node is switched on as is the
+ *       {@link NodeOpeningRule} ({@link NodeOpening}); randomized iterations under {@link NodeOpeningRule#PACKED}
+ *       draw the VM size among the GPU model's types, with weight 1 / price per GPU the queue can fill. Nodes switched on prefer, in order: the job's own
  *       current node, the lowest-index node hosting no running job, a node whose running jobs already run as that
  *       type, then the rest; so a waiting job does not evict running ones from their node without need.</li>
  *   <li>Sub-optimal assignment (thesis (c), ANDREAS step 2): the job's other configurations in preference order
@@ -91,13 +94,24 @@ final class GreedyEngine {
     private int memoHits;
 
     GreedyEngine() {
-        this(true);
+        this(true, NodeOpeningRule.DEFAULT);
+    }
+
+    GreedyEngine(NodeOpeningRule opening) {
+        this(true, opening);
     }
 
     /** @param useDrawMemo whether repeated iterations are recognized by their draws ({@link DrawMemo}); same result */
     GreedyEngine(boolean useDrawMemo) {
-        this.useDrawMemo = useDrawMemo;
+        this(useDrawMemo, NodeOpeningRule.DEFAULT);
     }
+
+    GreedyEngine(boolean useDrawMemo, NodeOpeningRule opening) {
+        this.useDrawMemo = useDrawMemo;
+        this.opening = new NodeOpening(opening);
+    }
+
+    private final NodeOpening opening;
 
     /** Iterations of the last call that repeated an earlier one and were skipped (for tests and benchmarks). */
     int lastMemoHits() {
@@ -139,6 +153,8 @@ final class GreedyEngine {
     private int[] dueCount = new int[0];
     private int[] cfgType = new int[0], cfgGpus = new int[0];
     private double[] cfgTime = new double[0], cfgCost = new double[0];
+    /** What ranks configuration c among its job's others: its cost under the opening rule's pricing. */
+    private double[] cfgPref = new double[0];
     /** f_OBJ change, in units, of running job j on configuration c instead of postponing it. */
     private long[] cfgDeltaUnits = new long[0];
 
@@ -335,6 +351,7 @@ final class GreedyEngine {
             rightsizable[n] = nodeCandidates[n].length > 1;
         }
         prepareEquivalentTypes(cluster);
+        opening.prepareCatalog(cluster);
         prepareJobs(p);
         prepareOpeningOrder(p);
         prepareIterationState();
@@ -384,6 +401,7 @@ final class GreedyEngine {
     }
 
     private void prepareJobs(SchedulingProblem p) {
+        opening.prepareJobs(jobs);
         jobCurNode = grow(jobCurNode, jobs);
         jobCurType = grow(jobCurType, jobs);
         jobCurG = grow(jobCurG, jobs);
@@ -414,6 +432,7 @@ final class GreedyEngine {
         cfgGpus = grow(cfgGpus, capacity);
         cfgTime = grow(cfgTime, capacity);
         cfgCost = grow(cfgCost, capacity);
+        cfgPref = grow(cfgPref, capacity);
         cfgDeltaUnits = grow(cfgDeltaUnits, capacity);
         cfgOrder = grow(cfgOrder, capacity);
         cfgRank = grow(cfgRank, capacity);
@@ -484,6 +503,10 @@ final class GreedyEngine {
             for (int k = cfgStart[j]; k < c; k++) min = Math.min(min, cfgGpus[k]);
             minGpus[j] = min;
             selectTop(j, c);
+            if (opening.active()) {
+                for (int k = cfgStart[j]; k < c; k++) opening.configuration(j, cfgType[k], cfgGpus[k], k);
+                if (topCount[j] > 0) opening.wants(topType[j * K], topGpus[j * K]);
+            }
         }
         cfgStart[jobs] = c;
         for (int j = 0; j < jobs; j++) {
@@ -510,6 +533,7 @@ final class GreedyEngine {
         cfgGpus[c] = g;
         cfgTime[c] = r;
         cfgCost[c] = r / 3600.0 * rate[t * stride + g];
+        cfgPref[c] = opening.ranksByOwnPrice(t) ? cfgCost[c] : r / 3600.0 * opening.preferenceRate(t, g);
         cfgDeltaUnits[c] = delta;
         cfgOrder[c] = c;
     }
@@ -536,7 +560,7 @@ final class GreedyEngine {
         double cumulative = 0;
         for (int k = 0; k < n; k++) {
             int c = top[base + k];
-            double criterion = onTime ? cfgCost[c] : cfgTime[c];
+            double criterion = onTime ? cfgPref[c] : cfgTime[c];
             cumulative += 1.0 / Math.max(criterion, 1e-12);
             topCumWeight[base + k] = cumulative;
             topCost[base + k] = cfgCost[c];
@@ -548,14 +572,14 @@ final class GreedyEngine {
 
     /** Preference between two configurations of job j within the same part (on-time or late). */
     private boolean better(int j, int a, int b, boolean onTime) {
-        double pa = onTime ? cfgCost[a] : cfgTime[a];
-        double pb = onTime ? cfgCost[b] : cfgTime[b];
+        double pa = onTime ? cfgPref[a] : cfgTime[a];
+        double pb = onTime ? cfgPref[b] : cfgTime[b];
         if (pa != pb) return pa < pb;
         boolean ca = cfgType[a] == jobCurType[j] && cfgGpus[a] == jobCurG[j];
         boolean cb = cfgType[b] == jobCurType[j] && cfgGpus[b] == jobCurG[j];
         if (ca != cb) return ca;
-        double sa = onTime ? cfgTime[a] : cfgCost[a];
-        double sb = onTime ? cfgTime[b] : cfgCost[b];
+        double sa = onTime ? cfgTime[a] : cfgPref[a];
+        double sb = onTime ? cfgTime[b] : cfgPref[b];
         if (sa != sb) return sa < sb;
         if (cfgGpus[a] != cfgGpus[b]) return cfgGpus[a] < cfgGpus[b];
         return cfgType[a] < cfgType[b];
@@ -779,6 +803,8 @@ final class GreedyEngine {
     /** Builds one solution and returns its f_OBJ; {@code random == null} means the deterministic greedy. */
     private long construct(RandomState random, boolean bestFit) {
         boolean randomized = random != null;
+        boolean countDemand = opening.active();
+        if (countDemand) opening.startConstruction();
         int touched = 0;
         for (int pos = 0; pos < jobs; pos++) {
             if (offTotal == 0 && freeOpenTotal == 0) break;
@@ -791,8 +817,8 @@ final class GreedyEngine {
             int j = work[pos];
             // maxAvailable is refreshed only when a job could not be placed: capacity only shrinks within an
             // iteration, so a stale value is an upper bound and the quick reject stays exact
-            if (minGpus[j] > maxAvailable) continue;
-            if (!place(j, random, bestFit)) recomputeMaxAvailable();
+            if (minGpus[j] <= maxAvailable && !place(j, random, bestFit)) recomputeMaxAvailable();
+            if (countDemand && topCount[j] > 0) opening.passed(topType[j * K], topGpus[j * K]);
         }
         if (randomized) System.arraycopy(sortedJobs, 0, work, 0, Math.min(touched, jobs));
         clearBuckets();
@@ -814,7 +840,7 @@ final class GreedyEngine {
         candGpus = topGpus[slot];
         candDelta = topDelta[slot];
         candCost = topCost[slot];
-        return assignOpen(j, random, bestFit) || assignNew(j) || placeSubOptimal(j, random, bestFit);
+        return assignOpen(j, random, bestFit) || assignNew(j, random) || placeSubOptimal(j, random, bestFit);
     }
 
     /** The drawn configuration fits nowhere: thesis (c). Kept apart so that the common path of place stays small. */
@@ -838,7 +864,7 @@ final class GreedyEngine {
         }
         if (alt != NONE) {
             useConfig((int) alt);
-            return assignNew(j);
+            return assignNew(j, random);
         }
         return false;
     }
@@ -890,8 +916,30 @@ final class GreedyEngine {
         pathLength++;
     }
 
-    /** Assignment of configuration c to an already open node (thesis (a)). */
+    /**
+     * Assignment of the candidate configuration to an already open node (thesis (a)); when no node of its type has
+     * room and the opening rule matches by GPU model, an open node of another type of that model on which the job
+     * has a time with the same GPUs.
+     */
     private boolean assignOpen(int j, RandomState random, boolean bestFit) {
+        if (assignOpenAsCandidate(j, random, bestFit)) return true;
+        return opening.active() && assignOpenToPeer(j, random, bestFit);
+    }
+
+    private boolean assignOpenToPeer(int j, RandomState random, boolean bestFit) {
+        int t = candType, g = candGpus;
+        for (int i = opening.peerFrom(t); i < opening.peerTo(t); i++) {
+            int u = opening.peer(i);
+            if (maxFreeOpen[u] < g) continue;
+            int c = opening.configOn(j, u, g);
+            if (c == NodeOpening.NONE) continue;
+            useConfig(c);
+            return assignOpenAsCandidate(j, random, bestFit);
+        }
+        return false;
+    }
+
+    private boolean assignOpenAsCandidate(int j, RandomState random, boolean bestFit) {
         int t = candType;
         int g = candGpus;
         if (maxFreeOpen[t] < g) return false;
@@ -955,9 +1003,15 @@ final class GreedyEngine {
     }
 
     /** Switches a node on for configuration c (thesis (b)): the job's own node if it can, else by preference. */
-    private boolean assignNew(int j) {
-        int t = candType;
-        if (offTotal == 0 || !hasOff(t)) return false;
+    private boolean assignNew(int j, RandomState random) {
+        if (offTotal == 0) return false;
+        int count = opening.typesToOpen(j, candType, candGpus, typeHasOff);
+        if (count == 0) return false;
+        int t = opening.candidate[
+                random == null || count == 1 || opening.rule() != NodeOpeningRule.PACKED
+                        ? 0
+                        : pick(DrawMemo.WEIGHTS, random, opening.candidateWeight, 0, count)];
+        if (t != candType) useConfig(opening.configOn(j, t, candGpus));
         int current = jobCurNode[j];
         int n;
         if (current >= 0 && nodeType[current] == -1 && canType[current * types + t]) n = current;

@@ -12,12 +12,17 @@ public final class Policies {
     static {
         FACTORIES.put(AndreasRandomizedGreedyPolicy.NAME, AndreasRandomizedGreedyPolicy::new);
         FACTORIES.put(GreedyPolicy.NAME, GreedyPolicy::new);
+        FACTORIES.put(GreedyPolicy.VM_PER_JOB_NAME, GreedyPolicy::vmPerJob);
+        FACTORIES.put(GreedyPolicy.LARGEST_VM_NAME, GreedyPolicy::largestVm);
         FACTORIES.put(LocalSearchPolicy.NAME, LocalSearchPolicy::new);
         FACTORIES.put(MilpPolicy.NAME, MilpPolicy::new);
         FACTORIES.put(MilpPolicy.RELAXED_NAME, MilpPolicy::relaxed);
         FACTORIES.put(FifoPolicy.NAME, FifoPolicy::new);
         FACTORIES.put(EdfPolicy.NAME, EdfPolicy::new);
         FACTORIES.put(PriorityPolicy.NAME, PriorityPolicy::new);
+        FACTORIES.put(FifoPolicy.FASTEST_NAME, FifoPolicy::fastest);
+        FACTORIES.put(EdfPolicy.FASTEST_NAME, EdfPolicy::fastest);
+        FACTORIES.put(PriorityPolicy.FASTEST_NAME, PriorityPolicy::fastest);
     }
 
     private Policies() {}

@@ -14,15 +14,45 @@ import org.gpusched.core.random.RandomState;
  * thesis: FIFO, EDF, priority scheduling), as one shared rule with a queue order per subclass:
  * <ul>
  *   <li>running jobs are never preempted, resized or moved (their placement and node type are kept);</li>
- *   <li>waiting jobs, in queue order, each take a whole empty node (one job per node): all its GPUs if the job has
- *       a time for them, else its fastest configuration there; among the empty nodes (and, for a rightsizable node,
- *       its types) the one giving the fastest completion, ties to the cheaper configuration, then to a node already
- *       running as that type, then the lowest index;</li>
+ *   <li>waiting jobs, in queue order, each take a whole empty node (one job per node, the node off again when the
+ *       job ends) in a configuration (node type, GPUs) chosen by the {@link ConfigurationRule} among the types some
+ *       empty node can take: by default ({@link ConfigurationRule#CHEAPEST_ON_TIME}, the ANDREAS authors'
+ *       first-principle methods) the cheapest configuration that meets the job's due date, else the fastest; the
+ *       node is one already running as that type, else the lowest index;</li>
  *   <li>a job that no empty node can run is skipped (the next one may fit); the others wait once no node is
  *       empty. No randomness.</li>
  * </ul>
  */
 abstract class QueueOrderBaseline implements FreeNodePolicy {
+
+    /** How a baseline picks the configuration a waiting job starts in. */
+    public enum ConfigurationRule {
+        /**
+         * The ANDREAS authors' rule (GPUScheduler, first_principle_methods and Dstar): of the configurations whose
+         * completion now + t meets the due date, the one of least cost t x costPerHour[g]; when none does, the one of
+         * least t. Ties: the faster, then the cheaper, then the lower type index and GPU count.
+         */
+        CHEAPEST_ON_TIME,
+        /**
+         * All GPUs of a node (its fastest configuration when the job has no time for all of them), on the type giving
+         * the fastest completion, ties to the cheaper: the rule before the authors' code was read, kept as the
+         * {@code *-fastest} policies.
+         */
+        FASTEST
+    }
+
+    /** Suffix of the policy names that use {@link ConfigurationRule#FASTEST}. */
+    public static final String FASTEST_SUFFIX = "-fastest";
+
+    private final ConfigurationRule rule;
+
+    QueueOrderBaseline(ConfigurationRule rule) {
+        this.rule = java.util.Objects.requireNonNull(rule);
+    }
+
+    public ConfigurationRule configurationRule() {
+        return rule;
+    }
 
     /** The queue order and the fill of empty nodes do not depend on the time: a tick changes nothing. */
     @Override
@@ -91,7 +121,6 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
         Cluster cluster = problem.cluster();
         int jobs = problem.jobCount();
         int nodes = cluster.nodeCount();
-        int types = cluster.typeCount();
         // queue order: stable sort by submission, then by the policy's key
         double[] key = new double[jobs];
         int[] scratch = new int[jobs];
@@ -105,39 +134,83 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
         for (int n = 0; n < nodes; n++) if (nodeTypes[n] == -1) emptyTotal++;
         for (int w = 0; w < waitingCount && emptyTotal > 0; w++) {
             int j = waiting[w];
-            int bestType = -1, bestGpus = 0;
-            double bestTime = Double.POSITIVE_INFINITY, bestCost = Double.POSITIVE_INFINITY;
-            for (int t = 0; t < types; t++) {
-                if (empty.first(t) < 0) continue;
-                int all = cluster.type(t).gpus();
-                int g = all;
-                double r = problem.remaining(j, t, all);
-                if (Double.isNaN(r)) {
-                    g = 0;
-                    r = Double.POSITIVE_INFINITY;
-                    for (int h = 1; h < all; h++) {
-                        double rh = problem.remaining(j, t, h);
-                        if (!Double.isNaN(rh) && rh < r) {
-                            r = rh;
-                            g = h;
-                        }
-                    }
-                    if (g == 0) continue;
-                }
-                double cost = r * cluster.type(t).costPerHour(g);
-                if (r < bestTime || (r == bestTime && cost < bestCost)) {
-                    bestType = t;
-                    bestGpus = g;
-                    bestTime = r;
-                    bestCost = cost;
-                }
-            }
-            if (bestType < 0) continue;
+            long chosen = rule == ConfigurationRule.CHEAPEST_ON_TIME
+                    ? cheapestOnTime(problem, j, empty)
+                    : fastest(problem, j, empty);
+            if (chosen < 0) continue;
+            int bestType = (int) (chosen >>> 32), bestGpus = (int) chosen;
             int n = empty.first(bestType);
             nodeTypes[n] = bestType;
             emptyTotal--;
             placements[j] = new Placement(n, bestType, bestGpus);
         }
+    }
+
+    /**
+     * {@link ConfigurationRule#CHEAPEST_ON_TIME}: (type << 32 | gpus) of job j's configuration among the types with an
+     * empty node, or -1 when it has none there.
+     */
+    private static long cheapestOnTime(SchedulingProblem problem, int j, EmptyNodes empty) {
+        Cluster cluster = problem.cluster();
+        double slack = problem.job(j).job().dueSeconds() - problem.now();
+        long onTime = -1, late = -1;
+        double onTimeCost = Double.POSITIVE_INFINITY, onTimeTime = Double.POSITIVE_INFINITY;
+        double lateTime = Double.POSITIVE_INFINITY, lateCost = Double.POSITIVE_INFINITY;
+        for (int t = 0; t < cluster.typeCount(); t++) {
+            if (empty.first(t) < 0) continue;
+            for (int g = 1; g <= cluster.type(t).gpus(); g++) {
+                double r = problem.remaining(j, t, g);
+                if (Double.isNaN(r)) continue;
+                double cost = r * cluster.type(t).costPerHour(g);
+                long config = (long) t << 32 | g;
+                if (r <= slack) {
+                    if (cost < onTimeCost || (cost == onTimeCost && r < onTimeTime)) {
+                        onTime = config;
+                        onTimeCost = cost;
+                        onTimeTime = r;
+                    }
+                } else if (r < lateTime || (r == lateTime && cost < lateCost)) {
+                    late = config;
+                    lateTime = r;
+                    lateCost = cost;
+                }
+            }
+        }
+        return onTime >= 0 ? onTime : late;
+    }
+
+    /** {@link ConfigurationRule#FASTEST}: as {@link #cheapestOnTime}, by the older rule. */
+    private static long fastest(SchedulingProblem problem, int j, EmptyNodes empty) {
+        Cluster cluster = problem.cluster();
+        int types = cluster.typeCount();
+        int bestType = -1, bestGpus = 0;
+        double bestTime = Double.POSITIVE_INFINITY, bestCost = Double.POSITIVE_INFINITY;
+        for (int t = 0; t < types; t++) {
+            if (empty.first(t) < 0) continue;
+            int all = cluster.type(t).gpus();
+            int g = all;
+            double r = problem.remaining(j, t, all);
+            if (Double.isNaN(r)) {
+                g = 0;
+                r = Double.POSITIVE_INFINITY;
+                for (int h = 1; h < all; h++) {
+                    double rh = problem.remaining(j, t, h);
+                    if (!Double.isNaN(rh) && rh < r) {
+                        r = rh;
+                        g = h;
+                    }
+                }
+                if (g == 0) continue;
+            }
+            double cost = r * cluster.type(t).costPerHour(g);
+            if (r < bestTime || (r == bestTime && cost < bestCost)) {
+                bestType = t;
+                bestGpus = g;
+                bestTime = r;
+                bestCost = cost;
+            }
+        }
+        return bestType < 0 ? -1 : (long) bestType << 32 | bestGpus;
     }
 
     /**

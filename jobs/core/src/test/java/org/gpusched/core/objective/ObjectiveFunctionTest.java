@@ -7,8 +7,12 @@ import java.util.List;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import org.gpusched.core.model.Cluster;
+import org.gpusched.core.model.Job;
+import org.gpusched.core.model.JobState;
 import org.gpusched.core.model.Node;
 import org.gpusched.core.model.NodeType;
+import org.gpusched.core.model.Placement;
+import org.gpusched.core.model.SchedulingProblem;
 import org.gpusched.core.random.RandomState;
 import org.junit.jupiter.api.Test;
 
@@ -101,5 +105,31 @@ class ObjectiveFunctionTest {
         sum.scheduled(0, 1e9, 1800, 1, 0, 1); // 0.5 h x 1.25
         // large node: 5.5 + 0.5 x 1 idle GPU; small node: 0.625 + 0.5 x 1 idle GPU
         assertEquals(5.5 + 0.5 + 0.625 + 0.5, sum.total(new int[] {-1, 0, 1}), 1e-12);
+    }
+
+    @Test
+    void aMoveIsPricedWithTheProgressItLosesAndItsRestart() {
+        Cluster cluster = cluster(3); // r0 rightsizable, f1 small, f2 large
+        ObjectiveParameters params = new ObjectiveParameters(100, 3600, 0);
+        // 7200 s on S x1, 3600 s on L x1; half done, a quarter of the work since the last snapshot, 600 s to restart
+        Job job = new Job(
+                "j", 0, 3600, 10, java.util.Map.of("S", java.util.Map.of(1, 7200.0), "L", java.util.Map.of(1, 3600.0)));
+        Placement current = new Placement(2, 1, 1);
+        SchedulingProblem problem = new SchedulingProblem(
+                0, cluster, List.of(new JobState(job, 0.5, current, 0.25, 600)), new int[] {-1, -1, 1}, params);
+        // in place: 1800 s left, no tardiness, 0.5 h x 3.0
+        assertEquals(1800, problem.remainingAt(0, current), 1e-9);
+        assertEquals(1.5, ObjectiveFunction.evaluate(problem, new Placement[] {current}, new int[] {-1, -1, 1}), 1e-9);
+        // moved to f1 (S x1): 0.75 x 7200 + 600 = 6000 s: 2400 s late x 10/h = 6.6667, plus 6000/3600 h x 1.25
+        Placement moved = new Placement(1, 0, 1);
+        assertEquals(6000, problem.remainingAt(0, moved), 1e-9);
+        assertEquals(
+                10 * 2400 / 3600.0 + 6000 / 3600.0 * 1.25,
+                ObjectiveFunction.evaluate(problem, new Placement[] {moved}, new int[] {-1, 0, -1}),
+                1e-9);
+        // the same job with free moves keeps its progress: 0.5 x 7200 = 3600 s, on time
+        SchedulingProblem free = new SchedulingProblem(
+                0, cluster, List.of(new JobState(job, 0.5, current)), new int[] {-1, -1, 1}, params);
+        assertEquals(3600, free.remainingAt(0, moved), 1e-9);
     }
 }

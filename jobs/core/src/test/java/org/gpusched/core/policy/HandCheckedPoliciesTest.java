@@ -55,12 +55,16 @@ class HandCheckedPoliciesTest {
         assertEquals(new Placement(0, 0, 1), rg.placement(1));
         assertEquals(1.0, run("greedy", problem).objective(), EPS);
 
-        // EDF: one job per node with all its GPUs: j1 on 2 GPUs (cost 2400/3600 x 2 = 1.3333); j2 postponed with
+        // EDF: one job per node, j1 in its cheapest on-time configuration, 1 GPU (cost 1.0); j2 postponed with
         // worst-case tardiness 3600 + 3600 - 5000 = 2200 s -> 100 x 1 x 2200/3600 = 61.111.
         Schedule edf = run("edf", problem);
-        assertEquals(new Placement(0, 0, 2), edf.placement(0));
+        assertEquals(new Placement(0, 0, 1), edf.placement(0));
         assertNull(edf.placement(1));
-        assertEquals(2400 / 3600.0 * 2 + 100 * 2200 / 3600.0, edf.objective(), EPS);
+        assertEquals(1.0 + 100 * 2200 / 3600.0, edf.objective(), EPS);
+        // edf-fastest: j1 on both GPUs (cost 2400/3600 x 2 = 1.3333), j2 postponed as before
+        Schedule fastest = run("edf-fastest", problem);
+        assertEquals(new Placement(0, 0, 2), fastest.placement(0));
+        assertEquals(2400 / 3600.0 * 2 + 100 * 2200 / 3600.0, fastest.objective(), EPS);
     }
 
     @Test
@@ -263,20 +267,24 @@ class HandCheckedPoliciesTest {
                         JobState.waiting(job("z", 20, 7000, 1.0, times))),
                 null,
                 PAPER);
-        assertOnlyPlaced(run("fifo", problem), 0);
-        assertOnlyPlaced(run("edf", problem), 1);
-        assertOnlyPlaced(run("priority", problem), 2);
+        // the authors' rule: 1 GPU meets every due date and costs 1.0 against 2000/3600 x 2 = 1.11 for 2 GPUs
+        assertOnlyPlaced(run("fifo", problem), 0, 1);
+        assertOnlyPlaced(run("edf", problem), 1, 1);
+        assertOnlyPlaced(run("priority", problem), 2, 1);
+        assertOnlyPlaced(run("fifo-fastest", problem), 0, 2);
+        assertOnlyPlaced(run("edf-fastest", problem), 1, 2);
+        assertOnlyPlaced(run("priority-fastest", problem), 2, 2);
     }
 
-    private static void assertOnlyPlaced(Schedule s, int job) {
+    private static void assertOnlyPlaced(Schedule s, int job, int gpus) {
         for (int j = 0; j < s.jobCount(); j++) {
-            if (j == job) assertEquals(new Placement(0, 0, 2), s.placement(j));
+            if (j == job) assertEquals(new Placement(0, 0, gpus), s.placement(j));
             else assertNull(s.placement(j));
         }
     }
 
     @Test
-    void baselinesPickTheRightsizableTypeWithTheFastestCompletion() {
+    void fastestBaselinesPickTheRightsizableTypeWithTheFastestCompletion() {
         // S: all its 1 GPU, 5000 s. L (4 GPUs): no time for 4, fastest there is 2 GPUs in 4000 s -> L with 2 GPUs
         Cluster cluster = new Cluster(
                 List.of(NodeType.priced("S", "M60", 1, 0.5), NodeType.priced("L", "K80", 4, 2.0)),
@@ -287,11 +295,71 @@ class HandCheckedPoliciesTest {
                 List.of(JobState.waiting(job("j", 0, 9000, 1, times("S", 1, 5000, "L", 1, 6000, 2, 4000)))),
                 null,
                 PAPER);
-        for (String policy : List.of("fifo", "edf", "priority")) {
+        for (String policy : List.of("fifo-fastest", "edf-fastest", "priority-fastest")) {
             Schedule s = run(policy, problem);
             assertNotNull(s.placement(0));
             assertEquals(new Placement(0, 1, 2), s.placement(0), policy);
             assertEquals(-1, s.nodeType(1), policy);
         }
+    }
+
+    @Test
+    void baselinesStartEachJobInItsCheapestOnTimeConfigurationElseItsFastest() {
+        // The ANDREAS authors' rule (GPUScheduler's first-principle methods). Three rightsizable VMs; S: 1 GPU at
+        // 0.5/h, L: 4 GPUs at 2.0/h whatever the GPUs in use. At time 0, in submission order:
+        //  a (due 9000): S 5000 s (0.694), L x1 6000 s (3.333), L x2 4000 s (2.222): all on time -> S x1
+        //  b (due 4500): S 4000 s (0.556), L x2 2000 s (1.111): both on time -> S x1, not the faster L x2
+        //  c (due 1000): S 5000 s (0.694), L x2 4000 s (2.222): none on time -> the fastest, L x2, dearer than S
+        // f_OBJ: 0.694 + 0.556 + 2.222 + c late 3000 s x 1/h = 0.833 -> 4.30556
+        Cluster cluster = new Cluster(
+                List.of(NodeType.priced("S", "M60", 1, 0.5), NodeType.priced("L", "K80", 4, 2.0)),
+                List.of(Node.rightsizable("vm0"), Node.rightsizable("vm1"), Node.rightsizable("vm2")));
+        SchedulingProblem problem = new SchedulingProblem(
+                0,
+                cluster,
+                List.of(
+                        JobState.waiting(job("a", 0, 9000, 1, times("S", 1, 5000, "L", 1, 6000, 2, 4000))),
+                        JobState.waiting(job("b", 0, 4500, 1, times("S", 1, 4000, "L", 2, 2000))),
+                        JobState.waiting(job("c", 0, 1000, 1, times("S", 1, 5000, "L", 2, 4000)))),
+                null,
+                PAPER);
+        Schedule s = run("fifo", problem);
+        assertEquals(new Placement(0, 0, 1), s.placement(0));
+        assertEquals(new Placement(1, 0, 1), s.placement(1));
+        assertEquals(new Placement(2, 1, 2), s.placement(2));
+        assertEquals(5000 / 3600.0 * 0.5 + 4000 / 3600.0 * 0.5 + 4000 / 3600.0 * 2 + 3000 / 3600.0, s.objective(), EPS);
+        assertEquals(4.30556, s.objective(), 1e-5);
+        // the older rule: every job on the fastest configuration, L x2
+        Schedule fastest = run("fifo-fastest", problem);
+        for (int j = 0; j < 3; j++) assertEquals(new Placement(j, 1, 2), fastest.placement(j));
+    }
+
+    @Test
+    void aRunningJobStaysWhenTheCheaperNodeDoesNotPayForWhatTheMoveLoses() {
+        // Fixed nodes a (1 GPU, 2.0/h) and b (1 GPU, 1.0/h); j runs on a, half done, 3600 s on either, due far.
+        // andreas-rg's plan moves it to b either way (its configuration choice is by cost per job); f_OBJ prices the
+        // plan: free moves 1800 s x 1.0 = 0.5 against 1.0 in place; costed moves (a quarter of the work since the
+        // last snapshot, 1200 s to restore) 2700 + 1200 = 3900 s x 1.0 = 1.0833. The stabilizer, with no margin of
+        // its own, carries out the move only when f_OBJ says it pays.
+        Cluster cluster = new Cluster(
+                List.of(NodeType.priced("A", "V100", 1, 2.0), NodeType.priced("B", "T4", 1, 1.0)),
+                List.of(Node.fixed("a", "A"), Node.fixed("b", "B")));
+        var job = job("j", 0, 1e6, 1, times("A", 1, 3600, "B", 1, 3600));
+        Placement onA = new Placement(0, 0, 1), onB = new Placement(1, 1, 1);
+        SchedulingProblem free =
+                new SchedulingProblem(0, cluster, List.of(new JobState(job, 0.5, onA)), new int[] {0, -1}, PAPER);
+        Schedule freePlan = run("andreas-rg", free);
+        assertEquals(onB, freePlan.placement(0));
+        assertEquals(0.5, freePlan.objective(), EPS);
+        assertEquals(onB, new PlanStabilizer(0).stabilize(free, freePlan, null).placement(0));
+
+        SchedulingProblem costed = new SchedulingProblem(
+                0, cluster, List.of(new JobState(job, 0.5, onA, 0.25, 1200)), new int[] {0, -1}, PAPER);
+        Schedule costedPlan = run("andreas-rg", costed);
+        assertEquals(onB, costedPlan.placement(0));
+        assertEquals(3900 / 3600.0, costedPlan.objective(), EPS);
+        Schedule kept = new PlanStabilizer(0).stabilize(costed, costedPlan, null);
+        assertEquals(onA, kept.placement(0));
+        assertEquals(1.0, kept.objective(), EPS);
     }
 }

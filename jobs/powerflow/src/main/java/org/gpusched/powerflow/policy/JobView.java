@@ -1,10 +1,10 @@
 package org.gpusched.powerflow.policy;
 
-import org.gpusched.powerflow.model.PerformanceModel;
+import org.gpusched.powerflow.model.JobModel;
 
 /**
  * What a policy knows of a job at a decision: its request, progress, the GPU-seconds it has had (for LAS), the
- * largest worker count its global batch allows, and the performance model fitted from its telemetry (never the truth).
+ * largest worker count its global batch allows, and the performance model fitted from its telemetry (the truth only in the simulator's ground-truth comparison).
  */
 public record JobView(
         long id,
@@ -15,5 +15,5 @@ public record JobView(
         double remainingIterations,
         double attainedGpuSeconds,
         int maxGpus,
-        PerformanceModel model,
+        JobModel model,
         Assignment current) {}

@@ -9,35 +9,69 @@ import org.gpusched.powerflow.model.Configuration;
 
 /**
  * PowerFlow's resource allocation (Algorithm 1 of the paper), under {@code power_limit = eta x G x P_max} with every
- * power estimated by the jobs' fitted models.
+ * power estimated by the jobs' models.
  *
  * <ol>
  * <li>Every job starts with no GPU at its most energy-efficient limit: the one that maximizes eq. 17's
  * iter / (JCT x E), i.e. minimizes step time x energy per iteration on one GPU.</li>
  * <li>GPU allocation: a priority queue ordered by priority_G (eq. 20), the relative JCT reduction over the relative
  * energy increase of the job's next step. Workers are powers of two (network packing), so the step doubles n (0 -> 1
- * -> 2 -> 4 ...). JCT and energy are the job's remaining ones (remaining iterations x step time, x energy per
- * iteration); the cluster-wide normalizers of eq. 20 are common to all jobs and do not change the order. A waiting job
- * has no finite JCT: its first GPU is worth the same JCT to every job, so waiting jobs come first, ordered by the
- * energy they would add (least first, which is shortest-remaining-work first in energy).</li>
+ * -> 2 -> 4 ...). The JCT and energy changes are the job's remaining ones (remaining iterations x step time, x energy
+ * per iteration). What they are relative to is the {@link Normalizer}: the paper's text, "compared to the total JCT of
+ * the whole cluster" and "the total energy consumption of the cluster", is {@link Normalizer#CLUSTER} (the default);
+ * the job's own JCT and energy is {@link Normalizer#JOB}. A waiting job has no finite JCT: its first GPU is worth the
+ * same JCT to every job, so waiting jobs come first, ordered by the energy they would add (least first).</li>
  * <li>A step is taken only if the cluster's predicted power stays within the limit (the paper checks at node
  * boundaries and may overshoot; here it is never exceeded) and the GPUs are free; a job whose step is refused leaves
  * the queue. If nothing at all fits the budget, the head job still gets one GPU so that the cluster never idles.</li>
- * <li>Frequency raise: a second queue ordered by priority_F (eq. 21) raises one job's limit one level at a time while
- * the predicted power stays within the limit.</li>
+ * <li>Frequency raise: a second queue ordered by priority_F (eq. 21, relative in the same way) raises one job's limit
+ * one level at a time while the predicted power stays within the limit.</li>
  * </ol>
+ *
+ * <p>State: each job's model evaluations ({@link ModelTable}), kept between decisions while the job's model instance
+ * is the same and dropped for jobs absent from a decision. They do not change decisions (models are pure); they make
+ * a decision at 1,000 GPUs and 500 jobs cost table look-ups instead of model evaluations.
  */
 public final class PowerFlowPolicy implements EnergyPolicy {
+    /** What eq. 20 and 21's relative changes are relative to. */
+    public enum Normalizer {
+        /**
+         * The cluster's total remaining JCT and energy at the jobs' current assignments, as the paper's text defines
+         * them: one factor for every job in a decision, so it scales the priorities without reordering them.
+         */
+        CLUSTER,
+        /** The job's own remaining JCT and energy at its current step: (dJCT / JCT_j) / (dE / E_j). */
+        JOB
+    }
+
     private final double eta;
+    private final Normalizer normalizer;
+    private final boolean memoize;
+    private Map<Long, ModelTable> tables = new HashMap<>();
 
     public PowerFlowPolicy(double eta) {
+        this(eta, Normalizer.CLUSTER);
+    }
+
+    public PowerFlowPolicy(double eta, Normalizer normalizer) {
+        this(eta, normalizer, true);
+    }
+
+    /** {@code memoize = false}: every model value evaluated afresh (the reference the cached path is tested against). */
+    PowerFlowPolicy(double eta, Normalizer normalizer, boolean memoize) {
         if (!(eta > 0) || eta > 1.5) throw new IllegalArgumentException("eta must be in (0, 1.5], got " + eta);
         this.eta = eta;
+        this.normalizer = normalizer;
+        this.memoize = memoize;
     }
 
     @Override
     public String name() {
         return "powerflow";
+    }
+
+    public Normalizer normalizer() {
+        return normalizer;
     }
 
     @Override
@@ -56,26 +90,36 @@ public final class PowerFlowPolicy implements EnergyPolicy {
 
     private static final class State {
         final JobView job;
+        final ModelTable model;
         int gpus;
         int level;
         double priority;
 
-        State(JobView job, int level) {
+        State(JobView job, ModelTable model) {
             this.job = job;
-            this.level = level;
+            this.model = model;
+            this.level = model.mostEfficientLevel();
         }
     }
 
     @Override
     public Map<Long, Assignment> decide(ClusterView cluster, List<JobView> jobs) {
         double budget = powerLimitWatts(cluster);
-        double[] limits = cluster.powerLimits();
+        int levels = cluster.powerLimits().length;
         List<State> states = new ArrayList<>(jobs.size());
-        for (JobView j : jobs) states.add(new State(j, mostEfficientLevel(cluster, j)));
+        Map<Long, ModelTable> kept = new HashMap<>(jobs.size() * 2);
+        for (JobView j : jobs) {
+            ModelTable t = tables.get(j.id());
+            if (t == null || !memoize || !t.fits(j, cluster)) t = new ModelTable(j, cluster, memoize);
+            kept.put(j.id(), t);
+            states.add(new State(j, t));
+        }
+        tables = kept;
+        double scale = normalizer == Normalizer.CLUSTER ? clusterScale(cluster, states) : 1;
 
         PriorityQueue<State> queueG = new PriorityQueue<>(PowerFlowPolicy::byPriority);
         for (State s : states) {
-            s.priority = priorityG(cluster, s);
+            s.priority = priorityG(cluster, s, scale);
             if (s.priority > 0) queueG.add(s);
         }
         int free = cluster.totalGpus();
@@ -86,36 +130,35 @@ public final class PowerFlowPolicy implements EnergyPolicy {
             int next = s.gpus == 0 ? 1 : 2 * s.gpus;
             int extra = next - s.gpus;
             if (extra > free || next > s.job.maxGpus()) continue;
-            double delta =
-                    power(cluster, s.job, next, limits[s.level]) - power(cluster, s.job, s.gpus, limits[s.level]);
+            double delta = s.model.power(next, s.level) - s.model.power(s.gpus, s.level);
             if (power + delta > budget && anyRunning) continue;
             s.gpus = next;
             free -= extra;
             power += delta;
             anyRunning = true;
-            s.priority = priorityG(cluster, s);
+            s.priority = priorityG(cluster, s, scale);
             if (s.priority > 0) queueG.add(s);
         }
 
         PriorityQueue<State> queueF = new PriorityQueue<>(PowerFlowPolicy::byPriority);
         for (State s : states)
-            if (s.gpus > 0 && s.level + 1 < limits.length) {
-                s.priority = priorityF(cluster, s);
+            if (s.gpus > 0 && s.level + 1 < levels) {
+                s.priority = priorityF(s, scale);
                 queueF.add(s);
             }
         while (!queueF.isEmpty()) {
             State s = queueF.poll();
-            double delta =
-                    power(cluster, s.job, s.gpus, limits[s.level + 1]) - power(cluster, s.job, s.gpus, limits[s.level]);
+            double delta = s.model.power(s.gpus, s.level + 1) - s.model.power(s.gpus, s.level);
             if (power + delta > budget) continue;
             s.level++;
             power += delta;
-            if (s.level + 1 < limits.length) {
-                s.priority = priorityF(cluster, s);
+            if (s.level + 1 < levels) {
+                s.priority = priorityF(s, scale);
                 queueF.add(s);
             }
         }
 
+        double[] limits = cluster.powerLimits();
         Map<Long, Assignment> out = new HashMap<>();
         for (State s : states)
             out.put(s.job.id(), s.gpus == 0 ? Assignment.WAITING : new Assignment(s.gpus, limits[s.level]));
@@ -131,56 +174,83 @@ public final class PowerFlowPolicy implements EnergyPolicy {
     }
 
     static int mostEfficientLevel(ClusterView cluster, JobView j) {
-        double[] limits = cluster.powerLimits();
-        int best = limits.length - 1;
-        double bestCost = Double.POSITIVE_INFINITY;
-        for (int l = 0; l < limits.length; l++) {
-            Configuration c = config(cluster, j, 1, limits[l]);
-            double cost = j.model().stepTime(c) * j.model().energyPerIteration(c);
-            if (cost < bestCost) {
-                bestCost = cost;
-                best = l;
+        return new ModelTable(j, cluster, false).mostEfficientLevel();
+    }
+
+    /**
+     * E / JCT of the cluster: the remaining energy over the remaining JCT, summed over the jobs that run, at their
+     * current assignments (1 when none runs). Eq. 20's {@code (dJCT / JCT) / (dE / E)} is {@code dJCT / dE x E / JCT}.
+     */
+    static double clusterScale(ClusterView cluster, List<State> states) {
+        double jct = 0, energy = 0;
+        for (State s : states) {
+            Assignment a = s.job.current();
+            if (a == null || !a.running()) continue;
+            double rem = s.job.remainingIterations();
+            int level = Integer.bitCount(a.gpus()) == 1 ? levelOf(cluster, a.powerLimit()) : -1;
+            if (level >= 0) {
+                jct += rem * s.model.stepTime(a.gpus(), level);
+                energy += rem * s.model.energy(a.gpus(), level);
+            } else {
+                Configuration c = config(cluster, s.job, a.gpus(), a.powerLimit());
+                jct += rem * s.job.model().stepTime(c);
+                energy += rem * s.job.model().energyPerIteration(c);
             }
         }
-        return best;
+        return jct > 0 && energy > 0 ? energy / jct : 1;
+    }
+
+    /** priority_G of job {@code id}'s step from {@code gpus} GPUs at its most efficient level, within a decision over {@code jobs}. */
+    double priorityG(ClusterView cluster, List<JobView> jobs, long id, int gpus) {
+        List<State> states = new ArrayList<>();
+        for (JobView j : jobs) states.add(new State(j, new ModelTable(j, cluster, false)));
+        double scale = normalizer == Normalizer.CLUSTER ? clusterScale(cluster, states) : 1;
+        State s = states.stream().filter(x -> x.job.id() == id).findFirst().orElseThrow();
+        s.gpus = gpus;
+        return priorityG(cluster, s, scale);
+    }
+
+    private static int levelOf(ClusterView cluster, double limit) {
+        double[] limits = cluster.powerLimits();
+        for (int l = 0; l < limits.length; l++) if (limits[l] == limit) return l;
+        return -1;
     }
 
     /** Eq. 20 for doubling n (or 0 -> 1); waiting jobs rank above every running one, least added energy first. */
-    private double priorityG(ClusterView cluster, State s) {
+    private double priorityG(ClusterView cluster, State s, double scale) {
         JobView j = s.job;
-        double limit = cluster.powerLimits()[s.level];
         int next = s.gpus == 0 ? 1 : 2 * s.gpus;
         if (next > j.maxGpus() || next > cluster.totalGpus()) return 0;
         double rem = j.remainingIterations();
-        if (s.gpus == 0) return 1 / (1 + rem * j.model().energyPerIteration(config(cluster, j, 1, limit)));
-        double jctNow = rem * j.model().stepTime(config(cluster, j, s.gpus, limit));
-        double jctNext = rem * j.model().stepTime(config(cluster, j, next, limit));
-        double eNow = rem * j.model().energyPerIteration(config(cluster, j, s.gpus, limit));
-        double eNext = rem * j.model().energyPerIteration(config(cluster, j, next, limit));
-        return marginal(jctNow - jctNext, eNext - eNow);
+        if (s.gpus == 0) return 1 / (1 + rem * s.model.energy(1, s.level));
+        double jctNow = rem * s.model.stepTime(s.gpus, s.level);
+        double jctNext = rem * s.model.stepTime(next, s.level);
+        double eNow = rem * s.model.energy(s.gpus, s.level);
+        double eNext = rem * s.model.energy(next, s.level);
+        return relative(jctNow, jctNext, eNow, eNext, scale);
     }
 
     /** Eq. 21 for one level up. */
-    private double priorityF(ClusterView cluster, State s) {
-        JobView j = s.job;
-        double[] limits = cluster.powerLimits();
-        Configuration now = config(cluster, j, s.gpus, limits[s.level]),
-                up = config(cluster, j, s.gpus, limits[s.level + 1]);
-        double rem = j.remainingIterations();
-        return marginal(
-                rem * (j.model().stepTime(now) - j.model().stepTime(up)),
-                rem * (j.model().energyPerIteration(up) - j.model().energyPerIteration(now)));
+    private double priorityF(State s, double scale) {
+        double rem = s.job.remainingIterations();
+        return relative(
+                rem * s.model.stepTime(s.gpus, s.level),
+                rem * s.model.stepTime(s.gpus, s.level + 1),
+                rem * s.model.energy(s.gpus, s.level),
+                rem * s.model.energy(s.gpus, s.level + 1),
+                scale);
     }
 
-    /** JCT saved per joule added; a step that saves time for no extra energy ranks above any that costs energy. */
+    private double relative(double jctNow, double jctNext, double eNow, double eNext, double scale) {
+        if (normalizer == Normalizer.JOB) return marginal((jctNow - jctNext) / jctNow, (eNext - eNow) / eNow);
+        return scale * marginal(jctNow - jctNext, eNext - eNow);
+    }
+
+    /** Saved over added; a step that saves time for no extra energy ranks above any that costs energy. */
     static double marginal(double jctSaved, double energyAdded) {
         if (jctSaved <= 0) return 0;
         if (energyAdded <= 1e-9) return 1e9 + jctSaved;
         return jctSaved / energyAdded;
-    }
-
-    static double power(ClusterView cluster, JobView j, int gpus, double limit) {
-        return gpus == 0 ? 0 : j.model().power(config(cluster, j, gpus, limit));
     }
 
     static Configuration config(ClusterView cluster, JobView j, int gpus, double limit) {

@@ -32,31 +32,39 @@ public final class AlibabaSampler {
         if (jobs < 1) throw new IllegalArgumentException("jobs must be >= 1, got " + jobs);
         List<Pod> pool = read(pods, windowSeconds);
         RandomState r = RandomState.derive(seed, 0x50F);
-        List<PowerflowConfig.Workload> workloads = truth.config().workloads();
-        double maxLimit = truth.config().gpu().maxLimit();
         List<TraceJob> out = new ArrayList<>(jobs);
         double t = 0;
         for (int i = 0; i < jobs; i++) {
             t += -Math.log(1 - r.nextDouble()) * windowSeconds / jobs;
             Pod p = pool.get(r.nextInt(pool.size()));
-            String w = workloads.get(r.nextInt(workloads.size())).name();
-            double min = truth.minLocalBatch(w);
-            List<Double> ok = new ArrayList<>();
-            for (double b : truth.measuredBatches(w)) if (b / p.gpus >= min) ok.add(b);
-            double batch;
-            int gpus = p.gpus;
-            if (ok.isEmpty()) {
-                double[] all = truth.measuredBatches(w);
-                batch = all[all.length - 1];
-                gpus = (int) Math.max(1, Math.floor(batch / min));
-            } else {
-                batch = ok.get(r.nextInt(ok.size()));
-            }
-            double step = truth.at(w, gpus, batch, maxLimit).stepTime();
-            out.add(new TraceJob(
-                    i + 1, Math.round(t * 1000) / 1000.0, w, batch, gpus, Math.max(1, Math.round(p.seconds / step))));
+            out.add(job(i + 1, t, p.gpus, p.seconds, r, truth));
         }
         return out;
+    }
+
+    /**
+     * A job submitted at {@code submit} that asked for {@code gpus} GPUs and ran {@code seconds}: a workload drawn
+     * uniformly, a global batch drawn among the workload's measured sizes that leave at least the smallest measured
+     * local batch per GPU (the largest size, with fewer GPUs, when none does), and the iterations that take
+     * {@code seconds} at the requested GPUs and the largest power limit.
+     */
+    static TraceJob job(long id, double submit, int gpus, double seconds, RandomState r, GroundTruth truth) {
+        List<PowerflowConfig.Workload> workloads = truth.config().workloads();
+        String w = workloads.get(r.nextInt(workloads.size())).name();
+        double min = truth.minLocalBatch(w);
+        List<Double> ok = new ArrayList<>();
+        for (double b : truth.measuredBatches(w)) if (b / gpus >= min) ok.add(b);
+        double batch;
+        if (ok.isEmpty()) {
+            double[] all = truth.measuredBatches(w);
+            batch = all[all.length - 1];
+            gpus = (int) Math.max(1, Math.floor(batch / min));
+        } else {
+            batch = ok.get(r.nextInt(ok.size()));
+        }
+        double step = truth.at(w, gpus, batch, truth.config().gpu().maxLimit()).stepTime();
+        return new TraceJob(
+                id, Math.round(submit * 1000) / 1000.0, w, batch, gpus, Math.max(1, Math.round(seconds / step)));
     }
 
     private static List<Pod> read(Path pods, double window) throws IOException {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import org.gpusched.core.random.RandomState;
 import org.gpusched.powerflow.model.Configuration;
+import org.gpusched.powerflow.model.JobModel;
 import org.gpusched.powerflow.model.ModelFitter;
 import org.gpusched.powerflow.model.Observation;
 import org.gpusched.powerflow.model.PerformanceModel;
@@ -20,7 +21,9 @@ import org.gpusched.powerflow.truth.GroundTruth;
  * org.gpusched.powerflow.sim.DecisionBenchmark [GPUS] [JOBS] [ETA] [ROUNDS]} (defaults 1000 GPUs, 500 jobs, eta 0.5,
  * 200 rounds after 50 of warm-up). Jobs get models fitted on one-GPU profiles of the ground truth (one fit per workload
  * and batch size, shared), random remaining work and the largest GPU count their batch allows. Prints the median, p90
- * and max of the decision time.
+ * and max of the decision time twice: with a policy that remembers nothing between decisions (cold), and with one
+ * policy across a sequence of decisions in which one job's model is refitted each time (event: what the simulator and
+ * a streaming scheduler see). {@code bin/powerflow-benchmark} runs it.
  */
 public final class DecisionBenchmark {
     private DecisionBenchmark() {}
@@ -71,23 +74,60 @@ public final class DecisionBenchmark {
                     models.get(k),
                     Assignment.WAITING));
         }
-        PowerFlowPolicy policy = new PowerFlowPolicy(eta);
+        System.out.println(measure("cold (every model new to the policy)", cluster, views, eta, rounds, true));
+        System.out.println(
+                measure("event (one job's model refitted per decision)", cluster, views, eta, rounds, false));
+    }
+
+    /**
+     * Times {@code rounds} decisions after 50 of warm-up. Between two decisions every job's remaining work shrinks by
+     * 1% and takes the previous decision's assignment as its current one, as between two scheduling events; one job
+     * (in turn) gets a new model instance, as after a refit. {@code cold}: a new policy per decision, so nothing is
+     * remembered between decisions.
+     */
+    static String measure(
+            String label, ClusterView cluster, List<JobView> start, double eta, int rounds, boolean cold) {
+        List<JobView> views = new ArrayList<>(start);
+        PowerFlowPolicy kept = new PowerFlowPolicy(eta);
         long[] nanos = new long[rounds];
         int allocated = 0;
         for (int i = 0; i < 50 + rounds; i++) {
+            PowerFlowPolicy policy = cold ? new PowerFlowPolicy(eta) : kept;
             long t0 = System.nanoTime();
             var d = policy.decide(cluster, views);
             long t = System.nanoTime() - t0;
             if (i >= 50) nanos[i - 50] = t;
             allocated = d.values().stream().mapToInt(Assignment::gpus).sum();
+            int refitted = i % views.size();
+            for (int k = 0; k < views.size(); k++) {
+                JobView v = views.get(k);
+                JobModel m = v.model();
+                if (k == refitted && m instanceof PerformanceModel pm)
+                    m = new PerformanceModel(pm.time(), pm.energy()); // a new instance with the same values
+                views.set(
+                        k,
+                        new JobView(
+                                v.id(),
+                                v.submitTime(),
+                                v.workload(),
+                                v.globalBatch(),
+                                v.requestedGpus(),
+                                v.remainingIterations() * 0.99,
+                                v.attainedGpuSeconds(),
+                                v.maxGpus(),
+                                m,
+                                d.get(v.id())));
+            }
         }
         Arrays.sort(nanos);
-        System.out.printf(
+        return String.format(
                 Locale.ROOT,
-                "powerflow decision, %d GPUs, %d jobs, eta %.2f: median %.3f ms, p90 %.3f ms, max %.3f ms (%d rounds; %d GPUs allocated)%n",
-                gpus,
-                jobs,
+                "powerflow decision, %d GPUs, %d jobs, eta %.2f, %s: median %.3f ms, p90 %.3f ms, max %.3f ms"
+                        + " (%d rounds; %d GPUs allocated)",
+                cluster.totalGpus(),
+                start.size(),
                 eta,
+                label,
                 nanos[rounds / 2] / 1e6,
                 nanos[(int) (rounds * 0.9)] / 1e6,
                 nanos[rounds - 1] / 1e6,

@@ -20,7 +20,9 @@ import org.gpusched.powerflow.truth.GroundTruth;
  * Runs every policy over one trace on one cluster and writes the run directory:
  * {@code summary.txt} (the table printed), {@code results.csv} and {@code results.json} (one row per run: mean JCT
  * against total energy), {@code equal-energy.csv} (each baseline run against PowerFlow's mean JCT at the same energy,
- * interpolated along its eta curve), {@code jobs-RUN.csv} (per-job JCT and energy) and {@code power-RUN.csv} (power,
+ * interpolated along its eta curve), {@code jobs-RUN.csv} (per-job JCT and energy), {@code decisions-RUN.csv} (every
+ * change of a job's GPU count or power limit, at its exact time), {@link RunSetup}'s files (setup.json, powerflow.yaml
+ * and trace.jsonl: what the audit needs to recompute the energy) and {@code power-RUN.csv} (power,
  * GPUs allocated and nodes on after each decision).
  */
 public final class Experiment {
@@ -34,7 +36,8 @@ public final class Experiment {
             double energyKWh,
             double idleKWh,
             double makespanSeconds,
-            int refits) {}
+            int refits,
+            boolean profiled) {}
 
     /** A baseline run beside PowerFlow at its energy. */
     public record Versus(
@@ -56,9 +59,24 @@ public final class Experiment {
             Path out,
             PrintWriter log)
             throws IOException {
+        return run(truth, trace, gpus, seed, false, runs, out, log);
+    }
+
+    /** {@code truthModels}: the policies see the ground truth instead of fitted models ({@link Simulation}). */
+    public static List<Row> run(
+            GroundTruth truth,
+            List<TraceJob> trace,
+            int gpus,
+            long seed,
+            boolean truthModels,
+            List<PolicySet.Run> runs,
+            Path out,
+            PrintWriter log)
+            throws IOException {
         Files.createDirectories(out);
         Map<Long, PerformanceModel> fits = new HashMap<>();
-        Simulation sim = new Simulation(truth, gpus, seed, fits);
+        Simulation sim = new Simulation(truth, gpus, seed, fits, truthModels);
+        RunSetup.write(out, new RunSetup(gpus, seed, truthModels), truth.config(), trace);
         List<Row> rows = new ArrayList<>();
         for (PolicySet.Run r : runs) {
             String name = r.family().equals("powerflow")
@@ -75,7 +93,8 @@ public final class Experiment {
                     res.totalEnergyJoules() / 3.6e6,
                     res.idleEnergyJoules() / 3.6e6,
                     res.makespan(),
-                    res.refits());
+                    res.refits(),
+                    sim.profiles(r.policy()));
             rows.add(row);
             if (log != null) {
                 log.printf(
@@ -89,6 +108,7 @@ public final class Experiment {
             }
             writeJobs(out.resolve("jobs-" + name + ".csv"), res);
             writePower(out.resolve("power-" + name + ".csv"), res);
+            writeChanges(out.resolve("decisions-" + name + ".csv"), res);
         }
         List<Versus> versus = versus(rows);
         writeResults(out, rows, versus);
@@ -182,11 +202,11 @@ public final class Experiment {
     private static void writeResults(Path out, List<Row> rows, List<Versus> versus) throws IOException {
         Files.writeString(out.resolve("summary.txt"), table(rows, versus));
         try (BufferedWriter w = Files.newBufferedWriter(out.resolve("results.csv"))) {
-            w.write("run,family,setting,jobs,mean_jct_s,energy_kwh,idle_kwh,makespan_s,refits\n");
+            w.write("run,family,setting,jobs,mean_jct_s,energy_kwh,idle_kwh,makespan_s,refits,profiled\n");
             for (Row r : rows)
                 w.write(String.format(
                         Locale.ROOT,
-                        "%s,%s,%s,%d,%.3f,%.4f,%.4f,%.3f,%d%n",
+                        "%s,%s,%s,%d,%.3f,%.6f,%.6f,%.3f,%d,%s%n",
                         r.run(),
                         r.family(),
                         Double.isNaN(r.setting()) ? "" : String.valueOf(r.setting()),
@@ -195,7 +215,8 @@ public final class Experiment {
                         r.energyKWh(),
                         r.idleKWh(),
                         r.makespanSeconds(),
-                        r.refits()));
+                        r.refits(),
+                        r.profiled()));
         }
         try (BufferedWriter w = Files.newBufferedWriter(out.resolve("equal-energy.csv"))) {
             w.write("baseline,energy_kwh,baseline_mean_jct_s,powerflow_mean_jct_s,ratio,in_range\n");
@@ -224,7 +245,7 @@ public final class Experiment {
             for (Simulation.JobResult j : res.jobs())
                 w.write(String.format(
                         Locale.ROOT,
-                        "%d,%s,%.3f,%.3f,%.3f,%.1f%n",
+                        "%d,%s,%.3f,%.6f,%.3f,%.4f%n",
                         j.id(),
                         j.workload(),
                         j.submit(),
@@ -234,12 +255,26 @@ public final class Experiment {
         }
     }
 
+    private static void writeChanges(Path file, Simulation.Result res) throws IOException {
+        try (BufferedWriter w = Files.newBufferedWriter(file)) {
+            w.write("time_s,job,gpus,power_limit_w\n");
+            for (Simulation.Change c : res.changes())
+                w.write(String.format(
+                        Locale.ROOT, "%s,%d,%d,%s%n", exact(c.time()), c.job(), c.gpus(), exact(c.powerLimit())));
+        }
+    }
+
+    /** Shortest text that reads back as the same double: the audit replays the decisions at their exact times. */
+    private static String exact(double v) {
+        return Double.toString(v);
+    }
+
     private static void writePower(Path file, Simulation.Result res) throws IOException {
         try (BufferedWriter w = Files.newBufferedWriter(file)) {
             w.write("time_s,watts,gpus_allocated,nodes_on\n");
             for (Simulation.PowerSample p : res.power())
                 w.write(String.format(
-                        Locale.ROOT, "%.3f,%.1f,%d,%d%n", p.time(), p.watts(), p.gpusAllocated(), p.nodesOn()));
+                        Locale.ROOT, "%s,%.1f,%d,%d%n", exact(p.time()), p.watts(), p.gpusAllocated(), p.nodesOn()));
         }
     }
 }

@@ -23,10 +23,15 @@ public final class PolicySet {
     private PolicySet() {}
 
     public static List<Run> expand(List<String> names, List<Double> etas, List<Double> limits) {
+        return expand(names, etas, limits, PowerFlowPolicy.Normalizer.CLUSTER);
+    }
+
+    public static List<Run> expand(
+            List<String> names, List<Double> etas, List<Double> limits, PowerFlowPolicy.Normalizer normalizer) {
         List<Run> runs = new ArrayList<>();
         for (String n : names) {
             switch (n) {
-                case "powerflow" -> etas.forEach(e -> runs.add(new Run(new PowerFlowPolicy(e), n, e)));
+                case "powerflow" -> etas.forEach(e -> runs.add(new Run(new PowerFlowPolicy(e, normalizer), n, e)));
                 case "tiresias" ->
                     limits.forEach(l -> runs.add(new Run(new TiresiasPolicy(LimitChoice.fixed(l)), n, l)));
                 case "gandiva" -> limits.forEach(l -> runs.add(new Run(new GandivaPolicy(LimitChoice.fixed(l)), n, l)));

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import org.gpusched.core.random.RandomState;
 import org.gpusched.powerflow.model.Configuration;
+import org.gpusched.powerflow.model.JobModel;
 import org.gpusched.powerflow.model.ModelFitter;
 import org.gpusched.powerflow.model.Observation;
 import org.gpusched.powerflow.model.PerformanceModel;
@@ -38,6 +39,9 @@ public final class Simulation {
     /** One sample of the cluster after a decision: time, GPU power (W, idle included), GPUs allocated, nodes on. */
     public record PowerSample(double time, double watts, int gpusAllocated, int nodesOn) {}
 
+    /** A job's assignment changed at a decision (zero GPUs: it waits); unchanged assignments are not repeated. */
+    public record Change(double time, long job, int gpus, double powerLimit) {}
+
     public record Result(
             String policy,
             List<JobResult> jobs,
@@ -46,6 +50,7 @@ public final class Simulation {
             double meanJct,
             double makespan,
             List<PowerSample> power,
+            List<Change> changes,
             int refits) {}
 
     private final GroundTruth truth;
@@ -53,12 +58,23 @@ public final class Simulation {
     private final int nodes;
     private final long seed;
     private final Map<Long, PerformanceModel> profileFits;
+    private final boolean truthModels;
 
     /**
      * {@code profileFits} caches the pre-run fits across simulations of the same trace and seed (they draw the same
      * samples); pass a shared map to reuse them, or a fresh one.
      */
     public Simulation(GroundTruth truth, int totalGpus, long seed, Map<Long, PerformanceModel> profileFits) {
+        this(truth, totalGpus, seed, profileFits, false);
+    }
+
+    /**
+     * {@code truthModels}: policies that use models see each job's ground truth instead of fitted models, and jobs are
+     * not profiled (the paper's scheduling "with pre-profiled performance", Figure 9: the ideal case, profiling not
+     * charged).
+     */
+    public Simulation(
+            GroundTruth truth, int totalGpus, long seed, Map<Long, PerformanceModel> profileFits, boolean truthModels) {
         int gpn = truth.config().gpu().gpusPerNode();
         if (totalGpus < gpn || totalGpus % gpn != 0)
             throw new IllegalArgumentException(
@@ -74,6 +90,33 @@ public final class Simulation {
         this.nodes = totalGpus / gpn;
         this.seed = seed;
         this.profileFits = profileFits;
+        this.truthModels = truthModels;
+    }
+
+    public boolean truthModels() {
+        return truthModels;
+    }
+
+    /** Whether jobs are pre-run on one GPU at every limit before they are scheduled under {@code policy}. */
+    public boolean profiles(EnergyPolicy policy) {
+        return policy.usesModels() && !truthModels;
+    }
+
+    /** A job's ground truth as a model: what the policy sees in the ground-truth comparison. */
+    private record TruthModel(GroundTruth truth, String workload, double maxLimit) implements JobModel {
+        @Override
+        public double stepTime(Configuration c) {
+            return outcome(c).stepTime();
+        }
+
+        @Override
+        public double energyPerIteration(Configuration c) {
+            return outcome(c).energyPerIteration();
+        }
+
+        private GroundTruth.Outcome outcome(Configuration c) {
+            return truth.at(workload, c.gpus(), c.localBatch() * c.gpus(), c.freq() * maxLimit);
+        }
     }
 
     public ClusterView cluster() {
@@ -85,7 +128,7 @@ public final class Simulation {
         final int maxGpus;
         final RandomState noise;
         final Map<Configuration, double[]> telemetry = new LinkedHashMap<>();
-        PerformanceModel model;
+        JobModel model;
         double ready, done, attained, energy;
         Assignment assignment = Assignment.WAITING;
         GroundTruth.Outcome outcome;
@@ -143,6 +186,7 @@ public final class Simulation {
         List<Job> active = new ArrayList<>();
         List<JobResult> finished = new ArrayList<>();
         List<PowerSample> power = new ArrayList<>();
+        List<Change> changes = new ArrayList<>();
         NodePlacement placement = new NodePlacement(nodes, cluster.gpusPerNode(), policy.migrates());
         double now = 0, idleEnergy = 0;
         int next = 0, nodesOn = 0, allocated = 0, refits = 0;
@@ -175,14 +219,15 @@ public final class Simulation {
             }
             while (next < pending.size() && readyTime(pending.get(next), policy, profileSeconds) <= now) {
                 Job j = pending.get(next++);
-                if (policy.usesModels()) profile(j, profileSeconds);
+                if (profiles(policy)) profile(j, profileSeconds);
+                else if (policy.usesModels()) j.model = new TruthModel(truth, j.trace.workload(), cluster.maxLimit());
                 if (j.remaining() <= 1e-6 * j.trace.iterations())
                     finished.add(new JobResult(j.trace.id(), j.trace.workload(), j.trace.submit(), now, j.energy));
                 else active.add(j);
             }
             for (Job j : active) {
-                if (policy.usesModels() && j.newGpuCount) {
-                    j.model = ModelFitter.refit(j.model, j.observations());
+                if (profiles(policy) && j.newGpuCount) {
+                    j.model = ModelFitter.refit((PerformanceModel) j.model, j.observations());
                     refits++;
                 }
                 j.newGpuCount = false;
@@ -209,6 +254,7 @@ public final class Simulation {
                 if (a.running() && a.gpus() > j.maxGpus)
                     throw new IllegalStateException(policy.name() + " gave job " + j.trace.id() + " " + a.gpus()
                             + " GPUs, more than its batch allows");
+                if (!a.equals(j.assignment)) changes.add(new Change(now, j.trace.id(), a.gpus(), a.powerLimit()));
                 j.assignment = a;
                 if (a.running()) {
                     j.outcome = truth.at(j.trace.workload(), a.gpus(), j.trace.batch(), a.powerLimit());
@@ -230,11 +276,12 @@ public final class Simulation {
             total += r.energyJoules();
             jct += r.jct();
         }
-        return new Result(policy.name(), finished, total, idleEnergy, jct / finished.size(), now, power, refits);
+        return new Result(
+                policy.name(), finished, total, idleEnergy, jct / finished.size(), now, power, changes, refits);
     }
 
     private double readyTime(Job j, EnergyPolicy policy, double profileSeconds) {
-        return j.trace.submit() + (policy.usesModels() ? profileSeconds * cluster.powerLimits().length : 0);
+        return j.trace.submit() + (profiles(policy) ? profileSeconds * cluster.powerLimits().length : 0);
     }
 
     private void profile(Job j, double profileSeconds) {

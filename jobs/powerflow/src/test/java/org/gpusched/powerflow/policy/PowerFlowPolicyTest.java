@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import org.gpusched.core.random.RandomState;
 import org.gpusched.powerflow.model.Configuration;
+import org.gpusched.powerflow.model.PerformanceModel;
 import org.junit.jupiter.api.Test;
 
 class PowerFlowPolicyTest {
@@ -97,6 +98,47 @@ class PowerFlowPolicyTest {
             if (running > 1)
                 assertTrue(power <= p.powerLimitWatts(c) + 1e-6, "power " + power + " > limit " + p.powerLimitWatts(c));
         }
+    }
+
+    /*
+     * Two jobs, both on one GPU at 250 W (f = 1), 64 samples a step; Models: step = k x 64 / n (+ sync when n >= 2),
+     * energy = n x watts x f x step.
+     *   A: k x 64 = 1.0 s, sync 0.1 s, 200 W: T1 = 1.0, T2 = 0.6;  E1 = 200 J,  E2 = 2 x 200 x 0.6 = 240 J
+     *   B: k x 64 = 0.1 s, sync 0.02 s, 20 W: T1 = 0.1, T2 = 0.07; E1 = 2 J,    E2 = 2 x 20 x 0.07 = 2.8 J
+     */
+    private static final PerformanceModel A = Models.of(1.0 / 64, 0.1, 200), B = Models.of(0.1 / 64, 0.02, 20);
+
+    private static JobView running(long id, double remaining, PerformanceModel m) {
+        return new JobView(id, id, "w", 64, 1, remaining, 0, 8, m, new Assignment(1, 250));
+    }
+
+    @Test
+    void priorityGIsEq20RelativeToTheClustersTotalJctAndEnergy() {
+        ClusterView c = new ClusterView(3, 4, LIMITS, 200);
+        List<JobView> jobs = List.of(running(1, 1000, A), running(2, 500, B));
+        // cluster totals at the current assignments: JCT = 1000 x 1.0 + 500 x 0.1 = 1050 s,
+        // E = 1000 x 200 + 500 x 2 = 201,000 J. A doubling: dJCT = 1000 x 0.4 = 400 s, dE = 1000 x 40 = 40,000 J
+        double expected = (400.0 / 1050) / (40_000.0 / 201_000); // 1.9143; the absolute 400 / 40,000 is 0.01
+        assertEquals(expected, new PowerFlowPolicy(1.0).priorityG(c, jobs, 1, 1), 1e-9);
+        // B: dJCT = 500 x 0.03 = 15 s, dE = 500 x 0.8 = 400 J
+        assertEquals((15.0 / 1050) / (400.0 / 201_000), new PowerFlowPolicy(1.0).priorityG(c, jobs, 2, 1), 1e-9);
+        // the job's own totals: A (0.4 / 1.0) / (40 / 200) = 2.0, B (0.03 / 0.1) / (0.8 / 2) = 0.75
+        PowerFlowPolicy perJob = new PowerFlowPolicy(1.0, PowerFlowPolicy.Normalizer.JOB);
+        assertEquals(2.0, perJob.priorityG(c, jobs, 1, 1), 1e-9);
+        assertEquals(0.75, perJob.priorityG(c, jobs, 2, 1), 1e-9);
+    }
+
+    @Test
+    void theThirdGpuGoesByTheClusterReadingToBAndByTheJobReadingToA() {
+        ClusterView c = new ClusterView(3, 4, LIMITS, 200);
+        List<JobView> jobs = List.of(running(1, 1000, A), running(2, 500, B));
+        // cluster: B 0.0357 x scale > A 0.01 x scale; job: A 2.0 > B 0.75. Both first get one GPU (waiting first).
+        Map<Long, Assignment> cluster = new PowerFlowPolicy(1.5).decide(c, jobs);
+        assertEquals(1, cluster.get(1L).gpus());
+        assertEquals(2, cluster.get(2L).gpus());
+        Map<Long, Assignment> job = new PowerFlowPolicy(1.5, PowerFlowPolicy.Normalizer.JOB).decide(c, jobs);
+        assertEquals(2, job.get(1L).gpus());
+        assertEquals(1, job.get(2L).gpus());
     }
 
     private static int indexOf(double limit) {

@@ -3,10 +3,12 @@ package org.gpusched.streaming.file;
 import java.nio.file.Path;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.gpusched.streaming.JobCodec;
 import org.gpusched.streaming.JobSinks;
 import org.gpusched.streaming.avro.JobCompleted;
 import org.gpusched.streaming.avro.JobMetrics;
 import org.gpusched.streaming.avro.JobSubmitted;
+import org.gpusched.streaming.avro.NodeEvent;
 import org.gpusched.streaming.avro.PlacementDecision;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.SchedulingMetrics;
@@ -21,6 +23,7 @@ public final class FileJobSinks implements JobSinks {
     public static final String JOB_METRICS = "job-metrics";
     public static final String REJECTED = "rejected";
     public static final String ACCEPTED_JOBS = "accepted-jobs";
+    public static final String NODE_TIMELINE = "node-timeline";
 
     private final Path dir;
 
@@ -60,9 +63,14 @@ public final class FileJobSinks implements JobSinks {
     /** Accepted jobs are written as jobs.jsonl lines already, so assembling the run directory only merges them. */
     @Override
     public void acceptedJobs(DataStream<JobSubmitted> s) {
-        s.sinkTo(new JsonLinesSink<>(dir, ACCEPTED_JOBS, RunDirectoryWriter::writeJob))
+        s.sinkTo(new JsonLinesSink<>(dir, ACCEPTED_JOBS, JobCodec::writeTraceLine))
                 .uid("file-sink-" + ACCEPTED_JOBS)
                 .name(ACCEPTED_JOBS + " file");
+    }
+
+    @Override
+    public void nodeTimeline(DataStream<NodeEvent> s) {
+        sink(s, NODE_TIMELINE);
     }
 
     private <T extends GenericRecord> void sink(DataStream<T> stream, String name) {

@@ -39,11 +39,24 @@ public final class LocalRun {
             String jobName,
             Consumer<Progress> progress)
             throws Exception {
+        return run(cfg, sources, parts, parallelism, jobName, new Configuration(), progress);
+    }
+
+    /** As above, on a mini cluster configured with {@code flink} (a metric reporter, for instance). */
+    public static JobExecutionResult run(
+            SchedulerConfig cfg,
+            JobSources sources,
+            Path parts,
+            int parallelism,
+            String jobName,
+            Configuration flink,
+            Consumer<Progress> progress)
+            throws Exception {
         Files.createDirectories(parts);
         try (DirectoryStream<Path> old = Files.newDirectoryStream(parts, "*.jsonl")) {
             for (Path p : old) Files.delete(p);
         }
-        StreamExecutionEnvironment env = EmbeddedFlink.local(parallelism, new Configuration());
+        StreamExecutionEnvironment env = EmbeddedFlink.local(parallelism, flink);
         SchedulerJob.define(env, sources, new FileJobSinks(parts), cfg);
         JobClient client = env.executeAsync(jobName);
         LineCounter finished = new LineCounter(parts, FileJobSinks.JOB_METRICS);

@@ -19,6 +19,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.gpusched.rundir.RunLayout;
 
 /**
  * An output directory (a run or compare directory) written under a hidden sibling name, {@code .NAME.partial-PID},
@@ -32,16 +33,16 @@ import java.util.stream.Stream;
  */
 public final class StagedDirectory implements AutoCloseable {
     /** Present in a directory still being written (or abandoned by a killed run); validate and report refuse it. */
-    public static final String INCOMPLETE = ".incomplete";
+    public static final String INCOMPLETE = RunLayout.INCOMPLETE;
     /** Files that mark a directory as earlier gpusched output, which a new run may replace. */
     private static final Set<String> OUTPUT_MARKERS = Set.of(
-            "run.json",
-            "metrics.json",
+            RunLayout.RUN,
+            RunLayout.METRICS,
             "comparison.csv",
             "report.html",
             "audit.txt",
-            "decisions.jsonl",
-            ".parts",
+            RunLayout.DECISIONS,
+            RunLayout.PARTS,
             INCOMPLETE);
 
     /** The directory cannot be written (in use, or not ours to replace); the message is one line for the user. */

@@ -6,7 +6,7 @@ import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
- * Writes one output record as plain Avro binary (what the topic's consumers and flink-avro read) to its topic,
+ * Writes one output record as Avro binary in the configured {@link WireFormat} ({@link AvroBinary}) to its topic,
  * keyed so that all records of one job, or of one (policy, controller), land in the same partition in order.
  * One named subclass per topic: Flink cannot extract the type of a lambda serializer (InvalidTypesException).
  */
@@ -15,6 +15,7 @@ public abstract class AvroRecordSerializer<T extends SpecificRecordBase> impleme
 
     private final Class<T> type;
     private final String topic;
+    private WireFormat format = WireFormat.PLAIN;
     private transient AvroBinary<T> avro;
 
     protected AvroRecordSerializer(Class<T> type, String topic) {
@@ -25,13 +26,19 @@ public abstract class AvroRecordSerializer<T extends SpecificRecordBase> impleme
     /** The Kafka key of the record (partitioning and ordering), UTF-8. */
     protected abstract String key(T record);
 
+    /** Frames values in {@code value} instead of plain binary. */
+    public AvroRecordSerializer<T> withFormat(WireFormat value) {
+        this.format = value;
+        return this;
+    }
+
     public String topic() {
         return topic;
     }
 
     @Override
     public ProducerRecord<byte[], byte[]> serialize(T record, KafkaSinkContext context, Long timestamp) {
-        if (avro == null) avro = new AvroBinary<>(type);
+        if (avro == null) avro = new AvroBinary<>(type, format);
         return new ProducerRecord<>(
                 topic, null, null, key(record).getBytes(StandardCharsets.UTF_8), avro.encode(record));
     }

@@ -30,7 +30,12 @@ public final class BoundedAvroDecoder extends Decoder {
             .onUnmappableCharacter(CodingErrorAction.REPORT);
 
     public BoundedAvroDecoder(byte[] record) {
-        this.in = DecoderFactory.get().binaryDecoder(record, null);
+        this(record, 0, record.length);
+    }
+
+    /** The record held in {@code length} bytes of {@code bytes} from {@code offset}. */
+    public BoundedAvroDecoder(byte[] bytes, int offset, int length) {
+        this.in = DecoderFactory.get().binaryDecoder(bytes, offset, length, null);
         this.left = in.inputStream();
     }
 

@@ -15,7 +15,7 @@ import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.SchedulingMetrics;
 
 /**
- * The job's outputs to Kafka: one {@link KafkaSink} per output topic, plain Avro binary values.
+ * The job's outputs to Kafka: one {@link KafkaSink} per output topic, Avro values in the settings' {@link WireFormat}.
  * With {@link KafkaSettings#exactlyOnce()} (needs checkpointing) the sinks write in Kafka transactions committed on
  * each checkpoint, so a restart from a checkpoint leaves every topic exactly as an uninterrupted run would;
  * otherwise at-least-once.
@@ -67,7 +67,7 @@ public final class KafkaJobSinks implements JobSinks {
         var builder = KafkaSink.<T>builder()
                 .setBootstrapServers(kafka.bootstrap())
                 .setKafkaProducerConfig(kafka.clientConfig())
-                .setRecordSerializer(serializer);
+                .setRecordSerializer(serializer.withFormat(kafka.wireFormat()));
         // Batches of up to 256 KB instead of the producer's 16 KB: the job writes several small records per event, and
         // per-request work was most of the producer thread's CPU. Lingering 10 ms (default 5) lets them fill.
         defaultProperty(builder, "batch.size", Integer.toString(256 * 1024));

@@ -8,6 +8,7 @@ import org.gpusched.streaming.SchedulerJob;
 import org.gpusched.streaming.avro.JobCompleted;
 import org.gpusched.streaming.avro.JobMetrics;
 import org.gpusched.streaming.avro.JobSubmitted;
+import org.gpusched.streaming.avro.NodeEvent;
 import org.gpusched.streaming.avro.PlacementDecision;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.SchedulingMetrics;
@@ -41,7 +42,7 @@ public final class KafkaPipeline {
     }
 
     /** Each output stream to two sinks (the topics and, for run --out, the run directory's part files). */
-    private record Both(JobSinks first, JobSinks second) implements JobSinks {
+    record Both(JobSinks first, JobSinks second) implements JobSinks {
         @Override
         public void decisions(DataStream<PlacementDecision> s) {
             first.decisions(s);
@@ -76,6 +77,12 @@ public final class KafkaPipeline {
         public void acceptedJobs(DataStream<JobSubmitted> s) {
             first.acceptedJobs(s);
             second.acceptedJobs(s);
+        }
+
+        @Override
+        public void nodeTimeline(DataStream<NodeEvent> s) {
+            first.nodeTimeline(s);
+            second.nodeTimeline(s);
         }
     }
 }

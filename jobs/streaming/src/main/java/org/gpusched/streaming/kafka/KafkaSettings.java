@@ -8,7 +8,8 @@ import java.util.Properties;
 /**
  * How the job reaches Kafka: brokers, the topic prefix (several deployments on one broker), whether the sources
  * stop at the offsets that are the latest when the job starts (bounded: replays and tests), the consumer group,
- * the sinks' delivery guarantee, and extra client properties (security, timeouts) passed to every client as is.
+ * the sinks' delivery guarantee, extra client properties (security, timeouts) passed to every client as is, and the
+ * {@link WireFormat} the job's writers frame Avro values in (readers accept both).
  */
 public record KafkaSettings(
         String bootstrap,
@@ -16,7 +17,8 @@ public record KafkaSettings(
         boolean bounded,
         String groupId,
         boolean exactlyOnce,
-        Map<String, String> clientProperties)
+        Map<String, String> clientProperties,
+        WireFormat wireFormat)
         implements Serializable {
 
     public static final String DEFAULT_GROUP_ID = "gpusched";
@@ -39,30 +41,35 @@ public record KafkaSettings(
         topicPrefix = topicPrefix == null ? "" : topicPrefix;
         groupId = groupId == null || groupId.isBlank() ? DEFAULT_GROUP_ID : groupId;
         clientProperties = clientProperties == null ? Map.of() : Map.copyOf(clientProperties);
+        wireFormat = wireFormat == null ? WireFormat.PLAIN : wireFormat;
     }
 
     public static KafkaSettings of(String bootstrap) {
-        return new KafkaSettings(bootstrap, "", false, DEFAULT_GROUP_ID, false, Map.of());
+        return new KafkaSettings(bootstrap, "", false, DEFAULT_GROUP_ID, false, Map.of(), WireFormat.PLAIN);
     }
 
     public KafkaSettings withBounded(boolean value) {
-        return new KafkaSettings(bootstrap, topicPrefix, value, groupId, exactlyOnce, clientProperties);
+        return new KafkaSettings(bootstrap, topicPrefix, value, groupId, exactlyOnce, clientProperties, wireFormat);
     }
 
     public KafkaSettings withTopicPrefix(String value) {
-        return new KafkaSettings(bootstrap, value, bounded, groupId, exactlyOnce, clientProperties);
+        return new KafkaSettings(bootstrap, value, bounded, groupId, exactlyOnce, clientProperties, wireFormat);
     }
 
     public KafkaSettings withGroupId(String value) {
-        return new KafkaSettings(bootstrap, topicPrefix, bounded, value, exactlyOnce, clientProperties);
+        return new KafkaSettings(bootstrap, topicPrefix, bounded, value, exactlyOnce, clientProperties, wireFormat);
     }
 
     public KafkaSettings withExactlyOnce(boolean value) {
-        return new KafkaSettings(bootstrap, topicPrefix, bounded, groupId, value, clientProperties);
+        return new KafkaSettings(bootstrap, topicPrefix, bounded, groupId, value, clientProperties, wireFormat);
     }
 
     public KafkaSettings withClientProperties(Map<String, String> value) {
-        return new KafkaSettings(bootstrap, topicPrefix, bounded, groupId, exactlyOnce, value);
+        return new KafkaSettings(bootstrap, topicPrefix, bounded, groupId, exactlyOnce, value, wireFormat);
+    }
+
+    public KafkaSettings withWireFormat(WireFormat value) {
+        return new KafkaSettings(bootstrap, topicPrefix, bounded, groupId, exactlyOnce, clientProperties, value);
     }
 
     /** Client properties for a plain Kafka client (admin, producer, consumer): bootstrap plus the extras. */
@@ -81,11 +88,12 @@ public record KafkaSettings(
                 && k.bounded == bounded
                 && k.groupId.equals(groupId)
                 && k.exactlyOnce == exactlyOnce
-                && k.clientProperties.equals(clientProperties);
+                && k.clientProperties.equals(clientProperties)
+                && k.wireFormat == wireFormat;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(bootstrap, topicPrefix, bounded, groupId, exactlyOnce, clientProperties);
+        return Objects.hash(bootstrap, topicPrefix, bounded, groupId, exactlyOnce, clientProperties, wireFormat);
     }
 }

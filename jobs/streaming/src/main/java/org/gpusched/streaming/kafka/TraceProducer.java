@@ -1,34 +1,26 @@
 package org.gpusched.streaming.kafka;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.Properties;
-import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.gpusched.core.model.Job;
 import org.gpusched.formats.FormatException;
 import org.gpusched.formats.LineReader;
 import org.gpusched.formats.TraceJob;
 import org.gpusched.formats.TraceJson;
+import org.gpusched.streaming.JobCodec;
 import org.gpusched.streaming.Topics;
-import org.gpusched.streaming.avro.ExecutionTime;
 import org.gpusched.streaming.avro.JobSubmitted;
 
 /**
- * Publishes a trace file (JSON Lines) to the submissions topic as {@link JobSubmitted} records (plain Avro binary,
+ * Publishes a trace file (JSON Lines) to the submissions topic as {@link JobSubmitted} records (Avro binary in the settings' wire format,
  * keyed by job id), in file order, as fast as possible or time-compressed ({@code speedup}: one trace second takes
  * 1/speedup wall seconds, measured from the first job's submission).
  *
@@ -67,9 +59,7 @@ public final class TraceProducer {
 
     private final KafkaSettings kafka;
     private final double speedup;
-    private final ObjectMapper json =
-            new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
-    private final AvroBinary<JobSubmitted> avro = new AvroBinary<>(JobSubmitted.class);
+    private final AvroBinary<JobSubmitted> avro;
 
     /** @param speedup trace seconds per wall second; 0 or less = as fast as possible */
     public TraceProducer(KafkaSettings kafka, double speedup) {
@@ -77,6 +67,7 @@ public final class TraceProducer {
             throw new IllegalArgumentException("speedup must be a finite number, got " + speedup);
         this.kafka = kafka;
         this.speedup = speedup;
+        this.avro = new AvroBinary<>(JobSubmitted.class, kafka.wireFormat());
     }
 
     public Summary publish(Path trace, Progress progress) throws IOException, InterruptedException {
@@ -128,7 +119,7 @@ public final class TraceProducer {
                             null,
                             null,
                             job.job().id().getBytes(StandardCharsets.UTF_8),
-                            avro.encode(toSubmitted(job)));
+                            avro.encode(JobCodec.toSubmitted(job)));
                     published++;
                 }
                 producer.send(record, (metadata, e) -> {
@@ -205,35 +196,5 @@ public final class TraceProducer {
     public static void waitUntil(long nanoTime) throws InterruptedException {
         long wait = nanoTime - System.nanoTime();
         if (wait > 0) Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-    }
-
-    /**
-     * The record of a trace job, as the job's own parser builds it from a trace line (times in trace order, per
-     * type by GPU count; actualFactor out of the extras; the other extras as one JSON object, keys sorted).
-     */
-    public JobSubmitted toSubmitted(TraceJob traceJob) {
-        Job j = traceJob.job();
-        List<ExecutionTime> times = new ArrayList<>();
-        j.times().forEach((type, perGpus) -> perGpus.forEach((g, s) -> times.add(new ExecutionTime(type, g, s))));
-        Map<String, Object> extras = new TreeMap<>(traceJob.extras());
-        Object factor = extras.remove("actualFactor");
-        String extrasJson = null;
-        if (!extras.isEmpty()) {
-            try {
-                extrasJson = json.writeValueAsString(extras);
-            } catch (JsonProcessingException e) {
-                throw new IllegalArgumentException(
-                        "job " + j.id() + ": optional fields cannot be encoded (" + e.getOriginalMessage() + ")", e);
-            }
-        }
-        return JobSubmitted.newBuilder()
-                .setId(j.id())
-                .setSubmit(j.submitSeconds())
-                .setDue(j.dueSeconds())
-                .setWeight(j.weightPerHour())
-                .setTimes(times)
-                .setActualFactor(factor instanceof Number n ? n.doubleValue() : null)
-                .setExtrasJson(extrasJson)
-                .build();
     }
 }

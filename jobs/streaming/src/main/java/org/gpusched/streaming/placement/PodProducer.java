@@ -18,7 +18,7 @@ import org.gpusched.streaming.kafka.TraceProducer;
 
 /**
  * Publishes an Alibaba pod list (CSV with creation_time and deletion_time, as place-replay reads it) to the pods topic as
- * {@link PodEvent} records (plain Avro binary, keyed by pod name, seq = the row's line), in file order, as fast as
+ * {@link PodEvent} records (Avro binary in the settings' wire format, keyed by pod name, seq = the row's line), in file order, as fast as
  * possible or time-compressed by creation time ({@code speedup}, measured from the first row's creation; rows earlier
  * than the pace go at once). Each row is validated with the pod list's own
  * {@link PodListFormat}: a bad row is published to the rejected topic as a {@link RejectedRecord} (source = the file,
@@ -40,8 +40,8 @@ public final class PodProducer {
 
     private final KafkaSettings kafka;
     private final double speedup;
-    private final AvroBinary<PodEvent> pods = new AvroBinary<>(PodEvent.class);
-    private final AvroBinary<RejectedRecord> rejections = new AvroBinary<>(RejectedRecord.class);
+    private final AvroBinary<PodEvent> pods;
+    private final AvroBinary<RejectedRecord> rejections;
 
     /** @param speedup trace seconds per wall second; 0 or less = as fast as possible */
     public PodProducer(KafkaSettings kafka, double speedup) {
@@ -49,6 +49,8 @@ public final class PodProducer {
             throw new IllegalArgumentException("speedup must be a finite number, got " + speedup);
         this.kafka = kafka;
         this.speedup = speedup;
+        this.pods = new AvroBinary<>(PodEvent.class, kafka.wireFormat());
+        this.rejections = new AvroBinary<>(RejectedRecord.class, kafka.wireFormat());
     }
 
     public Summary publish(Path file, TraceProducer.Progress progress) throws IOException, InterruptedException {

@@ -53,16 +53,8 @@ class RunDirectoryWriterTest {
                 parts.resolve("scheduling-metrics-0.jsonl"),
                 List.of("{\"policy\":\"fifo\",\"controller\":0,\"accruedExecutionCost\":2.0,\"optimizerNanos\":1000}"));
         Files.write(parts.resolve("rejected-0.jsonl"), List.of());
-        NodeType g1 = new NodeType("G1", "X", 1, new double[] {0.5, 1.0});
-        SchedulerConfig cfg = SchedulerConfig.builder()
-                .policy("fifo")
-                .cluster(new ClusterSpec(
-                        new Cluster(List.of(g1), List.of(Node.fixed("n0", "G1"))),
-                        new ObjectiveParameters(100, 3600, 0)))
-                .build();
-
         Path out = dir.resolve("run");
-        RunDirectoryWriter.Summary s = RunDirectoryWriter.write(parts, out, cfg, "fifo", Map.of());
+        RunDirectoryWriter.Summary s = writeFifoRun(parts, out);
 
         assertEquals(
                 List.of(job("a", 1), job("b", 2), job("c", 3), job("d", 4)),
@@ -83,7 +75,14 @@ class RunDirectoryWriterTest {
         JsonNode metrics = AvroJson.MAPPER.readTree(out.resolve("metrics.json").toFile());
         assertEquals(4, metrics.get("preemptions").asLong());
         assertEquals(
-                List.of("jobs.jsonl", "decisions.jsonl", "metrics.json", "rejected.jsonl", "run.json").stream()
+                List.of(
+                                "jobs.jsonl",
+                                "decisions.jsonl",
+                                "metrics.json",
+                                "node-events.jsonl",
+                                "rejected.jsonl",
+                                "run.json")
+                        .stream()
                         .sorted()
                         .toList(),
                 Files.list(out).map(p -> p.getFileName().toString()).sorted().toList(),
@@ -119,16 +118,8 @@ class RunDirectoryWriterTest {
                 parts.resolve("scheduling-metrics-1.jsonl"),
                 List.of(
                         "{\"time\":1.0,\"policy\":\"fifo\",\"controller\":1,\"trigger\":\"SUBMISSION\",\"accruedExecutionCost\":1.0,\"optimizerNanos\":1000000}"));
-        NodeType g1 = new NodeType("G1", "X", 1, new double[] {0.5, 1.0});
-        SchedulerConfig cfg = SchedulerConfig.builder()
-                .policy("fifo")
-                .cluster(new ClusterSpec(
-                        new Cluster(List.of(g1), List.of(Node.fixed("n0", "G1"))),
-                        new ObjectiveParameters(100, 3600, 0)))
-                .build();
-
         Path out = dir.resolve("run");
-        RunDirectoryWriter.Summary s = RunDirectoryWriter.write(parts, out, cfg, "fifo", Map.of());
+        RunDirectoryWriter.Summary s = writeFifoRun(parts, out);
 
         assertEquals(
                 Files.readAllLines(parts.resolve("accepted-jobs-1.jsonl")),
@@ -149,5 +140,17 @@ class RunDirectoryWriterTest {
         assertEquals(1.0, s.optimizerMedianMs(), 1e-12, "calls only (nanos 0 = no call): 1 and 3 ms");
         assertEquals(3.0, s.optimizerP99Ms(), 1e-12);
         assertEquals(11 - 1.0, s.makespanSeconds(), 1e-12);
+    }
+
+    /** The fifo run directory of the part files, on one G1 node. */
+    private static RunDirectoryWriter.Summary writeFifoRun(Path parts, Path out) {
+        NodeType g1 = new NodeType("G1", "X", 1, new double[] {0.5, 1.0});
+        SchedulerConfig cfg = SchedulerConfig.builder()
+                .policy("fifo")
+                .cluster(new ClusterSpec(
+                        new Cluster(List.of(g1), List.of(Node.fixed("n0", "G1"))),
+                        new ObjectiveParameters(100, 3600, 0)))
+                .build();
+        return RunDirectoryWriter.write(parts, out, cfg, "fifo", Map.of());
     }
 }

@@ -22,7 +22,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.gpusched.formats.ClusterYaml;
 import org.gpusched.formats.TraceJson;
-import org.gpusched.streaming.RecordParser;
+import org.gpusched.streaming.JobCodec;
 import org.gpusched.streaming.SchedulerConfig;
 import org.gpusched.streaming.SchedulerJob;
 import org.gpusched.streaming.Topics;
@@ -127,7 +127,7 @@ class FuzzIT {
                 "the first one is named by file:line: " + produced.firstUnreadable());
         AvroBinary<JobSubmitted> avro = new AvroBinary<>(JobSubmitted.class);
         List<byte[]> validAvro = new ArrayList<>();
-        for (String line : validLines) validAvro.add(avro.encode(RecordParser.toSubmitted(TraceJson.parse(line))));
+        for (String line : validLines) validAvro.add(avro.encode(JobCodec.toSubmitted(TraceJson.parse(line))));
         List<byte[]> raw = corpus.rawRecords(validAvro, RAW_RECORDS);
         publish(kafka, raw);
 

@@ -15,6 +15,7 @@ import org.gpusched.formats.ClusterYaml;
 import org.gpusched.formats.TraceFile;
 import org.gpusched.formats.TraceJob;
 import org.gpusched.formats.TraceJson;
+import org.gpusched.streaming.JobCodec;
 import org.gpusched.streaming.RawRecord;
 import org.gpusched.streaming.RecordParser;
 import org.gpusched.streaming.SchedulerConfig;
@@ -43,7 +44,6 @@ class TraceProducerTest {
                 .cluster(ClusterYaml.read(cluster))
                 .policy("fifo")
                 .build();
-        TraceProducer producer = new TraceProducer(KafkaSettings.of("127.0.0.1:9"), 0);
         List<String> lines = Files.readAllLines(trace);
         // Extras, and an actualFactor that the parser moves out of them, must survive too.
         lines.add("{\"id\":\"x1\",\"submit\":5,\"due\":900,\"weight\":1.5,\"times\":{\"V100x4\":{\"1\":300,\"2\":170}},"
@@ -56,7 +56,7 @@ class TraceProducerTest {
             assertEquals(lines.size(), events.size(), "every line is a valid job");
             for (int i = 0; i < lines.size(); i++) {
                 JobSubmitted expected = events.get(i).getSubmitted();
-                assertEquals(expected, producer.toSubmitted(TraceJson.parse(lines.get(i))), "line " + (i + 1));
+                assertEquals(expected, JobCodec.toSubmitted(TraceJson.parse(lines.get(i))), "line " + (i + 1));
             }
             JobSubmitted last = events.get(lines.size() - 1).getSubmitted();
             assertEquals(1.2, last.getActualFactor());

@@ -1,0 +1,105 @@
+package org.gpusched.audit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.gpusched.powerflow.sim.Experiment;
+import org.gpusched.powerflow.sim.PolicySet;
+import org.gpusched.powerflow.sim.RandomTraceSampler;
+import org.gpusched.powerflow.sim.TraceJob;
+import org.gpusched.powerflow.truth.GroundTruth;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PowerflowEnergyAuditTest {
+    private static final PowerflowEnergyAudit.Tolerances TOL = new PowerflowEnergyAudit.Tolerances(0.01, 1e-6);
+
+    @TempDir
+    static Path tmp;
+
+    static Path run;
+
+    @BeforeAll
+    static void simulate() throws Exception {
+        GroundTruth truth = GroundTruth.defaults();
+        List<TraceJob> trace = RandomTraceSampler.sample(12, 900, RandomTraceSampler.JobSize.MEDIUM, 3, truth);
+        run = tmp.resolve("run");
+        Experiment.run(
+                truth,
+                trace,
+                16,
+                3,
+                PolicySet.expand(List.of("powerflow", "tiresias", "gandiva+zeus"), List.of(0.3, 1.0), List.of(150.0)),
+                run,
+                null);
+    }
+
+    @Test
+    void aSimulatedRunAuditsCleanAndItsEnergyIsRecomputed() {
+        Map<String, AuditReport> reports = PowerflowEnergyAudit.audit(run, TOL);
+        assertEquals(
+                List.of("powerflow@eta0.30", "powerflow@eta1.00", "tiresias@150", "gandiva+zeus"),
+                List.copyOf(reports.keySet()));
+        for (var e : reports.entrySet()) {
+            assertTrue(e.getValue().ok(), e.getKey() + "\n" + e.getValue().format());
+            assertEquals(12.0, e.getValue().recomputed().get("completedJobs"));
+            assertTrue(e.getValue().recomputed().get("energyKWh") > 0);
+        }
+    }
+
+    @Test
+    void aDecisionAtAnotherPowerLimitIsCaughtInTheEnergy() throws Exception {
+        Path copy = copyOf("limit");
+        Path decisions = copy.resolve("decisions-tiresias@150.csv");
+        List<String> lines = new ArrayList<>(Files.readAllLines(decisions));
+        for (int i = 1; i < lines.size(); i++)
+            if (lines.get(i).endsWith(",150.0")) {
+                lines.set(i, lines.get(i).replace(",150.0", ",250.0"));
+                break;
+            }
+        Files.write(decisions, lines);
+        AuditReport r = PowerflowEnergyAudit.audit(copy, TOL).get("tiresias@150");
+        assertFalse(r.ok());
+        assertTrue(r.has(Violation.Kind.METRICS), r.format());
+        assertTrue(
+                PowerflowEnergyAudit.audit(copy, TOL).get("powerflow@eta0.30").ok());
+    }
+
+    @Test
+    void aReportedTotalThatDisagreesIsAViolation() throws Exception {
+        Path copy = copyOf("total");
+        Path results = copy.resolve("results.csv");
+        List<String> lines = new ArrayList<>(Files.readAllLines(results));
+        String[] f = lines.get(1).split(",", -1);
+        f[5] = String.valueOf(Double.parseDouble(f[5]) * 1.01);
+        lines.set(1, String.join(",", f));
+        Files.write(results, lines);
+        AuditReport r = PowerflowEnergyAudit.audit(copy, TOL).get("powerflow@eta0.30");
+        assertTrue(r.has(Violation.Kind.METRICS), r.format());
+    }
+
+    @Test
+    void aMissingDecisionFileIsAnInputErrorNamingIt() throws Exception {
+        Path copy = copyOf("missing");
+        Files.delete(copy.resolve("decisions-tiresias@150.csv"));
+        AuditInputException e = assertThrows(AuditInputException.class, () -> PowerflowEnergyAudit.audit(copy, TOL));
+        assertTrue(e.getMessage().contains("decisions-tiresias@150.csv"), e.getMessage());
+    }
+
+    private static Path copyOf(String name) throws Exception {
+        Path copy = tmp.resolve(name);
+        Files.createDirectories(copy);
+        try (var files = Files.list(run)) {
+            for (Path p : files.toList()) Files.copy(p, copy.resolve(p.getFileName()));
+        }
+        return copy;
+    }
+}

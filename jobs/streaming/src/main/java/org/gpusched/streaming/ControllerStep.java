@@ -1,0 +1,256 @@
+package org.gpusched.streaming;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.gpusched.core.model.Cluster;
+import org.gpusched.core.model.Placement;
+import org.gpusched.core.model.Schedule;
+import org.gpusched.core.model.SchedulingProblem;
+import org.gpusched.core.objective.RealCost;
+import org.gpusched.core.policy.FreeNodePolicy;
+import org.gpusched.core.policy.PlanStabilizer;
+import org.gpusched.core.policy.SchedulingPolicy;
+import org.gpusched.core.random.RandomState;
+import org.gpusched.streaming.avro.DecisionAction;
+import org.gpusched.streaming.avro.PlacementDecision;
+import org.gpusched.streaming.avro.SchedulingMetrics;
+import org.gpusched.streaming.state.ControllerEvent;
+import org.gpusched.streaming.state.JobRecord;
+
+/**
+ * One step of one controller key at one time, plain Java: advances the real costs to the step's time, completes the
+ * jobs whose real end came (replay), applies the time's input events ({@link EventApplier}), reschedules when
+ * something changed (the policy on the problem {@link ProblemBuilder} builds, the result turned into decisions by
+ * {@link ScheduleDiff}), emits the scheduling metrics and sets the next periodic rescheduling.
+ */
+final class ControllerStep {
+    /** Periodic ticks kept for a waiting job (with nothing running) after its due date; see {@link #waitingJobMayStart}. */
+    static final long WAITING_TICKS_AFTER_DUE = 1000;
+    /** Jobs of the queue handed to a queue baseline at least at once; see {@link #startOnFreeNodes}. */
+    static final int QUEUE_SLICE_MIN = 64;
+
+    private final ControllerFacts facts;
+    private final ActiveJobs jobs;
+    private final SchedulingPolicy scheduler;
+    /** Carries out only the moves of running jobs that pay for themselves (null: plans as the policy gives them). */
+    private final PlanStabilizer stabilizer;
+
+    private final EventApplier events;
+    private final ProblemBuilder problems;
+
+    ControllerStep(ControllerFacts facts, SchedulingPolicy scheduler, PlanStabilizer stabilizer) {
+        this.facts = facts;
+        this.jobs = facts.jobs;
+        this.scheduler = scheduler;
+        this.stabilizer = stabilizer;
+        this.events = new EventApplier(facts);
+        this.problems = new ProblemBuilder(facts);
+    }
+
+    /** Runs the step on the input events of its time, in {@link EventOrder#ORDER}. */
+    void run(List<ControllerEvent> inputs) throws Exception {
+        advance();
+        if (facts.config.mode() == SchedulerConfig.Mode.REPLAY) events.completeEnded();
+        for (ControllerEvent e : inputs) events.apply(e);
+        var s = facts.state;
+        long now = facts.now;
+        if (s.getNextPeriodMillis() >= 0 && now >= s.getNextPeriodMillis()) {
+            if (!jobs.isEmpty()) events.triggers().add("PERIOD");
+            s.setNextPeriodMillis(-1L);
+        }
+        if (!events.triggers().isEmpty()) reschedule();
+        int running = jobs.runningCount();
+        long nextEnd = jobs.nextEndMillis();
+        // Periodic rescheduling while something runs, and while a job waits whose postponement penalty still grows: a
+        // policy may postpone by choice (milp-relaxed) and only the passing of time makes it start the job. Otherwise a
+        // tick would change nothing, and in replay it would keep the final watermark firing forever; nor for a policy
+        // whose decisions a tick cannot change (the queue baselines).
+        if (scheduler.decidesOnTicks()
+                && !jobs.isEmpty()
+                && (running > 0 || waitingJobMayStart())
+                && s.getNextPeriodMillis() < 0) {
+            long period = facts.config.periodMillis();
+            long next = (now / period + 1) * period;
+            s.setNextPeriodMillis(next);
+            facts.timers.register(next);
+        }
+        if (jobs.isEmpty() && s.getNextPeriodMillis() >= 0) {
+            // idle: no periodic rescheduling pending, so an idle key holds no timer. Timers are one per timestamp: keep
+            // it when input events are buffered for that same time, or they would never be handled.
+            if (!facts.timers.inputPendingAt(s.getNextPeriodMillis())) facts.timers.delete(s.getNextPeriodMillis());
+            s.setNextPeriodMillis(-1L);
+        }
+        s.setNextEndMillis(facts.config.mode() == SchedulerConfig.Mode.REPLAY ? nextEnd : -1L);
+    }
+
+    /**
+     * Real node cost from the controller's clock to now, at the rate of the placements that held meanwhile. Progress
+     * needs no update: a running job's done fractions are linear in time from its progressMillis (see {@link
+     * ControllerFacts#modelDone}), and are written down only when its placement changes.
+     */
+    private void advance() {
+        var s = facts.state;
+        long from = s.getNowMillis();
+        long now = facts.now;
+        s.setNowMillis(now);
+        if (from == Long.MIN_VALUE || now <= from) return;
+        Topology topology = jobs.isEmpty() ? null : facts.topology();
+        double rate = topology == null ? 0 : topology.load.costPerSecond();
+        s.setAccruedExecutionCost(s.getAccruedExecutionCost() + rate * ((now - from) / 1000.0));
+    }
+
+    /**
+     * Whether a waiting job's postponement penalty (rho x weight x worst-case tardiness) can still grow enough to make
+     * the policy start it: weight > 0, and not more than {@value #WAITING_TICKS_AFTER_DUE} periods past its due date (a
+     * safety stop, so a policy that never starts a job cannot keep a replay's final watermark firing).
+     */
+    private boolean waitingJobMayStart() {
+        long horizon = WAITING_TICKS_AFTER_DUE * facts.config.periodMillis();
+        for (ActiveJobs.Entry e : jobs.inOrder()) {
+            JobRecord j = e.record;
+            if (j.getNode() == null
+                    && j.getSpec().getWeight() > 0
+                    && facts.now < (long) (j.getSpec().getDue() * 1000) + horizon) return true;
+        }
+        return false;
+    }
+
+    /** Calls the policy (unless its schedule would be the current one), applies it and emits the scheduling metrics. */
+    private void reschedule() {
+        long nanos = 0;
+        double objective = 0;
+        List<PlacementDecision> changes = new ArrayList<>();
+        Topology topology = jobs.isEmpty() ? null : facts.topology();
+        if (topology != null) problems.rankWaiting(topology, scheduler);
+        if (topology != null && scheduler.startsOnlyOnFreeNodes() && problems.nothingToStart(topology)) {
+            objective = problems.keptObjective(topology);
+            facts.updateNodeTypes(topology, n -> topology.currentType[n]);
+        } else if (topology != null && scheduler instanceof FreeNodePolicy free) {
+            Call call = startOnFreeNodes(topology, free, changes);
+            objective = call.objective;
+            nanos = call.nanos;
+        } else if (topology != null) {
+            Cluster cluster = topology.cluster;
+            List<ActiveJobs.Entry> candidates = problems.optimizerCandidates(topology);
+            if (!candidates.isEmpty()) {
+                SchedulingProblem problem = problems.problem(topology, candidates);
+                double beyondWindow = problems.postponedBeyond(topology, candidates);
+                RandomState random = new RandomState(facts.state.getRandomState());
+                long start = System.nanoTime();
+                Schedule schedule = scheduler.schedule(problem, random);
+                if (stabilizer != null)
+                    schedule = stabilizer.stabilize(problem, schedule, ProblemBuilder.movesSoFar(candidates));
+                nanos = System.nanoTime() - start;
+                facts.state.setRandomState(random.state());
+                objective = schedule.objective() + beyondWindow;
+                changes.addAll(carryOut(cluster, candidates, schedule));
+                facts.updateNodeTypes(topology, schedule::nodeType);
+            }
+        }
+        changes.forEach(facts::emit);
+        int running = jobs.runningCount();
+        Topology placed = running == 0 ? null : facts.topology();
+        var s = facts.state;
+        facts.output.schedulingMetrics(SchedulingMetrics.newBuilder()
+                .setTime(facts.nowSeconds())
+                .setPolicy(facts.policy)
+                .setController(facts.controller)
+                .setTrigger(String.join("+", events.triggers()))
+                .setFObj(objective)
+                .setOptimizerNanos(nanos)
+                .setQueueLength(jobs.size() - running)
+                .setRunning(running)
+                .setDecisions(changes.size())
+                .setAccruedExecutionCost(s.getAccruedExecutionCost())
+                .setAccruedTardinessCost(s.getAccruedTardinessCost())
+                .setCompletedJobs(s.getCompletedJobs())
+                .setBusyGpus(placed == null ? 0 : placed.load.busyGpus())
+                .setCostRatePerHour(placed == null ? 0 : placed.load.costPerSecond() * 3600.0)
+                .build());
+    }
+
+    /** A policy call's f_OBJ and wall time. */
+    private record Call(double objective, long nanos) {}
+
+    /**
+     * For a {@link FreeNodePolicy}: the policy is given waiting jobs alone, with the nodes the running jobs hold, and
+     * the running jobs keep their placements. The queue is handed over from its head in slices, each with the nodes
+     * the slices before it took, until no node is free or the queue ends: the policy serves jobs in queue order one
+     * whole free node each, so this starts exactly the jobs one call over the whole queue starts, and an event costs
+     * the head it reads rather than the backlog. f_OBJ is summed over every job as {@link
+     * ProblemBuilder#keptObjective} sums it, so it is the value the call over the whole problem returns.
+     */
+    private Call startOnFreeNodes(Topology topology, FreeNodePolicy policy, List<PlacementDecision> changes) {
+        Cluster cluster = topology.cluster;
+        int[] held = new int[cluster.nodeCount()];
+        Arrays.fill(held, -1);
+        for (ActiveJobs.Entry e : jobs.runningInOrder()) {
+            if (e.priced(cluster).runnable) held[e.nodeIndex(cluster)] = e.typeIndex(cluster);
+        }
+        int free = 0;
+        for (int type : held) if (type == -1) free++;
+        Map<ActiveJobs.Entry, Placement> started = new IdentityHashMap<>();
+        long nanos = 0;
+        Iterator<ActiveJobs.Entry> queue = jobs.waitingInRankOrder().iterator();
+        while (free > 0 && queue.hasNext()) {
+            List<ActiveJobs.Entry> slice = new ArrayList<>();
+            int size = Math.max(QUEUE_SLICE_MIN, 2 * free);
+            while (slice.size() < size && queue.hasNext()) slice.add(queue.next());
+            SchedulingProblem problem = problems.problem(topology, slice);
+            long start = System.nanoTime();
+            Placement[] placed = policy.startOnFreeNodes(problem, held);
+            nanos += System.nanoTime() - start;
+            for (int i = 0; i < placed.length; i++) {
+                if (placed[i] == null) continue;
+                started.put(slice.get(i), placed[i]);
+                held[placed[i].node()] = placed[i].type();
+                free--;
+            }
+        }
+        if (jobs.runningCount() == 0 && jobs.queuedCount() == 0) return new Call(0, nanos);
+        double objective = problems.objectiveWithStarted(cluster, started, held);
+        List<ActiveJobs.Entry> startedInOrder = new ArrayList<>(started.keySet());
+        startedInOrder.sort(Comparator.comparing(e -> e.record, ActiveJobs.ORDER));
+        Placement[] placements = new Placement[startedInOrder.size()];
+        for (int i = 0; i < placements.length; i++) placements[i] = started.get(startedInOrder.get(i));
+        Schedule schedule = new Schedule(placements, held, objective);
+        changes.addAll(carryOut(cluster, startedInOrder, schedule));
+        facts.updateNodeTypes(topology, schedule::nodeType);
+        return new Call(Double.isNaN(objective) ? problems.keptObjective(topology) : objective, nanos);
+    }
+
+    /**
+     * Makes the schedule's changes to the candidates ({@link ScheduleDiff}) in candidate order and returns their
+     * decisions, with the expected completion and cost of each placement, in the order they go out.
+     */
+    private List<PlacementDecision> carryOut(Cluster cluster, List<ActiveJobs.Entry> candidates, Schedule schedule) {
+        List<PlacementDecision> decisions = new ArrayList<>();
+        for (ScheduleDiff.Change c : ScheduleDiff.of(cluster, candidates, schedule)) {
+            ActiveJobs.Entry e = candidates.get(c.candidate());
+            JobRecord j = facts.writable(e);
+            if (c.action() == DecisionAction.PREEMPT) {
+                decisions.add(facts.decision(j, DecisionAction.PREEMPT, c.node(), c.type(), c.gpus(), null, null, null)
+                        .build());
+                facts.stop(e);
+                continue;
+            }
+            long progressFrom = facts.place(e, c.action(), c.node(), c.type(), c.gpus());
+            double remaining = e.model().timeOn(c.type(), c.gpus()) * (1 - facts.optimizerDone(e));
+            double expectedEnd = progressFrom / 1000.0 + remaining;
+            double expectedCost = remaining
+                            / 3600.0
+                            * facts.catalog.byName().get(c.type()).costPerHour(c.gpus())
+                    + RealCost.tardinessCost(
+                            j.getSpec().getWeight(), expectedEnd, j.getSpec().getDue());
+            decisions.add(facts.decision(
+                            j, c.action(), c.node(), c.type(), c.gpus(), c.previousNode(), expectedEnd, expectedCost)
+                    .build());
+        }
+        return ScheduleDiff.inEmissionOrder(decisions);
+    }
+}

@@ -1,0 +1,200 @@
+package org.gpusched.streaming;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import org.gpusched.core.model.Cluster;
+import org.gpusched.core.model.JobState;
+import org.gpusched.core.model.JobTimes;
+import org.gpusched.core.model.Placement;
+import org.gpusched.core.model.SchedulingProblem;
+import org.gpusched.core.objective.ObjectiveFunction;
+import org.gpusched.core.policy.FreeNodePolicy;
+import org.gpusched.core.policy.SchedulingPolicy;
+import org.gpusched.streaming.state.JobRecord;
+
+/**
+ * Builds what a policy is asked, plain Java: the key's waiting jobs ranked for the policy, the jobs an optimizer sees
+ * (all of them, or the running ones and the most urgent waiting ones), the {@link SchedulingProblem} of a list of
+ * jobs, and f_OBJ of placements the step keeps or of jobs it leaves out, summed as the policy would sum them.
+ */
+final class ProblemBuilder {
+    /** Waiting jobs up to which f_OBJ is summed job by job; see {@link #exactPricing}. */
+    static final int EXACT_PRICING_QUEUE = 2048;
+
+    private final ControllerFacts facts;
+    private final ActiveJobs jobs;
+
+    ProblemBuilder(ControllerFacts facts) {
+        this.facts = facts;
+        this.jobs = facts.jobs;
+    }
+
+    /** The problem of {@code jobsAsked} on the topology's cluster: their done fractions now and current placements. */
+    SchedulingProblem problem(Topology topology, List<ActiveJobs.Entry> jobsAsked) {
+        Cluster cluster = topology.cluster;
+        List<JobState> states = new ArrayList<>(jobsAsked.size());
+        List<JobTimes> tables = new ArrayList<>(jobsAsked.size());
+        for (ActiveJobs.Entry e : jobsAsked) {
+            JobRecord j = e.record;
+            Placement current =
+                    j.getNode() == null ? null : new Placement(e.nodeIndex(cluster), e.typeIndex(cluster), j.getGpus());
+            states.add(facts.jobState(e, current));
+            tables.add(e.times);
+        }
+        return SchedulingProblem.ofDistinctJobs(
+                facts.nowSeconds(), cluster, states, tables, topology.currentType, facts.config.objective());
+    }
+
+    /**
+     * Ranks the key's waiting jobs for the policy on the topology's cluster: a queue baseline's own queue order, else
+     * the optimizers' pressure (ANDREAS eq. 2, most urgent first; the order among waiting jobs does not change with
+     * time), with each one's postponement term.
+     */
+    void rankWaiting(Topology topology, SchedulingPolicy scheduler) {
+        Cluster cluster = topology.cluster;
+        double horizon = facts.config.objective().horizonSeconds();
+        FreeNodePolicy queue = scheduler instanceof FreeNodePolicy free ? free : null;
+        jobs.rankFor(
+                cluster,
+                e -> {
+                    if (!e.priced(cluster).runnable) return false;
+                    double left = 1 - Math.min(e.record.getModelDone(), ControllerFacts.MAX_MODEL_DONE);
+                    e.waitRank =
+                            queue != null ? queue.queueKey(e.model()) : e.dueSeconds - e.times.fastest(cluster) * left;
+                    e.penaltyWeight = e.weightPerHour;
+                    e.penaltyOffset = horizon + e.slowestSeconds * left - e.dueSeconds;
+                    return true;
+                },
+                facts.config.objective().rho());
+    }
+
+    /**
+     * The jobs an optimizer is asked about: every runnable job in submission order while at most the window's count of
+     * jobs wait ({@link Topology#optimizerWindow}), else the running jobs and the window's most urgent waiting ones. A
+     * schedule places at most one job per GPU, so jobs further down a longer queue could only take what the urgent
+     * ones leave; they stay postponed and are priced by {@link #postponedBeyond}.
+     */
+    List<ActiveJobs.Entry> optimizerCandidates(Topology topology) {
+        Cluster cluster = topology.cluster;
+        List<ActiveJobs.Entry> candidates = new ArrayList<>();
+        if (jobs.queuedCount() <= topology.optimizerWindow) {
+            for (ActiveJobs.Entry e : jobs.inOrder()) {
+                if (e.priced(cluster).runnable)
+                    candidates.add(e); // else it waits until a node that can run it comes (back)
+            }
+            return candidates;
+        }
+        for (ActiveJobs.Entry e : jobs.runningInOrder()) if (e.priced(cluster).runnable) candidates.add(e);
+        for (ActiveJobs.Entry e : jobs.waitingInRankOrder()) {
+            if (candidates.size() >= jobs.runningCount() + topology.optimizerWindow) break;
+            candidates.add(e);
+        }
+        candidates.sort(Comparator.comparing(e -> e.record, ActiveJobs.ORDER));
+        return candidates;
+    }
+
+    /** Per candidate, how often it was moved already (preempted, migrated or resized). */
+    static int[] movesSoFar(List<ActiveJobs.Entry> candidates) {
+        int[] moves = new int[candidates.size()];
+        for (int i = 0; i < moves.length; i++) {
+            JobRecord j = candidates.get(i).record;
+            moves[i] = j.getPreemptions() + j.getMigrations() + j.getResizes();
+        }
+        return moves;
+    }
+
+    /** f_OBJ's postponement terms of the runnable waiting jobs not among {@code candidates} (0 when none is left out). */
+    double postponedBeyond(Topology topology, List<ActiveJobs.Entry> candidates) {
+        int waitingCandidates = 0;
+        for (ActiveJobs.Entry e : candidates) if (!e.running()) waitingCandidates++;
+        if (waitingCandidates == jobs.queuedCount()) return 0;
+        Cluster cluster = topology.cluster;
+        ObjectiveFunction.Sum inWindow =
+                new ObjectiveFunction.Sum(facts.config.objective(), cluster, facts.nowSeconds(), 1);
+        for (ActiveJobs.Entry e : candidates) if (!e.running()) price(inWindow, cluster, e, null);
+        return Math.max(0, jobs.postponedPenalty(facts.nowSeconds()) - inWindow.total(new int[0]));
+    }
+
+    /**
+     * Adds job {@code e} to f_OBJ with the figures a problem would give it: where it runs (then {@code started} is not
+     * read), else at {@code started} (a waiting job the policy starts), else as postponed.
+     */
+    void price(ObjectiveFunction.Sum sum, Cluster cluster, ActiveJobs.Entry e, Placement started) {
+        double left = 1 - facts.optimizerDone(e);
+        if (e.running()) {
+            // its time table's time on its placement: the cluster's type indices are the catalog's
+            sum.scheduled(
+                    e.weightPerHour,
+                    e.dueSeconds,
+                    e.predictedSeconds(facts.catalog.index()) * left,
+                    e.nodeIndex(cluster),
+                    e.typeIndex(cluster),
+                    e.record.getGpus());
+        } else if (started == null) {
+            sum.postponed(e.weightPerHour, e.dueSeconds, e.slowestSeconds * left);
+        } else {
+            sum.scheduled(
+                    e.weightPerHour,
+                    e.dueSeconds,
+                    e.times.seconds(started.type(), started.gpus()) * left + facts.restartSeconds(e),
+                    started);
+        }
+    }
+
+    /**
+     * For a policy that only starts waiting jobs on free nodes: whether no job that some up node can run waits, or no
+     * up node is free, so that its schedule would be the current placements. False with no such job at all, which the
+     * general path handles (it calls no policy then either).
+     */
+    boolean nothingToStart(Topology topology) {
+        int usedNodes = topology.load.usedNodes();
+        if (usedNodes == topology.cluster.nodeCount()) return true;
+        if (jobs.queuedCount() > 0) return false;
+        return usedNodes > 0;
+    }
+
+    /**
+     * f_OBJ of the current placements, summed over the jobs as the policy is handed them (same jobs, order and
+     * figures), so it is the value the policy would have returned for keeping them.
+     */
+    double keptObjective(Topology topology) {
+        Cluster cluster = topology.cluster;
+        ObjectiveFunction.Sum sum =
+                new ObjectiveFunction.Sum(facts.config.objective(), cluster, facts.nowSeconds(), jobs.size());
+        if (!exactPricing()) {
+            for (ActiveJobs.Entry e : jobs.runningInOrder()) {
+                if (e.priced(cluster).runnable) price(sum, cluster, e, null);
+            }
+            return sum.total(topology.currentType) + jobs.postponedPenalty(facts.nowSeconds());
+        }
+        for (ActiveJobs.Entry e : jobs.inOrder()) {
+            if (e.priced(cluster).runnable) price(sum, cluster, e, null);
+        }
+        return sum.total(topology.currentType);
+    }
+
+    /**
+     * f_OBJ of every runnable job after a queue baseline's call: the running ones where they are, the started ones
+     * where {@code started} puts them, the others postponed; NaN when the queue is too long to sum job by job.
+     */
+    double objectiveWithStarted(Cluster cluster, Map<ActiveJobs.Entry, Placement> started, int[] held) {
+        if (!exactPricing()) return Double.NaN;
+        ObjectiveFunction.Sum sum =
+                new ObjectiveFunction.Sum(facts.config.objective(), cluster, facts.nowSeconds(), jobs.size());
+        for (ActiveJobs.Entry e : jobs.inOrder()) {
+            if (e.priced(cluster).runnable) price(sum, cluster, e, e.running() ? null : started.get(e));
+        }
+        return sum.total(held);
+    }
+
+    /**
+     * Whether f_OBJ is summed job by job in submission order, the order a policy sums it in (to the bit), or, with
+     * more than {@value #EXACT_PRICING_QUEUE} jobs waiting, as the running jobs' terms plus the queue's summed
+     * postponement terms ({@link ActiveJobs#postponedPenalty}), which agree to rounding and cost no walk over the queue.
+     */
+    boolean exactPricing() {
+        return jobs.size() - jobs.runningCount() <= EXACT_PRICING_QUEUE;
+    }
+}
