@@ -12,6 +12,7 @@ import org.gpusched.streaming.file.AvroJson;
 import org.gpusched.streaming.kafka.KafkaSettings;
 import org.gpusched.streaming.kafka.TopicReader;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -40,12 +41,8 @@ public final class ConsumeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(
-            names = "--bootstrap",
-            required = true,
-            paramLabel = "HOST:PORT",
-            description = "Kafka bootstrap servers, comma-separated.")
-    String bootstrap;
+    @Mixin
+    KafkaOptions kafkaOptions;
 
     @Option(
             names = "--topic",
@@ -56,24 +53,11 @@ public final class ConsumeCommand implements Callable<Integer> {
                             + "pods, pod-placements (the full name gpusched.decisions also works).")
     String topic;
 
-    @Option(
-            names = "--topic-prefix",
-            paramLabel = "P",
-            defaultValue = "",
-            description = "Prefix of all topic names, as given to run (default: none).")
-    String topicPrefix;
-
     @Option(names = "--max", paramLabel = "N", description = "Print at most N records.")
     Long max;
 
     @Option(names = "--with-offsets", description = "Wrap each record as {\"partition\", \"offset\", \"value\"}.")
     boolean withOffsets;
-
-    @Option(
-            names = "--kafka-property",
-            paramLabel = "KEY=VALUE",
-            description = "Extra Kafka client property (security, timeouts), repeatable.")
-    Map<String, String> kafkaProperties;
 
     /** The topic named by its full name, its name without "gpusched.", or the operator id (job-metrics). */
     static Topics topicNamed(String name) {
@@ -100,11 +84,11 @@ public final class ConsumeCommand implements Callable<Integer> {
         if (max != null && max < 0) throw new ParameterException(spec.commandLine(), "--max must be >= 0, got " + max);
         KafkaSettings kafka;
         try {
-            kafka = KafkaSettings.of(bootstrap).withTopicPrefix(topicPrefix).withClientProperties(kafkaProperties);
+            kafka = kafkaOptions.settings();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        String name = t.topic(topicPrefix);
+        String name = t.topic(kafkaOptions.topicPrefix);
         try (TopicReader reader = new TopicReader(kafka)) {
             reader.read(name, t.recordClass(), null, max == null ? Long.MAX_VALUE : max, r -> {
                 String value = r.value() == null ? null : AvroJson.toLine(r.value());
@@ -119,7 +103,7 @@ public final class ConsumeCommand implements Callable<Integer> {
                 }
             });
         } catch (IllegalArgumentException | KafkaException e) {
-            err.println("gpusched consume: " + name + " on " + bootstrap + ": " + e.getMessage());
+            err.println("gpusched consume: " + name + " on " + kafkaOptions.bootstrap + ": " + e.getMessage());
             return ExitCode.BAD_INPUT;
         }
         out.flush();

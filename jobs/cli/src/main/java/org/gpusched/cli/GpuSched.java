@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
             RunCommand.class,
             ProduceCommand.class,
             ConsumeCommand.class,
+            TopicsCommand.class,
             SqlCommand.class,
             TopCommand.class,
             GenerateCommand.class,

@@ -14,6 +14,7 @@ import org.gpusched.placement.io.AlibabaTraceCsv;
 import org.gpusched.placement.io.TraceFormatException;
 import org.gpusched.placement.model.NodeSpec;
 import org.gpusched.placement.policy.PlacementPolicies;
+import org.gpusched.streaming.placement.PlacementConfig;
 import org.gpusched.streaming.placement.PlacementReplay;
 import org.gpusched.streaming.placement.ReplayOutput;
 import org.gpusched.streaming.placement.ReplayRun;
@@ -96,8 +97,12 @@ final class PlacementReplayRunner {
         long started = System.nanoTime();
         long[] decided = {0};
         try {
-            List<ObjectNode> rejected =
-                    PlacementReplay.run(new PlacementReplay.Config(nodes, pods, trace, runs), work, e -> {
+            List<ObjectNode> rejected = PlacementReplay.run(
+                    PlacementConfig.boundedReplay(
+                            nodes, trace, runs, Runtime.getRuntime().availableProcessors()),
+                    pods,
+                    work,
+                    e -> {
                         ReplayOutput output = outputs.get(e.run);
                         output.accept(e);
                         if (e.action.equals("RELEASE")) return;

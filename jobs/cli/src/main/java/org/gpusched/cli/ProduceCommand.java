@@ -10,8 +10,8 @@ import org.gpusched.formats.FormatException;
 import org.gpusched.placement.io.TraceFormatException;
 import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.kafka.KafkaSettings;
-import org.gpusched.streaming.kafka.PodProducer;
 import org.gpusched.streaming.kafka.TraceProducer;
+import org.gpusched.streaming.placement.PodProducer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,6 +37,9 @@ public final class ProduceCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Mixin
+    KafkaOptions kafkaOptions;
+
     @Option(names = "--trace", paramLabel = "FILE", description = "Trace file (JSON Lines, one job a line).")
     Path trace;
 
@@ -47,32 +50,12 @@ public final class ProduceCommand implements Callable<Integer> {
     Path pods;
 
     @Option(
-            names = "--bootstrap",
-            required = true,
-            paramLabel = "HOST:PORT",
-            description = "Kafka bootstrap servers, comma-separated.")
-    String bootstrap;
-
-    @Option(
             names = "--speedup",
             paramLabel = "X",
             defaultValue = "0",
             description =
                     "Trace seconds per wall second (e.g. 3600: one trace hour a second); 0 = as fast as possible (default).")
     double speedup;
-
-    @Option(
-            names = "--topic-prefix",
-            paramLabel = "P",
-            defaultValue = "",
-            description = "Prefix of the topic names (several deployments on one broker); default none.")
-    String topicPrefix;
-
-    @Option(
-            names = "--kafka-property",
-            paramLabel = "KEY=VALUE",
-            description = "Extra Kafka client property (security, timeouts), repeatable.")
-    Map<String, String> kafkaProperties;
 
     @Mixin
     WireFormatOption wireFormat;
@@ -85,17 +68,15 @@ public final class ProduceCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--speedup must be >= 0, got " + speedup);
             if ((trace == null) == (pods == null))
                 throw new IllegalArgumentException("give either --trace (a job trace) or --pods (a pod list)");
-            kafka = KafkaSettings.of(bootstrap)
-                    .withTopicPrefix(topicPrefix)
-                    .withClientProperties(kafkaProperties)
-                    .withWireFormat(wireFormat.value());
+            kafka = kafkaOptions.settings().withWireFormat(wireFormat.value());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         CliFiles.requireFile(spec.commandLine(), pods != null ? pods : trace, pods != null ? "--pods" : "--trace");
-        if (!BrokerCheck.reachable("produce", bootstrap, spec.commandLine().getErr())) return ExitCode.UNAVAILABLE;
+        if (!BrokerCheck.reachable(
+                "produce", kafkaOptions.bootstrap, spec.commandLine().getErr())) return ExitCode.UNAVAILABLE;
         if (pods != null) return publishPods(kafka);
-        return publish(trace, Topics.SUBMISSIONS.topic(topicPrefix), "jobs", "malformed", progress -> {
+        return publish(trace, Topics.SUBMISSIONS.topic(kafkaOptions.topicPrefix), "jobs", "malformed", progress -> {
             TraceProducer.Summary s = new TraceProducer(kafka, speedup).publish(trace, progress);
             Map<String, String> more = new LinkedHashMap<>();
             more.put(
@@ -122,8 +103,8 @@ public final class ProduceCommand implements Callable<Integer> {
     }
 
     private Integer publishPods(KafkaSettings kafka) throws InterruptedException {
-        String rejectedTopic = Topics.REJECTED.topic(topicPrefix);
-        return publish(pods, Topics.PODS.topic(topicPrefix), "pods", "rejected", progress -> {
+        String rejectedTopic = Topics.REJECTED.topic(kafkaOptions.topicPrefix);
+        return publish(pods, Topics.PODS.topic(kafkaOptions.topicPrefix), "pods", "rejected", progress -> {
             PodProducer.Summary s = new PodProducer(kafka, speedup).publish(pods, progress);
             Map<String, String> more = new LinkedHashMap<>();
             more.put(
@@ -167,7 +148,7 @@ public final class ProduceCommand implements Callable<Integer> {
                 "produce: %s -> %s at %s, %s%n",
                 file,
                 topic,
-                bootstrap,
+                kafkaOptions.bootstrap,
                 speedup > 0 ? "speedup " + speedup + "x" : "as fast as possible");
         Published p;
         try {

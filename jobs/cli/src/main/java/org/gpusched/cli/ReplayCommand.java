@@ -16,6 +16,7 @@ import org.gpusched.streaming.file.FileJobSources;
 import org.gpusched.streaming.file.LocalRun;
 import org.gpusched.streaming.file.RunDirectoryWriter;
 import org.gpusched.streaming.file.StagedDirectory;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -33,9 +34,8 @@ import picocli.CommandLine.Spec;
                     + "directory --out receives run.json, jobs.jsonl, decisions.jsonl, metrics.json and rejected.jsonl. "
                     + "Malformed trace lines are rejected with file:line and the reason; the run goes on. "
                     + "Progress on stderr, a summary table on stdout.",
-            "With --pods and --nodes instead of --trace and --cluster, it replays an Alibaba GPU pod list with a PWR/FGD "
-                    + "placement policy (fgd, pwr, pwr-fgd --alpha, bestfit, dotprod, gpu-packing, gpu-clustering, random): tasks "
-                    + "arrive at creation_time and leave at deletion_time, as gpusched place-replay (see its --help for the outputs)."
+            "With --pods and --nodes instead of --trace and --cluster it is an alias of gpusched place-replay, given the same "
+                    + "arguments (its options and defaults: see its --help)."
         })
 public final class ReplayCommand implements Callable<Integer> {
     @Spec
@@ -53,16 +53,13 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(
             names = "--pods",
             paramLabel = "FILE",
-            description = "Alibaba pod list CSV with times, for a placement policy; with --nodes.")
+            description = "Alias: the same arguments are given to gpusched place-replay (with --nodes).")
     Path pods;
 
-    @Option(
-            names = "--nodes",
-            paramLabel = "FILE",
-            description = "Alibaba node list CSV, for a placement policy; with --pods.")
+    @Option(names = "--nodes", hidden = true, paramLabel = "FILE")
     Path nodes;
 
-    @Option(names = "--alpha", paramLabel = "A", description = "Alpha of pwr-fgd (default: 0.1).")
+    @Option(names = "--alpha", hidden = true, paramLabel = "A")
     Double alpha;
 
     @Option(
@@ -118,22 +115,7 @@ public final class ReplayCommand implements Callable<Integer> {
         PrintWriter stdout = spec.commandLine().getOut();
         if (PowerflowStreamOptions.selected(spec.commandLine(), List.of(policy), powerflow))
             return powerflow.replay(spec.commandLine(), trace, seed, out);
-        if (CliFiles.placementInputs(
-                spec.commandLine(),
-                trace != null || cluster != null,
-                "--trace and --cluster",
-                pods != null || nodes != null,
-                "--pods and --nodes")) {
-            if (pods == null || nodes == null)
-                throw new ParameterException(spec.commandLine(), "placement replay needs both --pods and --nodes");
-            CliFiles.requireFile(spec.commandLine(), pods, "--pods");
-            CliFiles.requireFile(spec.commandLine(), nodes, "--nodes");
-            String why = "applies to scheduling policies (--trace), not to placement (--pods)";
-            CliFiles.rejectGiven(spec.commandLine(), ReplaySchedulerOptions.NAMES, why);
-            CliFiles.rejectGiven(spec.commandLine(), List.of("--node-events", "--parallelism"), why);
-            return PlaceReplayCommand.replay(
-                    spec.commandLine(), "replay", pods, nodes, policy, alpha == null ? 0.1 : alpha, seed, out);
-        }
+        if (pods != null || nodes != null) return placeReplay();
         if (alpha != null)
             throw new ParameterException(
                     spec.commandLine(), "--alpha applies to placement policies (--pods), not to scheduling");
@@ -177,6 +159,17 @@ public final class ReplayCommand implements Callable<Integer> {
         try (staged) {
             return replay(err, stdout, cfg, jobs, staged);
         }
+    }
+
+    /** {@code replay --pods ...}: place-replay run on the same arguments, so both are one path with one set of options. */
+    private int placeReplay() {
+        List<String> args = spec.commandLine().getParseResult().originalArgs();
+        int at = args.indexOf(spec.name());
+        CommandLine parent = spec.commandLine().getParent();
+        CommandLine placeReplay = parent != null
+                ? parent.getSubcommands().get("place-replay")
+                : new CommandLine(new PlaceReplayCommand());
+        return placeReplay.execute(args.subList(at + 1, args.size()).toArray(String[]::new));
     }
 
     private int replay(PrintWriter err, PrintWriter stdout, SchedulerConfig cfg, long jobs, StagedDirectory staged)

@@ -29,10 +29,11 @@ import org.gpusched.streaming.file.FileJobSinks;
 import org.gpusched.streaming.file.RunDirectoryWriter;
 import org.gpusched.streaming.file.StagedDirectory;
 import org.gpusched.streaming.kafka.KafkaPipeline;
-import org.gpusched.streaming.kafka.KafkaPlacement;
 import org.gpusched.streaming.kafka.KafkaSettings;
 import org.gpusched.streaming.kafka.TopicOffsets;
 import org.gpusched.streaming.kafka.TopicReader;
+import org.gpusched.streaming.placement.KafkaPlacement;
+import org.gpusched.streaming.placement.PlacementConfig;
 import org.gpusched.streaming.placement.ReplayRun;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -67,12 +68,8 @@ public final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(
-            names = "--bootstrap",
-            required = true,
-            paramLabel = "HOST:PORT",
-            description = "Kafka bootstrap servers, comma-separated.")
-    String bootstrap;
+    @Mixin
+    KafkaOptions kafkaOptions;
 
     @Option(
             names = "--cluster",
@@ -169,13 +166,6 @@ public final class RunCommand implements Callable<Integer> {
     boolean bounded;
 
     @Option(
-            names = "--topic-prefix",
-            paramLabel = "P",
-            defaultValue = "",
-            description = "Prefix of all topic names (default: none).")
-    String topicPrefix;
-
-    @Option(
             names = "--group-id",
             paramLabel = "ID",
             defaultValue = KafkaSettings.DEFAULT_GROUP_ID,
@@ -247,13 +237,6 @@ public final class RunCommand implements Callable<Integer> {
                             + "or 0.0.0.0 for every interface (default: ${DEFAULT-VALUE}, this machine only). The REST endpoint is unauthenticated: "
                             + "whoever reaches it can cancel the job or have it write a savepoint to any path. Under `flink run` the cluster's configuration decides.")
     String bindAddress;
-
-    @Option(
-            names = "--kafka-property",
-            paramLabel = "KEY=VALUE",
-            description =
-                    "Extra Kafka client property (security, timeouts, producer batching: the sinks default to batch.size=262144 and linger.ms=10), repeatable.")
-    Map<String, String> kafkaProperties;
 
     @picocli.CommandLine.Mixin
     PowerflowStreamOptions powerflow;
@@ -338,12 +321,11 @@ public final class RunCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("--bind-address: " + e.getMessage());
             }
-            kafka = KafkaSettings.of(bootstrap)
-                    .withTopicPrefix(topicPrefix)
+            kafka = kafkaOptions
+                    .settings()
                     .withGroupId(groupId)
                     .withBounded(bounded)
                     .withExactlyOnce(checkpointSeconds > 0)
-                    .withClientProperties(kafkaProperties)
                     .withWireFormat(wireFormat.value());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
@@ -352,7 +334,8 @@ public final class RunCommand implements Callable<Integer> {
             if (out != null)
                 throw new ParameterException(spec.commandLine(), "--out is not supported with --policy powerflow");
             job = powerflowJob(kafka);
-            if (!BrokerCheck.reachable("run", bootstrap, spec.commandLine().getErr())) return ExitCode.UNAVAILABLE;
+            if (!BrokerCheck.reachable(
+                    "run", kafkaOptions.bootstrap, spec.commandLine().getErr())) return ExitCode.UNAVAILABLE;
             return run(kafka, job);
         }
         boolean placement = choosePlacement();
@@ -362,7 +345,8 @@ public final class RunCommand implements Callable<Integer> {
                     "--out needs --bounded and the scheduler (--cluster): a run directory is written when the input ends");
         job = placement ? placementJob(kafka) : schedulerJob(kafka);
         if (job == null) return ExitCode.BAD_INPUT;
-        if (!BrokerCheck.reachable("run", bootstrap, spec.commandLine().getErr())) return ExitCode.UNAVAILABLE;
+        if (!BrokerCheck.reachable(
+                "run", kafkaOptions.bootstrap, spec.commandLine().getErr())) return ExitCode.UNAVAILABLE;
         return run(kafka, job);
     }
 
@@ -378,20 +362,25 @@ public final class RunCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         PlacementReplayRunner.Inputs inputs = PlacementReplayRunner.Inputs.read(err, "run", nodes, workload);
         if (inputs == null) return null;
-        long lateness = outOfOrdernessSeconds == null ? 0 : Math.round(outOfOrdernessSeconds);
-        KafkaPlacement.Config cfg = new KafkaPlacement.Config(
-                inputs.nodes(), inputs.trace(), runs, bounded, lateness, Math.min(runs.size(), parallelism));
+        Duration outOfOrderness = bounded
+                ? PlacementConfig.END_OF_INPUT
+                : Duration.ofSeconds(outOfOrdernessSeconds == null ? 0 : Math.round(outOfOrdernessSeconds));
+        PlacementConfig cfg = new PlacementConfig(
+                inputs.nodes(),
+                inputs.trace(),
+                runs,
+                outOfOrderness,
+                Math.min(runs.size(), parallelism),
+                Duration.ofMillis(Math.round(checkpointSeconds * 1000)),
+                watermarkInterval());
         String names =
                 String.join(",", runs.stream().map(r -> r.policy().label()).toList());
         return new Job(
-                List.of(Topics.PODS.topic(topicPrefix)),
-                List.of(Topics.POD_PLACEMENTS.topic(topicPrefix), Topics.REJECTED.topic(topicPrefix)),
-                env -> {
-                    if (checkpointSeconds > 0)
-                        env.enableCheckpointing(Math.max(1, Math.round(checkpointSeconds * 1000)));
-                    env.getConfig().setAutoWatermarkInterval(watermarkInterval().toMillis());
-                    KafkaPlacement.define(env, kafka, cfg);
-                },
+                List.of(Topics.PODS.topic(kafkaOptions.topicPrefix)),
+                List.of(
+                        Topics.POD_PLACEMENTS.topic(kafkaOptions.topicPrefix),
+                        Topics.REJECTED.topic(kafkaOptions.topicPrefix)),
+                env -> KafkaPlacement.define(env, kafka, cfg),
                 String.format(
                         Locale.ROOT,
                         "placement, policies [%s], seed %d, %d nodes, target workload of %d tasks from %s",
@@ -422,13 +411,13 @@ public final class RunCommand implements Callable<Integer> {
                         Duration.ofMillis(Math.round(checkpointSeconds * 1000)),
                         watermarkInterval(),
                         !bounded);
-        List<String> inputs = new ArrayList<>(List.of(Topics.POWERFLOW_JOBS.topic(topicPrefix)));
+        List<String> inputs = new ArrayList<>(List.of(Topics.POWERFLOW_JOBS.topic(kafkaOptions.topicPrefix)));
         List<String> outputs = new ArrayList<>(List.of(
-                Topics.DECISIONS.topic(topicPrefix),
-                Topics.POWERFLOW_MODELS.topic(topicPrefix),
-                Topics.REJECTED.topic(topicPrefix)));
-        (replay ? outputs : inputs).add(Topics.TELEMETRY.topic(topicPrefix));
-        (replay ? outputs : inputs).add(Topics.COMPLETIONS.topic(topicPrefix));
+                Topics.DECISIONS.topic(kafkaOptions.topicPrefix),
+                Topics.POWERFLOW_MODELS.topic(kafkaOptions.topicPrefix),
+                Topics.REJECTED.topic(kafkaOptions.topicPrefix)));
+        (replay ? outputs : inputs).add(Topics.TELEMETRY.topic(kafkaOptions.topicPrefix));
+        (replay ? outputs : inputs).add(Topics.COMPLETIONS.topic(kafkaOptions.topicPrefix));
         return new Job(
                 inputs,
                 outputs,
@@ -491,8 +480,8 @@ public final class RunCommand implements Callable<Integer> {
             boolean read = t == Topics.SUBMISSIONS
                     || t == Topics.NODE_EVENTS
                     || cfg.mode() == SchedulerConfig.Mode.LIVE && (t == Topics.COMPLETIONS || t == Topics.TELEMETRY);
-            if (read) inputs.add(t.topic(topicPrefix));
-            else if (t.isOutput()) outputs.add(t.topic(topicPrefix));
+            if (read) inputs.add(t.topic(kafkaOptions.topicPrefix));
+            else if (t.isOutput()) outputs.add(t.topic(kafkaOptions.topicPrefix));
         }
         schedulerConfig = cfg;
         return new Job(
@@ -519,16 +508,17 @@ public final class RunCommand implements Callable<Integer> {
             all.addAll(outputs);
             List<String> missing = offsets.missing(all);
             if (!missing.isEmpty()) {
-                System.err.println("gpusched run: topics missing on " + bootstrap + ": " + missing
-                        + " (create them with bin/kafka-local topics, or java -cp gpusched.jar org.gpusched.streaming.kafka.TopicAdmin --bootstrap "
-                        + bootstrap + ")");
+                System.err.println("gpusched run: topics missing on " + kafkaOptions.bootstrap + ": " + missing
+                        + " (create them with gpusched topics create --bootstrap " + kafkaOptions.bootstrap
+                        + (kafkaOptions.topicPrefix.isEmpty() ? "" : " --topic-prefix " + kafkaOptions.topicPrefix)
+                        + ")");
                 return ExitCode.UNAVAILABLE;
             }
             inputEnd = offsets.endOffsets(inputs);
         } catch (java.util.concurrent.ExecutionException
                 | java.util.concurrent.TimeoutException
                 | org.apache.kafka.common.KafkaException e) {
-            System.err.println("gpusched run: cannot reach Kafka at " + bootstrap + " ("
+            System.err.println("gpusched run: cannot reach Kafka at " + kafkaOptions.bootstrap + " ("
                     + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()) + ")");
             return ExitCode.UNAVAILABLE;
         }
@@ -574,7 +564,7 @@ public final class RunCommand implements Callable<Integer> {
                 "run: %s; %s from %s%s%n",
                 job.describe(),
                 bounded ? "bounded: " + inputEnd + " records" : "unbounded",
-                bootstrap,
+                kafkaOptions.bootstrap,
                 restored == null ? "" : ", restored from " + restored);
         ProgressReporter progress = new ProgressReporter(kafka, outputs, outputStart);
         progress.start();
@@ -599,7 +589,9 @@ public final class RunCommand implements Callable<Integer> {
                 written.put(
                         t,
                         reader.count(
-                                Topics.byTopic(t.substring(topicPrefix.length())), topicPrefix, outputFrom.get(t)));
+                                Topics.byTopic(t.substring(kafkaOptions.topicPrefix.length())),
+                                kafkaOptions.topicPrefix,
+                                outputFrom.get(t)));
         }
         PrintWriter stdout = spec.commandLine().getOut();
         long read = inputEnd.values().stream().mapToLong(Long::longValue).sum();
@@ -641,7 +633,8 @@ public final class RunCommand implements Callable<Integer> {
     private List<RunDirectoryWriter.Summary> writeRunDirectories(StagedDirectory staged) throws java.io.IOException {
         SchedulerConfig cfg = schedulerConfig;
         Map<String, Object> inputs = new LinkedHashMap<>();
-        inputs.put("source", "kafka " + bootstrap + " " + Topics.SUBMISSIONS.topic(topicPrefix));
+        inputs.put(
+                "source", "kafka " + kafkaOptions.bootstrap + " " + Topics.SUBMISSIONS.topic(kafkaOptions.topicPrefix));
         inputs.put("cluster", cluster.toString());
         List<RunDirectoryWriter.Summary> summaries = new ArrayList<>();
         for (String policy : cfg.policies()) {

@@ -129,7 +129,9 @@ class PlaceReplayCommandIT {
                         "fgd",
                         "--out",
                         dir.resolve("x").toString()));
-        assertTrue(mixedErr.toString().contains("not both"), mixedErr.toString());
+        assertTrue(
+                mixedErr.toString().contains("gpusched place-replay: Unknown options: '--trace'"),
+                "replay --pods is place-replay, which takes no scheduling input: " + mixedErr);
         StringBuilder schedulerOption = new StringBuilder();
         assertEquals(
                 2,
@@ -148,8 +150,28 @@ class PlaceReplayCommandIT {
                         "--out",
                         dir.resolve("y").toString()));
         assertTrue(
-                schedulerOption.toString().contains("--controllers applies to scheduling policies"),
+                schedulerOption.toString().contains("gpusched place-replay: Unknown option: '--controllers'"),
                 schedulerOption.toString());
+        StringBuilder defaultSeed = new StringBuilder();
+        Path aliasDefault = dir.resolve("alias-default");
+        assertEquals(
+                0,
+                run(
+                        defaultSeed,
+                        new StringBuilder(),
+                        "replay",
+                        "--pods",
+                        PODS.toString(),
+                        "--nodes",
+                        NODES.toString(),
+                        "--policy",
+                        "random",
+                        "--out",
+                        aliasDefault.toString()),
+                defaultSeed.toString());
+        assertTrue(
+                Files.readString(aliasDefault.resolve("metrics.json")).contains("--seed 42 "),
+                "the alias takes place-replay's defaults (seed 42), not replay's");
     }
 
     @Test

@@ -17,9 +17,8 @@ import org.gpusched.streaming.Topics;
 
 /**
  * Creates the job's topics ({@link Topics}, the one registry) on a broker, idempotently: topics that exist are left
- * as they are. Used by {@code bin/kafka-local}, the docker-compose topic step, the Kafka ITs and the benchmark.
- * <pre>java -cp gpusched.jar org.gpusched.streaming.kafka.TopicAdmin --bootstrap HOST:PORT [--prefix P]
- *     [--partitions N] [--replication R] [--list]</pre>
+ * as they are. Used by {@code gpusched topics} (and so {@code bin/kafka-local} and the docker-compose topic step), the
+ * Kafka ITs and the benchmark.
  */
 public final class TopicAdmin {
     private static final long TIMEOUT_SECONDS = 60;
@@ -86,59 +85,5 @@ public final class TopicAdmin {
         p.putIfAbsent(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
         p.putIfAbsent(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
         return p;
-    }
-
-    public static void main(String[] args) {
-        String bootstrap = null;
-        String prefix = "";
-        int partitions = 1;
-        short replication = 1;
-        boolean listOnly = false;
-        try {
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "--bootstrap" -> bootstrap = value(args, ++i, "--bootstrap");
-                    case "--prefix" -> prefix = value(args, ++i, "--prefix");
-                    case "--partitions" -> partitions = Integer.parseInt(value(args, ++i, "--partitions"));
-                    case "--replication" -> replication = Short.parseShort(value(args, ++i, "--replication"));
-                    case "--list" -> listOnly = true;
-                    case "-h", "--help" -> {
-                        System.out.println(
-                                "Usage: TopicAdmin --bootstrap HOST:PORT [--prefix P] [--partitions N] [--replication R] [--list]\n"
-                                        + "Creates the gpusched topics that are missing (or, with --list, lists the broker's topics).");
-                        return;
-                    }
-                    default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'");
-                }
-            }
-            if (partitions < 1) throw new IllegalArgumentException("--partitions must be >= 1");
-            if (replication < 1) throw new IllegalArgumentException("--replication must be >= 1");
-            KafkaSettings kafka = KafkaSettings.of(bootstrap);
-            if (!listOnly) {
-                List<String> created = createAll(kafka.clientConfig(), prefix, partitions, replication);
-                System.out.println("topics: created " + created.size() + (created.isEmpty() ? "" : " " + created) + ", "
-                        + (Topics.all().size() - created.size()) + " already there");
-            }
-            list(kafka.clientConfig())
-                    .forEach((name, n) -> System.out.printf("  %-32s %d partition%s%n", name, n, n == 1 ? "" : "s"));
-        } catch (IllegalArgumentException e) {
-            System.err.println("TopicAdmin: " + e.getMessage());
-            System.exit(2);
-        } catch (TimeoutException e) {
-            System.err.println(
-                    "TopicAdmin: no answer from the broker at " + bootstrap + " within " + TIMEOUT_SECONDS + " s");
-            System.exit(1);
-        } catch (ExecutionException e) {
-            System.err.println("TopicAdmin: " + e.getCause().getMessage());
-            System.exit(1);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            System.exit(1);
-        }
-    }
-
-    private static String value(String[] args, int i, String option) {
-        if (i >= args.length) throw new IllegalArgumentException(option + " needs a value");
-        return args[i];
     }
 }

@@ -163,7 +163,7 @@ public final class TraceProducer {
     }
 
     /** Byte-array producer settings for publishing a file: acks from all replicas, idempotent, batched. */
-    static Properties producerConfig(KafkaSettings kafka) {
+    public static Properties producerConfig(KafkaSettings kafka) {
         Properties config = kafka.clientConfig();
         config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -193,7 +193,7 @@ public final class TraceProducer {
         return factor != null && !(factor instanceof Number) ? null : job;
     }
 
-    static void waitUntil(long nanoTime) throws InterruptedException {
+    public static void waitUntil(long nanoTime) throws InterruptedException {
         long wait = nanoTime - System.nanoTime();
         if (wait > 0) Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
     }

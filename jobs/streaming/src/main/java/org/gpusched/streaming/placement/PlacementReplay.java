@@ -11,31 +11,22 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.function.Consumer;
-import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.FlatMapFunction;
-import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.file.src.FileSource;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
-import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.CloseableIterator;
-import org.apache.flink.util.Collector;
-import org.gpusched.placement.model.NodeSpec;
 import org.gpusched.streaming.RawRecord;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.file.JsonLinesSink;
 import org.gpusched.streaming.file.NumberedLineFormat;
 
 /**
- * The time-driven placement replay as a bounded Flink stream: the pod list's raw lines -> {@link PodRowParser} (bad rows
- * to the rejected output) -> event time = creation time -> {@link RunFanOut} (a copy of every pod per run) -> keyBy run
- * -> {@link ReplayPlacementFunction}, which places each task at its creation time with the run's policy and frees it at
- * its deletion time -> {@link ReplayEvent}s, in trace-time order within each run. The only watermark is the one at the
- * end of input, so the rows need not be sorted: every decision is taken then, in trace-time order. {@link #define}
- * builds the pipeline on a given source (tests call it); {@link #run} runs it on a local mini cluster.
+ * The placement job ({@link PlacementJob}) over a pod-list file on a local mini cluster, for place-replay and compare:
+ * the file's raw lines are the source ({@link FilePods}), the events are collected by the client (which writes the run
+ * directories) and the rejected rows pass through part files.
  */
 public final class PlacementReplay {
     private PlacementReplay() {}
@@ -43,94 +34,42 @@ public final class PlacementReplay {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String REJECTED_PARTS = "rejected";
 
-    /** {@code runs}: one per (policy, seed); place-replay has one, compare several. */
-    public record Config(List<NodeSpec> nodes, Path pods, ReplayTrace trace, List<ReplayRun> runs) {
-        public Config {
-            if (nodes.isEmpty()) throw new IllegalArgumentException("no nodes");
-            if (runs.isEmpty()) throw new IllegalArgumentException("no runs");
-            runs = List.copyOf(runs);
-        }
-    }
-
-    /** The replay's outputs: the runs' events and the rejected rows. */
-    public record Pipeline(DataStream<ReplayEvent> events, DataStream<RejectedRecord> rejected) {}
-
-    /** Key of a pod: its run. A named class, so Flink needs no lambda type extraction. */
-    public static final class RunKey implements KeySelector<ReplayPod, String> {
-        private static final long serialVersionUID = 1L;
-
+    /** The pod list's numbered lines, header included (the parser skips it). */
+    public record FilePods(Path pods) implements PlacementSources {
         @Override
-        public String getKey(ReplayPod p) {
-            return p.run;
+        public DataStream<RawRecord> pods(StreamExecutionEnvironment env) {
+            FileSource<RawRecord> source = FileSource.forRecordStreamFormat(
+                            new NumberedLineFormat(pods.toString()),
+                            new org.apache.flink.core.fs.Path(
+                                    pods.toAbsolutePath().toUri()))
+                    .build();
+            return env.fromSource(source, WatermarkStrategy.noWatermarks(), "pod list")
+                    .uid("source-file-pods")
+                    .name("pod list")
+                    .setParallelism(1);
         }
     }
 
-    /** Event time of a pod: its creation time (trace seconds). */
-    public static final class CreationTime implements SerializableTimestampAssigner<ReplayPod> {
-        private static final long serialVersionUID = 1L;
+    /** The events to the client ({@link #events}, once the job runs), the rejected rows to part files in a directory. */
+    static final class CollectedPlacements implements PlacementSinks {
+        private final Path work;
+        CloseableIterator<ReplayEvent> events;
 
-        @Override
-        public long extractTimestamp(ReplayPod p, long previous) {
-            return p.creationTime;
-        }
-    }
-
-    /** Copies every pod to every run (the broadcast of the compare: all policies see exactly the same pods). Stateless. */
-    public static final class RunFanOut implements FlatMapFunction<ReplayPod, ReplayPod> {
-        private static final long serialVersionUID = 1L;
-        private final List<String> runKeys;
-
-        public RunFanOut(List<ReplayRun> runs) {
-            this.runKeys = runs.stream().map(ReplayRun::key).toList();
+        CollectedPlacements(Path work) {
+            this.work = work;
         }
 
         @Override
-        public void flatMap(ReplayPod pod, Collector<ReplayPod> out) {
-            for (String key : runKeys) out.collect(pod.forRun(key));
+        public void placements(DataStream<ReplayEvent> placements) {
+            events = placements.collectAsync();
         }
-    }
 
-    public static Pipeline define(DataStream<RawRecord> lines, Config config, int placementParallelism) {
-        SingleOutputStreamOperator<ReplayPod> parsed = lines.process(
-                        new PodRowParser(config.trace().format()))
-                .uid("replay-pod-parser")
-                .name("replay pod parser")
-                .setParallelism(1);
-        DataStream<ReplayEvent> events = place(
-                parsed,
-                WatermarkStrategy.noWatermarks(),
-                config.nodes(),
-                config.trace(),
-                config.runs(),
-                placementParallelism);
-        return new Pipeline(events, parsed.getSideOutput(PodRowParser.REJECTED));
-    }
-
-    /**
-     * The placement part shared by the file replay and the Kafka placement job ({@code run --nodes}): event time =
-     * creation time under {@code watermarks} -> {@link RunFanOut} -> keyBy run -> {@link ReplayPlacementFunction} with the
-     * target workload and end time of {@code workload}.
-     */
-    public static DataStream<ReplayEvent> place(
-            DataStream<ReplayPod> pods,
-            WatermarkStrategy<ReplayPod> watermarks,
-            List<NodeSpec> nodes,
-            ReplayTrace workload,
-            List<ReplayRun> runs,
-            int placementParallelism) {
-        return pods.assignTimestampsAndWatermarks(watermarks.withTimestampAssigner(new CreationTime()))
-                .uid("replay-pod-times")
-                .name("replay pod times")
-                .setParallelism(1)
-                .flatMap(new RunFanOut(runs))
-                .uid("replay-run-fan-out")
-                .name("replay run fan-out")
-                .setParallelism(1)
-                .keyBy(new RunKey())
-                .process(new ReplayPlacementFunction(nodes, workload.workloadTasks(), runs, workload.endTime()))
-                .uid("replay-placement")
-                .name("replay placement")
-                .setParallelism(placementParallelism);
+        @Override
+        public void rejected(DataStream<RejectedRecord> rejected) {
+            rejected.sinkTo(new JsonLinesSink<>(work, REJECTED_PARTS))
+                    .uid("sink-file-rejected")
+                    .name("rejected pods file");
+        }
     }
 
     /**
@@ -138,33 +77,21 @@ public final class PlacementReplay {
      * interleave). The rejected rows pass through part files in {@code work} (created, removed after); returns them,
      * ordered by line, as the JSON objects of rejected.jsonl ({@link #rejectedLine}).
      */
-    public static List<ObjectNode> run(Config config, Path work, Consumer<ReplayEvent> each) throws Exception {
+    public static List<ObjectNode> run(PlacementConfig config, Path pods, Path work, Consumer<ReplayEvent> each)
+            throws Exception {
         org.apache.logging.log4j.core.config.Configurator.setLevel(
                 "org.apache.flink.streaming.api.operators.collect", org.apache.logging.log4j.Level.ERROR);
-        Configuration conf = new Configuration();
-        conf.set(PipelineOptions.GENERIC_TYPES, false);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
         env.setParallelism(1);
-        int placementParallelism =
-                Math.max(1, Math.min(config.runs().size(), Runtime.getRuntime().availableProcessors()));
-        FileSource<RawRecord> source = FileSource.forRecordStreamFormat(
-                        new NumberedLineFormat(config.pods().toString()),
-                        new org.apache.flink.core.fs.Path(
-                                config.pods().toAbsolutePath().toUri()))
-                .build();
-        DataStream<RawRecord> lines = env.fromSource(source, WatermarkStrategy.noWatermarks(), "pod list")
-                .uid("replay-pod-lines")
-                .name("pod list");
-        Pipeline p = define(lines, config, placementParallelism);
         Files.createDirectories(work);
         deleteRejectedParts(work); // the sink appends: a crashed earlier run must not add its rows
-        p.rejected()
-                .sinkTo(new JsonLinesSink<>(work, REJECTED_PARTS))
-                .uid("replay-rejected-sink")
-                .name("rejected pods file");
-        try (CloseableIterator<ReplayEvent> it = p.events().executeAndCollect("gpusched place-replay")) {
+        CollectedPlacements sinks = new CollectedPlacements(work);
+        PlacementJob.define(env, new FilePods(pods), sinks, config);
+        JobClient job = env.executeAsync("gpusched place-replay");
+        try (CloseableIterator<ReplayEvent> it = sinks.events) {
             while (it.hasNext()) each.accept(it.next());
         }
+        job.getJobExecutionResult().get();
         return collectRejected(work);
     }
 
@@ -173,7 +100,7 @@ public final class PlacementReplay {
         ObjectNode o = JSON.createObjectNode();
         String position = record.get("position").asText();
         o.put("source", record.get("source").asText());
-        o.put("line", PodRowParser.lineOf(position));
+        o.put("line", PodParser.lineOf(position));
         o.put("position", position);
         o.set("text", record.get("text"));
         o.set("reason", record.get("reason"));

@@ -5,13 +5,14 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.gpusched.core.random.RandomState;
@@ -22,6 +23,9 @@ import org.gpusched.placement.model.Placement;
 import org.gpusched.placement.model.TargetWorkload;
 import org.gpusched.placement.model.Task;
 import org.gpusched.placement.policy.PlacementPolicy;
+import org.gpusched.streaming.state.PlacedPod;
+import org.gpusched.streaming.state.PlacementPod;
+import org.gpusched.streaming.state.PodBatch;
 
 /**
  * The placement operator of the time-driven replay, keyed by run ({@link ReplayRun#key()}: policy and seed), so several
@@ -29,23 +33,25 @@ import org.gpusched.placement.policy.PlacementPolicy;
  * by the event-time timer at its creation time, so decisions follow trace time whatever the watermark cadence, and at
  * one instant the departures are applied before the arrivals (a task's interval is [creation, deletion)). A placed task
  * gets a timer at its deletion time (cut-off tasks at {@link Long#MAX_VALUE}, i.e. the end of input) that frees it.
+ * Timers and event time are in milliseconds ({@link #millis}); the pods and the events carry trace seconds.
  *
- * <p>State per run: {@link #RANDOM} the policy's tie-breaking random state; {@link #ARRIVALS} the pods and
- * {@link #DEPARTURES} the lines due at each pending timer, removed when that timer fires; {@link #PLACED} every running
- * task by line, removed when it leaves. The final timer (end of input) releases the cut-off tasks and clears
- * {@link #RANDOM}, so all state is empty at the end. Each run's cluster is a transient cache rebuilt from
- * {@link #PLACED} after a restore, so a restarted job decides exactly as an uninterrupted one.
+ * <p>State per run (Avro, schemas/internal): {@link #RANDOM} the policy's tie-breaking random state; {@link #ARRIVALS}
+ * the pods ({@link PodBatch}) and {@link #DEPARTURES} the lines due at each pending timer, removed when that timer
+ * fires; {@link #PLACED} every running task by line ({@link PlacedPod}), removed when it leaves. The final timer (end of
+ * input) releases the cut-off tasks and clears {@link #RANDOM}, so all state is empty at the end. Each run's cluster is
+ * a transient cache rebuilt from {@link #PLACED} after a restore, so a restarted job decides exactly as an
+ * uninterrupted one.
  */
 public final class ReplayPlacementFunction extends KeyedProcessFunction<String, ReplayPod, ReplayEvent> {
     private static final long serialVersionUID = 1L;
 
-    static final ValueStateDescriptor<Long> RANDOM = new ValueStateDescriptor<>("replay-random", Types.LONG);
-    static final MapStateDescriptor<Long, List<ReplayPod>> ARRIVALS =
-            new MapStateDescriptor<>("replay-arrivals", Types.LONG, Types.LIST(TypeInformation.of(ReplayPod.class)));
+    static final ValueStateDescriptor<Long> RANDOM = new ValueStateDescriptor<>("placement-random", Types.LONG);
+    static final MapStateDescriptor<Long, PodBatch> ARRIVALS =
+            new MapStateDescriptor<>("placement-arrivals", Types.LONG, new AvroTypeInfo<>(PodBatch.class));
     static final MapStateDescriptor<Long, List<Long>> DEPARTURES =
-            new MapStateDescriptor<>("replay-departures", Types.LONG, Types.LIST(Types.LONG));
-    static final MapStateDescriptor<Long, RunningPod> PLACED =
-            new MapStateDescriptor<>("replay-placed", Types.LONG, TypeInformation.of(RunningPod.class));
+            new MapStateDescriptor<>("placement-departures", Types.LONG, Types.LIST(Types.LONG));
+    static final MapStateDescriptor<Long, PlacedPod> PLACED =
+            new MapStateDescriptor<>("placement-placed", Types.LONG, new AvroTypeInfo<>(PlacedPod.class));
 
     private final List<NodeSpec> nodes;
     private final List<Task> workloadTasks;
@@ -53,9 +59,9 @@ public final class ReplayPlacementFunction extends KeyedProcessFunction<String, 
     private final long endTime;
 
     private transient ValueState<Long> random;
-    private transient MapState<Long, List<ReplayPod>> arrivals;
+    private transient MapState<Long, PodBatch> arrivals;
     private transient MapState<Long, List<Long>> departures;
-    private transient MapState<Long, RunningPod> placed;
+    private transient MapState<Long, PlacedPod> placed;
     private transient TargetWorkload workload;
     private transient Map<String, RunCache> caches;
 
@@ -99,52 +105,68 @@ public final class ReplayPlacementFunction extends KeyedProcessFunction<String, 
     public void processElement(ReplayPod pod, Context ctx, Collector<ReplayEvent> out) throws Exception {
         if (!runs.containsKey(pod.run))
             throw new IllegalArgumentException("replay pod for unknown run '" + pod.run + "'");
-        append(arrivals, pod.creationTime, pod);
-        ctx.timerService().registerEventTimeTimer(pod.creationTime);
+        long at = millis(pod.creationTime);
+        PodBatch batch = arrivals.get(at);
+        if (batch == null) batch = new PodBatch(new ArrayList<>());
+        batch.getPods().add(stateOf(pod));
+        arrivals.put(at, batch);
+        ctx.timerService().registerEventTimeTimer(at);
+    }
+
+    /** Event time (ms) of a trace time (s). */
+    static long millis(long traceSeconds) {
+        return traceSeconds * 1000;
     }
 
     /** Departure timer of a task: its deletion time (at least 1 s after creation), or end of input when cut off. */
-    static long departureKey(ReplayPod pod) {
-        return pod.deletionTime == ReplayPod.CUT_OFF
+    static long departureKey(PlacementPod pod) {
+        return pod.getDeletionTime() == ReplayPod.CUT_OFF
                 ? Long.MAX_VALUE
-                : Math.max(pod.deletionTime, pod.creationTime + 1);
+                : millis(Math.max(pod.getDeletionTime(), pod.getCreationTime() + 1));
     }
 
     @Override
     public void onTimer(long time, OnTimerContext ctx, Collector<ReplayEvent> out) throws Exception {
         String runKey = ctx.getCurrentKey();
         RunCache run = cache(runKey);
-        long reported = time == Long.MAX_VALUE ? endTime : time;
+        long reported = time == Long.MAX_VALUE ? endTime : time / 1000;
         List<Long> leaving = departures.get(time);
         if (leaving != null) {
             for (long line : leaving) {
-                RunningPod p = placed.get(line);
+                PlacedPod p = placed.get(line);
                 if (p == null) continue;
-                run.cluster.release(p.pod.task(), new Placement(p.node, p.gpus));
+                int[] gpus = gpus(p);
+                run.cluster.release(task(p.getPod()), new Placement(p.getNode(), gpus));
                 placed.remove(line);
                 run.running--;
-                out.collect(event(runKey, run, reported, p.pod, "RELEASE", p.node, p.gpus));
+                out.collect(event(runKey, run, reported, p.getPod(), "RELEASE", p.getNode(), gpus));
             }
             departures.remove(time);
         }
-        List<ReplayPod> arriving = arrivals.get(time);
-        if (arriving != null) {
+        PodBatch batch = arrivals.get(time);
+        if (batch != null) {
+            List<PlacementPod> arriving = batch.getPods();
             Long saved = random.value();
             RandomState rng = saved == null
                     ? RandomState.derive(runs.get(runKey).seed(), InflationStepper.POLICY_STREAM)
                     : new RandomState(saved);
-            for (ReplayPod pod : arriving) {
-                Task task = pod.task();
+            for (PlacementPod pod : arriving) {
+                Task task = task(pod);
                 Placement p = run.policy.choose(task, run.cluster, rng);
                 if (p == null) {
                     out.collect(event(runKey, run, reported, pod, "FAIL", -1, new int[0]));
                     continue;
                 }
                 run.cluster.place(task, p);
-                placed.put(pod.line, new RunningPod(pod, p.node(), p.gpus()));
+                List<Integer> gpus = new ArrayList<>(p.gpus().length);
+                for (int g : p.gpus()) gpus.add(g);
+                placed.put(pod.getLine(), new PlacedPod(pod, p.node(), gpus));
                 run.running++;
                 long leaves = departureKey(pod);
-                append(departures, leaves, pod.line);
+                List<Long> due = departures.get(leaves);
+                if (due == null) due = new ArrayList<>();
+                due.add(pod.getLine());
+                departures.put(leaves, due);
                 ctx.timerService().registerEventTimeTimer(leaves);
                 out.collect(event(runKey, run, reported, pod, "PLACE", p.node(), p.gpus()));
             }
@@ -161,8 +183,8 @@ public final class ReplayPlacementFunction extends KeyedProcessFunction<String, 
         RunCache c = caches.get(runKey);
         if (c == null) {
             c = new RunCache(runs.get(runKey).policy().factory().get(), new ClusterState(nodes, workload));
-            for (RunningPod p : placed.values()) {
-                c.cluster.place(p.pod.task(), new Placement(p.node, p.gpus));
+            for (PlacedPod p : placed.values()) {
+                c.cluster.place(task(p.getPod()), new Placement(p.getNode(), gpus(p)));
                 c.running++;
             }
             caches.put(runKey, c);
@@ -171,17 +193,17 @@ public final class ReplayPlacementFunction extends KeyedProcessFunction<String, 
     }
 
     private static ReplayEvent event(
-            String runKey, RunCache run, long time, ReplayPod pod, String action, int node, int[] gpus) {
+            String runKey, RunCache run, long time, PlacementPod pod, String action, int node, int[] gpus) {
         ClusterState cluster = run.cluster;
         ReplayEvent e = new ReplayEvent();
         e.run = runKey;
         e.time = time;
-        e.line = pod.line;
-        e.task = pod.name;
+        e.line = pod.getLine();
+        e.task = pod.getName();
         e.action = action;
         e.node = node;
         e.gpus = gpus;
-        e.gpuMilli = pod.gpuMilliPerGpu;
+        e.gpuMilli = pod.getGpuMilliPerGpu();
         e.eopcCpuWatts = cluster.eopcCpuWatts();
         e.eopcGpuWatts = cluster.eopcGpuWatts();
         e.allocatedGpuFraction = cluster.gpuMilliAllocated() / (double) cluster.gpuMilliCapacity();
@@ -190,10 +212,34 @@ public final class ReplayPlacementFunction extends KeyedProcessFunction<String, 
         return e;
     }
 
-    private static <T> void append(MapState<Long, List<T>> map, long key, T value) throws Exception {
-        List<T> rows = map.get(key);
-        if (rows == null) rows = new ArrayList<>();
-        rows.add(value);
-        map.put(key, rows);
+    /** A pod as state: its fields as they are, trace seconds. */
+    static PlacementPod stateOf(ReplayPod pod) {
+        return new PlacementPod(
+                pod.line,
+                pod.name,
+                pod.cpuMilli,
+                pod.memoryMiB,
+                pod.gpuCount,
+                pod.gpuMilliPerGpu,
+                List.of(pod.gpuModels),
+                pod.creationTime,
+                pod.deletionTime);
+    }
+
+    static Task task(PlacementPod pod) {
+        return new Task(
+                pod.getName(),
+                pod.getCpuMilli(),
+                pod.getMemoryMiB(),
+                pod.getGpuCount(),
+                pod.getGpuMilliPerGpu(),
+                Set.copyOf(pod.getGpuModels()),
+                Set.of());
+    }
+
+    private static int[] gpus(PlacedPod p) {
+        int[] gpus = new int[p.getGpus().size()];
+        for (int i = 0; i < gpus.length; i++) gpus[i] = p.getGpus().get(i);
+        return gpus;
     }
 }

@@ -14,7 +14,7 @@ import org.gpusched.placement.model.Task;
  * What the driver learns from one pass over a pod list before the replay stream starts: its {@link PodListFormat}, the
  * tasks of its valid rows (fgd and pwr-fgd score against the trace's own target workload, which has to be known before
  * the first decision) and counts and time span for progress and the summary. The rows themselves reach the placement
- * only through the stream's {@link PodRowParser}, which parses them with the same format and sends the bad ones to the
+ * only through the stream's {@link PodParser}, which parses them with the same format and sends the bad ones to the
  * rejected output; here they are only counted, and the first one is kept for messages.
  */
 public record ReplayTrace(

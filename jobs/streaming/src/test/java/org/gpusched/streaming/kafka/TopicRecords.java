@@ -18,11 +18,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.gpusched.streaming.Topics;
 
 /** Reading and writing topics of the test broker directly, as an outside client would (Kafka ITs). */
-final class TopicRecords {
+public final class TopicRecords {
     private TopicRecords() {}
 
     /** Every record of a topic (from the start to its current end, read_committed), decoded, in partition order. */
-    static <T extends SpecificRecordBase> List<T> read(KafkaSettings kafka, Topics topic, Class<T> type)
+    public static <T extends SpecificRecordBase> List<T> read(KafkaSettings kafka, Topics topic, Class<T> type)
             throws Exception {
         Properties p = kafka.clientConfig();
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
@@ -54,7 +54,7 @@ final class TopicRecords {
     }
 
     /** Publishes one value as is (no key, no headers), e.g. bytes some other producer got wrong. */
-    static void publishRaw(KafkaSettings kafka, String topic, byte[] value) throws Exception {
+    public static void publishRaw(KafkaSettings kafka, String topic, byte[] value) throws Exception {
         Properties p = kafka.clientConfig();
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());

@@ -30,7 +30,8 @@ class PlacementReplayIT {
         List<NodeSpec> nodes = AlibabaTraceCsv.readNodes(ReplayPlacementFunctionTest.NODES);
         try (ReplayOutput output = new ReplayOutput(out, nodes)) {
             var rejected = PlacementReplay.run(
-                    new PlacementReplay.Config(nodes, pods, trace, List.of(PWR_FGD)),
+                    PlacementConfig.boundedReplay(nodes, trace, List.of(PWR_FGD), 1),
+                    pods,
                     out.resolve(".parts"),
                     output::accept);
             output.finish(ReplayOutput.runInfo().put("policy", "pwr-fgd"), trace.unscheduled(), rejected);

@@ -46,7 +46,7 @@ class ReplayPlacementFunctionTest {
         return new KeyedOneInputStreamOperatorTestHarness<>(
                 new KeyedProcessOperator<>(new ReplayPlacementFunction(
                         NODE_LIST, TRACE.workloadTasks(), List.of(BESTFIT, FGD), TRACE.endTime())),
-                new PlacementReplay.RunKey(),
+                new PlacementJob.RunKey(),
                 Types.STRING);
     }
 
@@ -80,7 +80,7 @@ class ReplayPlacementFunctionTest {
             KeyedOneInputStreamOperatorTestHarness<String, ReplayPod, ReplayEvent> h, int fromPod, int toPod)
             throws Exception {
         for (ReplayPod p : PODS_OF_FIXTURE.subList(fromPod, toPod)) {
-            h.processElement(new StreamRecord<>(p, p.creationTime));
+            h.processElement(new StreamRecord<>(p, p.creationTime * 1000));
         }
     }
 
@@ -103,8 +103,8 @@ class ReplayPlacementFunctionTest {
         var both = harness();
         both.open();
         for (ReplayPod p : PODS_OF_FIXTURE) {
-            both.processElement(new StreamRecord<>(p, p.creationTime));
-            both.processElement(new StreamRecord<>(p.forRun(FGD.key()), p.creationTime));
+            both.processElement(new StreamRecord<>(p, p.creationTime * 1000));
+            both.processElement(new StreamRecord<>(p.forRun(FGD.key()), p.creationTime * 1000));
         }
         both.processWatermark(Long.MAX_VALUE);
         List<String> bestfit = new ArrayList<>();
@@ -132,11 +132,13 @@ class ReplayPlacementFunctionTest {
         assertEquals(List.of(), drain(h), "nothing is decided before the watermark reaches the creation time");
         assertEquals(5, h.numEventTimeTimers());
 
-        h.processWatermark(20);
-        assertEquals(List.of("0 PLACE p0 200 0.5 1", "10 PLACE p1 260 0.75 2", "20 FAIL p2 260 0.75 2"), drain(h));
-        h.processWatermark(50);
+        h.processWatermark(19_999);
+        assertEquals(List.of("0 PLACE p0 200 0.5 1", "10 PLACE p1 260 0.75 2"), drain(h), "event time is in ms");
+        h.processWatermark(20_000);
+        assertEquals(List.of("20 FAIL p2 260 0.75 2"), drain(h));
+        h.processWatermark(50_000);
         assertEquals(List.of("40 PLACE p3 260 0.75 3", "50 RELEASE p1 200 0.5 2", "50 PLACE p5 260 0.75 3"), drain(h));
-        h.processWatermark(99);
+        h.processWatermark(99_000);
         assertEquals(List.of("60 RELEASE p5 200 0.5 2"), drain(h));
         h.processWatermark(Long.MAX_VALUE);
         assertEquals(List.of("100 RELEASE p0 140 0.0 1", "100 RELEASE p3 35 0.0 0"), drain(h));
@@ -156,7 +158,7 @@ class ReplayPlacementFunctionTest {
         var first = harness();
         first.open();
         feed(first, 0, 4);
-        first.processWatermark(45);
+        first.processWatermark(45_000);
         List<String> got = new ArrayList<>(drain(first));
         OperatorSubtaskState snapshot = first.snapshot(1, 1);
         first.close();

@@ -1,4 +1,4 @@
-package org.gpusched.streaming.kafka;
+package org.gpusched.streaming.placement;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -24,10 +24,11 @@ import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.avro.PodEvent;
 import org.gpusched.streaming.avro.PodPlacement;
 import org.gpusched.streaming.avro.RejectedRecord;
-import org.gpusched.streaming.placement.PlacementReplay;
-import org.gpusched.streaming.placement.ReplayOutput;
-import org.gpusched.streaming.placement.ReplayRun;
-import org.gpusched.streaming.placement.ReplayTrace;
+import org.gpusched.streaming.kafka.AvroBinary;
+import org.gpusched.streaming.kafka.KafkaSettings;
+import org.gpusched.streaming.kafka.LocalKafkaBroker;
+import org.gpusched.streaming.kafka.TopicAdmin;
+import org.gpusched.streaming.kafka.TopicRecords;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -85,7 +86,8 @@ class KafkaPlacementIT {
             Path out = WORK.resolve("file-" + run.dirName());
             try (ReplayOutput output = new ReplayOutput(out, nodes)) {
                 fileRejected = PlacementReplay.run(
-                        new PlacementReplay.Config(nodes, pods, trace, List.of(run)),
+                        PlacementConfig.boundedReplay(nodes, trace, List.of(run), 1),
+                        pods,
                         out.resolve(".parts"),
                         output::accept);
             }
@@ -120,7 +122,17 @@ class KafkaPlacementIT {
         conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
         conf.set(PipelineOptions.GENERIC_TYPES, false);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        KafkaPlacement.define(env, kafka, new KafkaPlacement.Config(nodes, trace, runs, true, 0, 2));
+        KafkaPlacement.define(
+                env,
+                kafka,
+                new PlacementConfig(
+                        nodes,
+                        trace,
+                        runs,
+                        PlacementConfig.END_OF_INPUT,
+                        2,
+                        java.time.Duration.ZERO,
+                        java.time.Duration.ofMillis(20)));
         env.execute("kafka placement");
 
         List<PodPlacement> placements = TopicRecords.read(kafka, Topics.POD_PLACEMENTS, PodPlacement.class);

@@ -1,4 +1,4 @@
-package org.gpusched.streaming.kafka;
+package org.gpusched.streaming.placement;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -12,8 +12,9 @@ import org.gpusched.placement.io.TraceFormatException;
 import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.avro.PodEvent;
 import org.gpusched.streaming.avro.RejectedRecord;
-import org.gpusched.streaming.placement.PodEvents;
-import org.gpusched.streaming.placement.PodListFormat;
+import org.gpusched.streaming.kafka.AvroBinary;
+import org.gpusched.streaming.kafka.KafkaSettings;
+import org.gpusched.streaming.kafka.TraceProducer;
 
 /**
  * Publishes an Alibaba pod list (CSV with creation_time and deletion_time, as place-replay reads it) to the pods topic as

@@ -17,15 +17,16 @@ import org.gpusched.streaming.kafka.AvroBinary;
 import org.junit.jupiter.api.Test;
 
 /**
- * Harness test of {@link PodEventParser}: a pod-list row published as a {@link PodEvent} ({@link PodEvents#of}) comes
+ * Harness test of {@link PodParser} on the pods topic: a pod-list row published as a {@link PodEvent} ({@link PodEvents#of}) comes
  * back as the same pod; undecodable values and impossible demands or times are rejected with reason and field.
  */
-class PodEventParserTest {
+class PodParserEventsTest {
     private static final String TOPIC = "gpusched.pods";
     private final AvroBinary<PodEvent> avro = new AvroBinary<>(PodEvent.class);
 
     private static OneInputStreamOperatorTestHarness<RawRecord, ReplayPod> harness() throws Exception {
-        var h = new OneInputStreamOperatorTestHarness<>(new ProcessOperator<>(new PodEventParser(TOPIC)));
+        var h = new OneInputStreamOperatorTestHarness<>(
+                new ProcessOperator<>(new PodParser(new PodListFormat("p.csv", PodParserTest.HEADER))));
         h.open();
         return h;
     }
@@ -38,7 +39,7 @@ class PodEventParserTest {
 
     private static List<RejectedRecord> rejected(OneInputStreamOperatorTestHarness<RawRecord, ReplayPod> h) {
         List<RejectedRecord> out = new ArrayList<>();
-        var side = h.getSideOutput(PodRowParser.REJECTED);
+        var side = h.getSideOutput(PodParser.REJECTED);
         if (side != null) for (StreamRecord<RejectedRecord> r : side) out.add(r.getValue());
         return out;
     }
@@ -50,7 +51,7 @@ class PodEventParserTest {
 
     @Test
     void aPublishedRowComesBackAsTheSamePod() throws Exception {
-        PodListFormat file = new PodListFormat("p.csv", PodRowParserTest.HEADER);
+        PodListFormat file = new PodListFormat("p.csv", PodParserTest.HEADER);
         ReplayPod shared = file.parse(2, "a,4000,8192,1,500,V100M16|V100M32,LS,Running,10,,10")
                 .pod();
         ReplayPod whole =
@@ -119,6 +120,19 @@ class PodEventParserTest {
             assertEquals(TOPIC + "-0@" + i, rejected.get(i).getPosition());
             assertTrue(rejected.get(i).getBytes() != null, "the original bytes are kept");
         }
+        h.close();
+    }
+
+    @Test
+    void textFromTheTopicIsNotAPodListRowAndIsRejected() throws Exception {
+        var h = harness();
+        h.processElement(
+                new StreamRecord<>(RawRecord.text(TOPIC, TOPIC + "-0@0", "c,2000,4096,2,1000,,LS,Succeeded,20,30,20")));
+        assertTrue(pods(h).isEmpty());
+        List<RejectedRecord> rejected = rejected(h);
+        assertEquals(1, rejected.size());
+        assertEquals("not a PodEvent: a text value", rejected.get(0).getReason());
+        assertEquals(TOPIC + "-0@0", rejected.get(0).getPosition());
         h.close();
     }
 }

@@ -15,14 +15,14 @@ import org.gpusched.streaming.RawRecord;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.junit.jupiter.api.Test;
 
-/** Harness test of {@link PodRowParser}: good rows become pods, every kind of bad row is rejected with line, reason and column. */
-class PodRowParserTest {
+/** Harness test of {@link PodParser}: good rows become pods, every kind of bad row is rejected with line, reason and column. */
+class PodParserTest {
     static final String HEADER =
             "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time";
 
     private static OneInputStreamOperatorTestHarness<RawRecord, ReplayPod> harness() throws Exception {
         var h = new OneInputStreamOperatorTestHarness<>(
-                new ProcessOperator<>(new PodRowParser(new PodListFormat("p.csv", HEADER))));
+                new ProcessOperator<>(new PodParser(new PodListFormat("p.csv", HEADER))));
         h.open();
         return h;
     }
@@ -57,8 +57,8 @@ class PodRowParserTest {
         assertEquals(ReplayPod.CUT_OFF, a.deletionTime);
         assertEquals(5, pods.get(1).line);
         assertEquals(30, pods.get(1).deletionTime);
-        assertTrue(h.getSideOutput(PodRowParser.REJECTED) == null
-                || h.getSideOutput(PodRowParser.REJECTED).isEmpty());
+        assertTrue(h.getSideOutput(PodParser.REJECTED) == null
+                || h.getSideOutput(PodParser.REJECTED).isEmpty());
         h.close();
     }
 
@@ -82,7 +82,7 @@ class PodRowParserTest {
         for (Object o : h.getOutput()) if (o instanceof StreamRecord<?> r) valid.add(((ReplayPod) r.getValue()).name);
         assertEquals(List.of("ok"), valid);
         List<RejectedRecord> bad = new ArrayList<>();
-        h.getSideOutput(PodRowParser.REJECTED).forEach(r -> bad.add(r.getValue()));
+        h.getSideOutput(PodParser.REJECTED).forEach(r -> bad.add(r.getValue()));
         assertEquals(
                 List.of(
                         "p.csv:2",
