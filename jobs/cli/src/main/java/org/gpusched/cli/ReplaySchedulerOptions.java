@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.gpusched.core.policy.PolicyConfig;
 import org.gpusched.formats.ClusterSpec;
 import org.gpusched.formats.TimeOrder;
 import org.gpusched.streaming.SchedulerConfig;
@@ -15,6 +16,7 @@ final class ReplaySchedulerOptions {
     /** The options of this mixin, which mean nothing to a placement run. */
     static final List<String> NAMES = List.of(
             "--iterations",
+            "--optimizer-threads",
             "--controllers",
             "--dispatch",
             "--noise",
@@ -29,6 +31,13 @@ final class ReplaySchedulerOptions {
             defaultValue = "1000",
             description = "MaxIt of the randomized policies (default: ${DEFAULT-VALUE}).")
     int iterations;
+
+    @Option(
+            names = "--optimizer-threads",
+            paramLabel = "N",
+            description = "Threads that run one andreas-rg or rg-ls call's randomized iterations; the decisions are "
+                    + "the same for any N (default: the processors the JVM sees).")
+    int optimizerThreads = PolicyConfig.DEFAULT_THREADS;
 
     @Option(
             names = "--controllers",
@@ -91,6 +100,7 @@ final class ReplaySchedulerOptions {
                 .cluster(cluster)
                 .seed(seed)
                 .maxIterations(iterations)
+                .optimizerThreads(optimizerThreads)
                 .controllers(controllers)
                 .dispatch(dispatchRule(dispatch))
                 .noise(noise)

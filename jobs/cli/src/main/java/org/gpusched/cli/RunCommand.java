@@ -18,6 +18,7 @@ import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.gpusched.core.policy.PolicyConfig;
 import org.gpusched.formats.ClusterSpec;
 import org.gpusched.formats.ClusterYaml;
 import org.gpusched.formats.FormatException;
@@ -123,6 +124,13 @@ public final class RunCommand implements Callable<Integer> {
             defaultValue = "1000",
             description = "MaxIt of the randomized policies (default: ${DEFAULT-VALUE}).")
     int iterations;
+
+    @Option(
+            names = "--optimizer-threads",
+            paramLabel = "N",
+            description = "Threads that run one andreas-rg or rg-ls call's randomized iterations; the decisions are "
+                    + "the same for any N (default: the processors the JVM sees).")
+    int optimizerThreads = PolicyConfig.DEFAULT_THREADS;
 
     @Option(
             names = "--controllers",
@@ -276,7 +284,14 @@ public final class RunCommand implements Callable<Integer> {
             CliFiles.requireFile(spec.commandLine(), workload, "--workload");
             CliFiles.rejectGiven(
                     spec.commandLine(),
-                    List.of("--iterations", "--controllers", "--dispatch", "--noise", "--period", "--mode"),
+                    List.of(
+                            "--iterations",
+                            "--optimizer-threads",
+                            "--controllers",
+                            "--dispatch",
+                            "--noise",
+                            "--period",
+                            "--mode"),
                     "applies to scheduling policies (--cluster), not to placement (--nodes)");
             if (!spec.commandLine().getParseResult().hasMatchedOption("--policy"))
                 throw new ParameterException(
@@ -459,6 +474,7 @@ public final class RunCommand implements Callable<Integer> {
                     .policies(policies)
                     .seed(seed)
                     .maxIterations(iterations)
+                    .optimizerThreads(optimizerThreads)
                     .controllers(controllers)
                     .dispatch(ReplaySchedulerOptions.dispatchRule(dispatch))
                     .noise(noise)

@@ -73,6 +73,11 @@ public final class SchedulerConfig implements Serializable {
             .intType()
             .defaultValue(1000)
             .withDescription("MaxIt of the randomized policies.");
+    public static final ConfigOption<Integer> OPTIMIZER_THREADS = ConfigOptions.key("gpusched.optimizer-threads")
+            .intType()
+            .defaultValue(PolicyConfig.DEFAULT_THREADS)
+            .withDescription(
+                    "Threads that run one andreas-rg or rg-ls call's randomized iterations (the same decisions for any count).");
     public static final ConfigOption<Integer> CONTROLLERS = ConfigOptions.key("gpusched.controllers")
             .intType()
             .defaultValue(1)
@@ -153,6 +158,7 @@ public final class SchedulerConfig implements Serializable {
     private final List<String> policies;
     private final long seed;
     private final int maxIterations;
+    private final int optimizerThreads;
     private final int controllers;
     private final Dispatch dispatch;
     private final double noise;
@@ -179,6 +185,7 @@ public final class SchedulerConfig implements Serializable {
         this.policies = List.copyOf(b.policies);
         this.seed = b.seed;
         this.maxIterations = b.maxIterations;
+        this.optimizerThreads = b.optimizerThreads;
         this.controllers = b.controllers;
         this.dispatch = b.dispatch;
         this.noise = b.noise;
@@ -218,6 +225,8 @@ public final class SchedulerConfig implements Serializable {
         if (policies.stream().distinct().count() != policies.size())
             throw new IllegalArgumentException("policy listed twice: " + policies);
         if (maxIterations < 1) throw new IllegalArgumentException("iterations must be >= 1, got " + maxIterations);
+        if (optimizerThreads < 1)
+            throw new IllegalArgumentException("optimizer threads must be >= 1, got " + optimizerThreads);
         if (controllers < 1) throw new IllegalArgumentException("controllers must be >= 1, got " + controllers);
         if (controllers > nodes.size())
             throw new IllegalArgumentException("controllers (" + controllers + ") must not exceed the cluster's nodes ("
@@ -250,6 +259,10 @@ public final class SchedulerConfig implements Serializable {
 
     public int maxIterations() {
         return maxIterations;
+    }
+
+    public int optimizerThreads() {
+        return optimizerThreads;
     }
 
     public int controllers() {
@@ -322,7 +335,7 @@ public final class SchedulerConfig implements Serializable {
     }
 
     public PolicyConfig policyConfig() {
-        return PolicyConfig.DEFAULTS.withMaxIterations(maxIterations);
+        return PolicyConfig.DEFAULTS.withMaxIterations(maxIterations).withThreads(optimizerThreads);
     }
 
     public List<TypeSpec> types() {
@@ -355,6 +368,7 @@ public final class SchedulerConfig implements Serializable {
         b.policies = policies;
         b.seed = seed;
         b.maxIterations = maxIterations;
+        b.optimizerThreads = optimizerThreads;
         b.controllers = controllers;
         b.dispatch = dispatch;
         b.noise = noise;
@@ -391,6 +405,7 @@ public final class SchedulerConfig implements Serializable {
                 .policies(conf.get(POLICIES))
                 .seed(conf.get(SEED))
                 .maxIterations(conf.get(MAX_ITERATIONS))
+                .optimizerThreads(conf.get(OPTIMIZER_THREADS))
                 .controllers(conf.get(CONTROLLERS))
                 .dispatch(conf.get(DISPATCH))
                 .noise(conf.get(NOISE))
@@ -423,6 +438,7 @@ public final class SchedulerConfig implements Serializable {
         private List<String> policies = List.of("andreas-rg");
         private long seed = 1;
         private int maxIterations = 1000;
+        private int optimizerThreads = PolicyConfig.DEFAULT_THREADS;
         private int controllers = 1;
         private Dispatch dispatch = Dispatch.ROUND_ROBIN;
         private double noise = 0;
@@ -452,6 +468,11 @@ public final class SchedulerConfig implements Serializable {
 
         public Builder seed(long v) {
             seed = v;
+            return this;
+        }
+
+        public Builder optimizerThreads(int v) {
+            optimizerThreads = v;
             return this;
         }
 
