@@ -111,6 +111,8 @@ public final class RunCommand implements Callable<Integer> {
                             + "fgd, pwr, pwr-fgd, bestfit, dotprod, gpu-packing, gpu-clustering, random).")
     List<String> policies;
 
+    // --seed, --mode and the options of the scheduler mixin set SchedulerOptions keys: they are read through
+    // scheduler.options() (flag, else --config file, else default), never from these fields.
     @Option(
             names = "--seed",
             paramLabel = "N",
