@@ -24,8 +24,8 @@ import org.gpusched.core.objective.ObjectiveFunction;
  *       order, goes back to its current placement when there is room for it there and the plan's f_OBJ gain from the
  *       move is less than the move's overhead: (weight per hour + the hourly rate of its current configuration) x
  *       {@code moveOverheadSeconds} / 3600, the tardiness and node time lost to one checkpoint and restart, doubled
- *       for each move the job has had already (so a job the plans keep pushing around soon stays put: after ten
- *       moves a further one must gain a thousand times its overhead).</li>
+ *       for each move the job has had already (so a job the plans keep pushing around soon stays put), and never after
+ *       {@link #MAX_MOVES} moves.</li>
  *   <li><b>Keep what pays.</b> A second plan starts from the status quo: every running job where it is, the plan's
  *       waiting jobs wherever they fit beside them; then each job the plan places otherwise takes its planned place,
  *       one at a time, when there is room and that lowers f_OBJ by more than the move's overhead. Of the two plans,
@@ -229,13 +229,18 @@ public final class PlanStabilizer {
      * 2^(moves it had already).
      */
     private double overhead(SchedulingProblem problem, int j, Placement current) {
+        int earlier = movesSoFar == null ? 0 : movesSoFar[j];
+        if (earlier >= MAX_MOVES) return Double.POSITIVE_INFINITY;
         double rate = problem.cluster().type(current.type()).costPerHour(current.gpus());
-        int earlier = movesSoFar == null ? 0 : Math.min(MAX_DOUBLINGS, movesSoFar[j]);
         return (problem.job(j).job().weightPerHour() + rate) * moveOverheadSeconds / 3600.0 * (1L << earlier);
     }
 
-    /** Doublings of a move's overhead at most (2^40: no gain of a finite schedule covers it in practice). */
-    private static final int MAX_DOUBLINGS = 40;
+    /**
+     * Moves of one job after which plans leave it where it runs until it ends (a node failure may still stop it): the
+     * doubled overhead alone does not bound them when a plan that moves it also starts jobs whose postponement f_OBJ
+     * prices at rho times their weight.
+     */
+    public static final int MAX_MOVES = 10;
 
     private double overheadOfMoves(SchedulingProblem problem, Plan p) {
         double total = 0;

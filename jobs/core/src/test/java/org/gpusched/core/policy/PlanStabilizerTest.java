@@ -98,6 +98,17 @@ class PlanStabilizerTest {
                         .stabilize(problem, resize, new int[] {2})
                         .placement(0),
                 "3.7 < 5");
+        // with no overhead at all, a job moved MAX_MOVES times already still stays; one move fewer, it is moved
+        assertEquals(
+                new Placement(0, 0, 1),
+                new PlanStabilizer(0)
+                        .stabilize(problem, resize, new int[] {PlanStabilizer.MAX_MOVES})
+                        .placement(0));
+        assertEquals(
+                new Placement(0, 0, 2),
+                new PlanStabilizer(0)
+                        .stabilize(problem, resize, new int[] {PlanStabilizer.MAX_MOVES - 1})
+                        .placement(0));
     }
 
     @Test
