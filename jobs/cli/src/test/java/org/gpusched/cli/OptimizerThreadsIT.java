@@ -26,7 +26,16 @@ class OptimizerThreadsIT {
     void oneAndTwoThreadsGiveTheSameDecisions() throws Exception {
         Path generated = tmp.resolve("generated");
         var g = WorkloadCommandsTest.gpusched(
-                "generate", "--scenario", "andreas", "--nodes", "8", "--jobs", "150", "--seed", "5", "--out",
+                "generate",
+                "--scenario",
+                "andreas",
+                "--nodes",
+                "8",
+                "--jobs",
+                "150",
+                "--seed",
+                "5",
+                "--out",
                 generated.toString());
         assertEquals(0, g.exit(), g.err());
         // every job submitted at the first one's time: the optimizer sees about 150 jobs per call
@@ -61,7 +70,8 @@ class OptimizerThreadsIT {
                     out.toString());
             assertEquals(0, r.exit(), r.err());
             List<String> decisions = Files.readAllLines(out.resolve("decisions.jsonl"));
-            assertTrue(decisions.stream().filter(l -> l.contains("\"COMPLETE\"")).count() == 150, "all jobs ran");
+            assertTrue(
+                    decisions.stream().filter(l -> l.contains("\"COMPLETE\"")).count() == 150, "all jobs ran");
             outputs.add(decisions);
             outputs.add(Files.readAllLines(out.resolve("jobs.jsonl")));
         }
