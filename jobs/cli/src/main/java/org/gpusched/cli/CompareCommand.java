@@ -66,7 +66,15 @@ import picocli.CommandLine.Spec;
             "several seeds) in the place-replay format, DIR/comparison.csv (placed,",
             "failed, rejected, mean/peak EOPC, energy, saving vs fgd, GPU allocation,",
             "fragmented GPUs) and DIR/report.html (EOPC per run; EOPC, allocation and",
-            "fragmentation over trace time)."
+            "fragmentation over trace time).",
+            "",
+            "With PowerFlow policies (powerflow, tiresias, gandiva, afs, tiresias+zeus,",
+            "gandiva+zeus) and --trace a PowerFlow trace (generate --scenario powerflow),",
+            "runs them in gpusched powerflow's simulator over the same jobs and telemetry",
+            "noise: powerflow once per --eta, tiresias/gandiva/afs once per --limits.",
+            "Writes DIR (DIR/seed-S/ for several seeds) as gpusched powerflow --out does,",
+            "plus report.html (mean JCT against energy per policy, GPUs allocated and",
+            "cluster power over time) and audit.txt (the energy audit of validate)."
         })
 public final class CompareCommand implements Callable<Integer> {
     @Spec
@@ -129,6 +137,9 @@ public final class CompareCommand implements Callable<Integer> {
     @Mixin
     MetricsPortOption metricsPort;
 
+    @Mixin
+    PowerflowCompare.Options powerflow;
+
     @Option(names = "--title", paramLabel = "TEXT", description = "Report title (default: compare TRACE).")
     String title;
 
@@ -172,6 +183,15 @@ public final class CompareCommand implements Callable<Integer> {
         if (seeds.isEmpty()) throw new ParameterException(spec.commandLine(), "--seeds must name at least one seed");
         if (seeds.stream().distinct().count() != seeds.size())
             throw new ParameterException(spec.commandLine(), "--seeds lists a seed twice: " + seeds);
+        if (PowerflowCompare.selected(spec.commandLine(), policies)) {
+            if (cluster != null || pods != null || nodes != null || alphas != null || metricsPort.ports != null)
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "PowerFlow policies take --trace (a PowerFlow trace), not --cluster, --pods, --nodes, --alpha"
+                                + " or --metrics-port");
+            CliFiles.rejectGiven(spec.commandLine(), ReplaySchedulerOptions.NAMES, "applies to scheduling policies");
+            return PowerflowCompare.run(spec.commandLine(), trace, policies, seeds, powerflow, title, out);
+        }
         if (choosePlacement()) {
             StagedDirectory staged = CliFiles.stage(spec.commandLine(), "compare", out, pods, nodes);
             if (staged == null) return ExitCode.BAD_INPUT;

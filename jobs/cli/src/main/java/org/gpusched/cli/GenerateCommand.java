@@ -41,7 +41,9 @@ import picocli.CommandLine.Spec;
             "                The powerflow scenarios write DIR/trace.jsonl in the PowerFlow",
             "                trace format (gpusched powerflow --trace), no cluster file.",
             "Execution times: the application model of conf/applications.yaml (bundled;",
-            "--apps to override). --jobs scales any scenario (e.g. 1000000) by sampling;",
+            "--apps to override), profiled per application and GPU model by default,",
+            "--time-model amdahl for the earlier analytical model (docs/scheduling-",
+            "fidelity.md). Existing traces keep their times. --jobs scales any scenario (e.g. 1000000) by sampling;",
             "the trace is streamed, memory stays flat. Same seed, same files.",
             "Details: jobs/workloads/README.md."
         })
@@ -103,6 +105,13 @@ public final class GenerateCommand implements Callable<Integer> {
     Path apps;
 
     @Option(
+            names = "--time-model",
+            paramLabel = "MODEL",
+            description =
+                    "Execution times: profiled (default for a model file with profiles, as the bundled one: measured per-application, per-GPU speeds, data-parallel steps with an all-reduce, GPU memory and input limits) or amdahl (the earlier data-sheet mix with an Amdahl speed-up).")
+    String timeModel;
+
+    @Option(
             names = "--pods",
             paramLabel = "CSV",
             description = "powerflow only: the Alibaba 2023 pod list (openb_pod_list_default.csv) to sample from.")
@@ -125,6 +134,7 @@ public final class GenerateCommand implements Callable<Integer> {
         if (scenario.startsWith("powerflow")) return PowerflowScenarios.generate(this, out, err);
         try {
             ApplicationCatalog catalog = apps == null ? ApplicationCatalog.defaults() : ApplicationCatalog.read(apps);
+            if (timeModel != null) catalog = catalog.withTimeModel(ApplicationCatalog.TimeModel.parse(timeModel));
             Scenario sc = Scenarios.create(scenario, nodes, shape, meanGap, energy, catalog);
             long count = jobs == null ? sc.defaultJobs() : jobs;
             if (count < 1) throw new FormatException("--jobs must be >= 1, got " + count, "jobs");
@@ -146,6 +156,8 @@ public final class GenerateCommand implements Callable<Integer> {
             out.println(sc.describe());
             out.printf(Locale.ROOT, "%-26s %s%n", "scenario", sc.name());
             out.printf(Locale.ROOT, "%-26s %d%n", "seed", seed);
+            out.printf(
+                    Locale.ROOT, "%-26s %s%n", "time model", catalog.timeModel().label());
             out.printf(Locale.ROOT, "%-26s %d%n", "nodes", summary.nodes());
             out.printf(Locale.ROOT, "%-26s %,d%n", "jobs", summary.jobs());
             out.printf(

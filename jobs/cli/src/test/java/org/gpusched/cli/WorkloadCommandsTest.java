@@ -74,6 +74,39 @@ class WorkloadCommandsTest {
     }
 
     @Test
+    void timeModelIsChosenOnTheCommandLine() throws Exception {
+        String[] base = {"generate", "--scenario", "hierarchical", "--nodes", "3", "--jobs", "12", "--seed", "4"};
+        Run profiled = gpusched(concat(base, "--out", tmp.resolve("p").toString()));
+        Run explicit = gpusched(concat(
+                base, "--time-model", "profiled", "--out", tmp.resolve("p2").toString()));
+        Run amdahl = gpusched(
+                concat(base, "--time-model", "amdahl", "--out", tmp.resolve("a").toString()));
+        assertEquals(0, profiled.exit(), profiled.err());
+        assertEquals(0, amdahl.exit(), amdahl.err());
+        assertTrue(profiled.out().contains("time model") && profiled.out().contains("profiled"), profiled.out());
+        assertTrue(amdahl.out().contains("amdahl"), amdahl.out());
+        String p = Files.readString(tmp.resolve("p/trace.jsonl"));
+        assertEquals(p, Files.readString(tmp.resolve("p2/trace.jsonl")), "profiled is the default");
+        String a = Files.readString(tmp.resolve("a/trace.jsonl"));
+        assertTrue(!p.equals(a), "the two models give other times");
+        assertEquals(
+                Files.readString(tmp.resolve("p/cluster.yaml")),
+                Files.readString(tmp.resolve("a/cluster.yaml")),
+                "the same cluster");
+        Run bad = gpusched(concat(
+                base, "--time-model", "guessed", "--out", tmp.resolve("x").toString()));
+        assertEquals(ExitCode.BAD_INPUT, bad.exit());
+        assertTrue(
+                bad.err().contains("unknown time model 'guessed'") && !bad.err().contains("\tat "), bad.err());
+    }
+
+    private static String[] concat(String[] head, String... tail) {
+        String[] all = java.util.Arrays.copyOf(head, head.length + tail.length);
+        System.arraycopy(tail, 0, all, head.length, tail.length);
+        return all;
+    }
+
+    @Test
     void badArgumentsGiveAMessageAndNonZeroExit() {
         Run r = gpusched(
                 "generate", "--scenario", "andreas", "--out", tmp.resolve("x").toString());

@@ -8,8 +8,9 @@ import org.gpusched.core.model.NodeType;
 /**
  * The node-opening side of {@link GreedyEngine} under one {@link NodeOpeningRule}: the catalog's GPU models (which
  * types may stand in for one another), each configuration's ranking price, a job's configuration on any type, the
- * GPUs the queue still wants per GPU model, and the type a node is switched on as. Holds per-call scratch only;
- * everything is rewritten by {@link #prepareCatalog} and {@link #prepareJobs}. Not thread-safe, like the engine.
+ * GPUs the queue still wants per GPU model, and the type a node is switched on as. Holds per-call tables, rewritten
+ * by {@link #prepareCatalog} and {@link #prepareJobs} and only read while constructions run; what changes within a
+ * construction is in its own {@link Demand}.
  */
 final class NodeOpening {
     static final int NONE = -1;
@@ -32,7 +33,7 @@ final class NodeOpening {
 
     private int jobs;
     private int[] configAt = new int[0]; // [(j * types + t) * stride + g]: configuration index, NONE if none
-    private int[] queueDemand = new int[0], demand = new int[0]; // GPUs per model: all jobs', and those still to come
+    private int[] queueDemand = new int[0]; // GPUs per model all jobs want
 
     NodeOpening(NodeOpeningRule rule) {
         this.rule = rule;
@@ -86,7 +87,6 @@ final class NodeOpening {
         peerStart[types] = k;
         peers = Arrays.copyOf(list, k);
         queueDemand = new int[models];
-        demand = new int[models];
     }
 
     /** Whether a configuration on type t ranks by the type's own price (true on every type but for {@link NodeOpeningRule#PACKED}'s whole VMs). */
@@ -139,73 +139,87 @@ final class NodeOpening {
         return g < stride ? configAt[(j * types + t) * stride + g] : NONE;
     }
 
-    /** A construction starts: every job of the queue is still to come. */
-    void startConstruction() {
-        if (active()) System.arraycopy(queueDemand, 0, demand, 0, models);
-    }
-
-    /** A job the construction has passed no longer wants the GPUs of its best configuration. */
-    void passed(int t, int g) {
-        if (active()) demand[model[t]] -= g;
+    /** The opening side of one construction: the GPUs still wanted per model and the last candidate types. */
+    Demand demand() {
+        return new Demand();
     }
 
     /**
-     * The types a node may be switched on as for job j's configuration (t, g), best first, into {@link #candidate}
-     * with draw weights in {@link #candidateWeight}: t itself unless the rule is {@link NodeOpeningRule#VM_PER_JOB}
-     * or the job's GPU model has one type, else every type of t's GPU model on which the job has a time with g GPUs
-     * and for which {@code hasOff} says a node is still off. Under {@link NodeOpeningRule#PACKED} the weight of a
-     * type is 1 / its price per GPU the queue can fill, so a randomized construction draws the cheaper VM sizes
-     * more often; under the other rules only the first is ever used.
-     *
-     * @return how many candidates there are (0: no node of any of them is off)
+     * Per-construction state of the rule: the GPUs the jobs still to come want per GPU model, and the candidate types
+     * of the last {@link #typesToOpen}. One per construction (the tables it reads are the call's, shared).
      */
-    int typesToOpen(int j, int t, int g, boolean[] hasOff) {
-        if (!active()) {
-            if (!hasOff[t]) return 0;
-            candidate[0] = t;
-            return 1;
+    final class Demand {
+        private int[] demand = new int[0];
+        /** Candidate types of the last {@link #typesToOpen}, best first. */
+        final int[] candidate = new int[64];
+
+        final double[] candidateWeight = new double[64];
+
+        /** A construction starts: every job of the queue is still to come. */
+        void startConstruction() {
+            if (!active()) return;
+            if (demand.length < models) demand = new int[models];
+            System.arraycopy(queueDemand, 0, demand, 0, models);
         }
-        int count = 0;
-        if (hasOff[t]) count = insert(count, t, g);
-        for (int i = peerStart[t]; i < peerStart[t + 1]; i++) {
-            int u = peers[i];
-            if (hasOff[u] && typeGpus[u] >= g && configOn(j, u, g) != NONE) count = insert(count, u, g);
+
+        /** A job the construction has passed no longer wants the GPUs of its best configuration. */
+        void passed(int t, int g) {
+            if (active()) demand[model[t]] -= g;
         }
-        if (rule == NodeOpeningRule.PACKED) {
-            int wanted = Math.max(g, demand[model[t]]);
-            for (int k = 0; k < count; k++) {
-                int u = candidate[k];
-                candidateWeight[k] = Math.min(typeGpus[u], wanted) / Math.max(fullPrice[u], 1e-12);
+
+        /**
+         * The types a node may be switched on as for job j's configuration (t, g), best first, into {@link #candidate}
+         * with draw weights in {@link #candidateWeight}: t itself unless the rule is {@link NodeOpeningRule#VM_PER_JOB}
+         * or the job's GPU model has one type, else every type of t's GPU model on which the job has a time with g GPUs
+         * and for which {@code hasOff} says a node is still off. Under {@link NodeOpeningRule#PACKED} the weight of a
+         * type is 1 / its price per GPU the queue can fill, so a randomized construction draws the cheaper VM sizes
+         * more often; under the other rules only the first is ever used.
+         *
+         * @return how many candidates there are (0: no node of any of them is off)
+         */
+        int typesToOpen(int j, int t, int g, boolean[] hasOff) {
+            if (!active()) {
+                if (!hasOff[t]) return 0;
+                candidate[0] = t;
+                return 1;
             }
+            int count = 0;
+            if (hasOff[t]) count = insert(count, t, g);
+            for (int i = peerStart[t]; i < peerStart[t + 1]; i++) {
+                int u = peers[i];
+                if (hasOff[u] && typeGpus[u] >= g && configOn(j, u, g) != NONE) count = insert(count, u, g);
+            }
+            if (rule == NodeOpeningRule.PACKED) {
+                int wanted = Math.max(g, demand[model[t]]);
+                for (int k = 0; k < count; k++) {
+                    int u = candidate[k];
+                    candidateWeight[k] = Math.min(typeGpus[u], wanted) / Math.max(fullPrice[u], 1e-12);
+                }
+            }
+            return count;
         }
-        return count;
-    }
 
-    /** Candidate types of the last {@link #typesToOpen}, best first. */
-    final int[] candidate = new int[64];
-
-    final double[] candidateWeight = new double[64];
-
-    private int insert(int count, int u, int g) {
-        if (count == candidate.length) return count;
-        int k = count;
-        while (k > 0 && opensBefore(u, candidate[k - 1], g)) {
-            candidate[k] = candidate[k - 1];
-            k--;
+        private int insert(int count, int u, int g) {
+            if (count == candidate.length) return count;
+            int k = count;
+            while (k > 0 && opensBefore(u, candidate[k - 1], g)) {
+                candidate[k] = candidate[k - 1];
+                k--;
+            }
+            candidate[k] = u;
+            return count + 1;
         }
-        candidate[k] = u;
-        return count + 1;
-    }
 
-    private boolean opensBefore(int u, int v, int g) {
-        if (rule == NodeOpeningRule.LARGEST_VM) {
-            if (typeGpus[u] != typeGpus[v]) return typeGpus[u] > typeGpus[v];
-            return fullPrice[u] < fullPrice[v];
+        private boolean opensBefore(int u, int v, int g) {
+            if (rule == NodeOpeningRule.LARGEST_VM) {
+                if (typeGpus[u] != typeGpus[v]) return typeGpus[u] > typeGpus[v];
+                return fullPrice[u] < fullPrice[v];
+            }
+            int wanted = Math.max(g, demand[model[u]]);
+            double pu = fullPrice[u] / Math.min(typeGpus[u], wanted);
+            double pv = fullPrice[v] / Math.min(typeGpus[v], wanted);
+            if (pu != pv) return pu < pv;
+            return typeGpus[u] > typeGpus[v];
         }
-        int wanted = Math.max(g, demand[model[u]]);
-        double pu = fullPrice[u] / Math.min(typeGpus[u], wanted);
-        double pv = fullPrice[v] / Math.min(typeGpus[v], wanted);
-        if (pu != pv) return pu < pv;
-        return typeGpus[u] > typeGpus[v];
     }
 }

@@ -137,8 +137,11 @@ public final class Simulation {
         Job(TraceJob t) {
             this.trace = t;
             this.noise = RandomState.derive(seed, t.id());
+            // The batch's own cap, not rounded to a power of two: a non-elastic job runs on what it requested (the
+            // trace allows any count its batch does); elastic policies double their counts, so they stay at powers of
+            // two below it.
             int m = (int) Math.floor(t.batch() / truth.minLocalBatch(t.workload()));
-            this.maxGpus = Math.max(1, Math.min(Integer.highestOneBit(Math.max(m, 1)), cluster.totalGpus()));
+            this.maxGpus = Math.max(1, Math.min(m, cluster.totalGpus()));
         }
 
         double remaining() {

@@ -1,0 +1,214 @@
+package org.gpusched.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The PowerFlow commands end to end through the command line: {@code generate --scenario powerflow-random}, {@code
+ * compare} with the PowerFlow policies, {@code report} and {@code validate} on their directories, and bad input.
+ */
+class PowerflowCommandsIT {
+    @TempDir
+    static Path tmp;
+
+    static Path trace;
+
+    @BeforeAll
+    static void generate() throws Exception {
+        Path dir = tmp.resolve("trace");
+        var g = WorkloadCommandsTest.gpusched(
+                "generate",
+                "--scenario",
+                "powerflow-random",
+                "--jobs",
+                "10",
+                "--mean-gap",
+                "300",
+                "--job-size",
+                "small",
+                "--seed",
+                "3",
+                "--out",
+                dir.toString());
+        assertEquals(0, g.exit(), g.err());
+        trace = dir.resolve("trace.jsonl");
+        List<String> lines = nonBlank(trace);
+        assertEquals(10, lines.size());
+        for (String l : lines)
+            assertTrue(
+                    l.matches("\\{\"id\":\\d+,\"submit\":[0-9.E]+,\"workload\":\"[a-z0-9_-]+\",\"batch\":[0-9.]+,"
+                            + "\"gpus\":[12],\"iterations\":[0-9.]+}"),
+                    l);
+        assertTrue(g.out().contains("powerflow-random") && g.out().contains("GPU-hours at full clock"), g.out());
+    }
+
+    @Test
+    void compareRunsPowerflowAndTheBaselinesOnOneTraceWithReportAndACleanAudit() throws Exception {
+        Path out = tmp.resolve("compare");
+        List<String> args = List.of(
+                "--trace",
+                trace.toString(),
+                "--policies",
+                "powerflow,tiresias,afs,gandiva+zeus",
+                "--gpus",
+                "16",
+                "--eta",
+                "0.3,1.0",
+                "--limits",
+                "150,250");
+        var r = WorkloadCommandsTest.gpusched(concat(List.of("compare"), args, List.of("--out", out.toString())));
+        assertEquals(0, r.exit(), r.out() + r.err());
+        List<String> results = nonBlank(out.resolve("results.csv"));
+        List<String> runs = results.stream().skip(1).map(l -> l.split(",")[0]).toList();
+        assertEquals(
+                List.of(
+                        "powerflow@eta0.30",
+                        "powerflow@eta1.00",
+                        "tiresias@150",
+                        "tiresias@250",
+                        "afs@150",
+                        "afs@250",
+                        "gandiva+zeus"),
+                runs);
+        for (String line : results.subList(1, results.size())) {
+            String[] f = line.split(",");
+            List<String> jobs = nonBlank(out.resolve("jobs-" + f[0] + ".csv"));
+            assertEquals(11, jobs.size(), f[0] + ": every job finished");
+            double jct = jobs.stream()
+                    .skip(1)
+                    .mapToDouble(l -> Double.parseDouble(l.split(",")[4]))
+                    .average()
+                    .orElseThrow();
+            assertEquals(jct, Double.parseDouble(f[4]), 1e-3, f[0] + ": mean JCT is the mean of its jobs'");
+        }
+
+        String html = Files.readString(out.resolve("report.html"));
+        assertEquals(3, html.split("<svg", -1).length - 1, "three charts");
+        for (String title : List.of("Mean JCT against total energy", "GPUs allocated over time", "Cluster power"))
+            assertTrue(html.contains(title), title);
+        for (String run : runs) assertTrue(html.contains("<td>" + run + "</td>"), run + " in the run table");
+        String audit = Files.readString(out.resolve("audit.txt"));
+        for (String run : runs) assertTrue(audit.contains("== " + run + "\n"), run + " audited");
+        assertFalse(r.out().contains("violations"), r.out());
+        assertEquals(runs.size(), r.out().split(" clean", -1).length - 1, r.out());
+
+        // The same stream as `gpusched powerflow` with the same seed: identical runs.
+        Path direct = tmp.resolve("direct");
+        var p = WorkloadCommandsTest.gpusched(concat(List.of("powerflow"), args, List.of("--out", direct.toString())));
+        assertEquals(0, p.exit(), p.err());
+        assertEquals(nonBlank(direct.resolve("results.csv")), results);
+        assertEquals(
+                Files.readString(direct.resolve("decisions-afs@150.csv")),
+                Files.readString(out.resolve("decisions-afs@150.csv")));
+
+        // validate and report read the compare directory as a PowerFlow run directory.
+        var v = WorkloadCommandsTest.gpusched("validate", out.toString());
+        assertEquals(0, v.exit(), v.out() + v.err());
+        assertEquals(runs.size(), v.out().split("== ", -1).length - 1, v.out());
+        var rep = WorkloadCommandsTest.gpusched(
+                "report", out.toString(), "--out", tmp.resolve("report").toString());
+        assertEquals(0, rep.exit(), rep.err());
+        assertTrue(rep.out().contains("(7 PowerFlow runs)"), rep.out());
+    }
+
+    @Test
+    void compareWithSeveralSeedsWritesADirectoryPerSeedThatDiffer() throws Exception {
+        Path out = tmp.resolve("seeds");
+        var r = WorkloadCommandsTest.gpusched(
+                "compare",
+                "--trace",
+                trace.toString(),
+                "--policies",
+                "powerflow,gandiva",
+                "--gpus",
+                "16",
+                "--eta",
+                "0.5",
+                "--limits",
+                "250",
+                "--seeds",
+                "1,2",
+                "--out",
+                out.toString());
+        assertEquals(0, r.exit(), r.out() + r.err());
+        for (String s : List.of("seed-1", "seed-2")) {
+            assertTrue(Files.isRegularFile(out.resolve(s).resolve("report.html")), s);
+            assertTrue(Files.isRegularFile(out.resolve(s).resolve("audit.txt")), s);
+        }
+        assertFalse(
+                Files.readString(out.resolve("seed-1/results.csv"))
+                        .equals(Files.readString(out.resolve("seed-2/results.csv"))),
+                "the seed draws the telemetry noise, so the fitted models and the JCTs differ");
+    }
+
+    @Test
+    void compareRefusesAMixOfPowerflowAndSchedulingPoliciesAndABadTraceLine() throws Exception {
+        var mixed = WorkloadCommandsTest.gpusched(
+                "compare",
+                "--trace",
+                trace.toString(),
+                "--policies",
+                "powerflow,fifo",
+                "--out",
+                tmp.resolve("mixed").toString());
+        assertEquals(ExitCode.BAD_INPUT, mixed.exit());
+        assertTrue(
+                mixed.err().contains("powerflow: PowerFlow policies")
+                        && mixed.err().contains("fifo"),
+                mixed.err());
+        assertFalse(mixed.err().contains("Exception"), mixed.err());
+        assertFalse(Files.exists(tmp.resolve("mixed")));
+
+        Path bad = tmp.resolve("bad.jsonl");
+        List<String> lines = new ArrayList<>(nonBlank(trace));
+        lines.set(2, lines.get(2).replaceFirst("\"gpus\":\\d+", "\"gpus\":\"two\""));
+        Files.write(bad, lines);
+        var b = WorkloadCommandsTest.gpusched(
+                "compare",
+                "--trace",
+                bad.toString(),
+                "--policies",
+                "powerflow",
+                "--gpus",
+                "16",
+                "--out",
+                tmp.resolve("bad").toString());
+        assertEquals(ExitCode.BAD_INPUT, b.exit(), b.err());
+        assertTrue(b.err().startsWith("gpusched compare: " + bad + ":3: "), b.err());
+        assertEquals(1, b.err().strip().lines().count(), "one line: " + b.err());
+        assertFalse(Files.exists(tmp.resolve("bad")));
+
+        var unknown = WorkloadCommandsTest.gpusched(
+                "compare",
+                "--trace",
+                trace.toString(),
+                "--policies",
+                "powerflow",
+                "--gpus",
+                "12",
+                "--out",
+                tmp.resolve("g").toString());
+        assertEquals(ExitCode.BAD_INPUT, unknown.exit());
+        assertTrue(unknown.err().contains("--gpus must be a positive multiple of 8, got 12"), unknown.err());
+    }
+
+    static List<String> nonBlank(Path file) throws Exception {
+        return Files.readAllLines(file).stream().filter(l -> !l.isBlank()).toList();
+    }
+
+    @SafeVarargs
+    static String[] concat(List<String>... parts) {
+        List<String> all = new ArrayList<>();
+        for (List<String> p : parts) all.addAll(p);
+        return all.toArray(String[]::new);
+    }
+}

@@ -1,0 +1,313 @@
+package org.gpusched.core.policy;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+import org.gpusched.core.model.Placement;
+import org.gpusched.core.model.SchedulingProblem;
+
+/**
+ * Everything a job needs in a construction, computed once per call: its configurations (type, GPUs) with remaining
+ * time, cost, ranking price and f_OBJ change against postponing it; its best {@link GreedyEngine#CANDIDATES} with
+ * their draw weights; its postponement penalty and swap probability; the pressure order of the queue; and, built
+ * the first time a sub-optimal assignment needs it, the job's full preference order and its best configuration per
+ * type and GPU budget. Read-only during the constructions but for that lazy part, which is safe to build from several
+ * threads (each job's part is written once, under a lock, and published).
+ */
+final class JobConfigurations {
+    static final int K = GreedyEngine.CANDIDATES;
+    static final long NONE = Long.MAX_VALUE;
+    /** Fixed-point resolution of the ranking objective: 1e-6 cost units (coarser only when sums could overflow). */
+    static final double UNITS_PER_COST = 1e6;
+    /** Largest f_OBJ magnitude in units, far enough below 2^63 that sums of rounded terms cannot overflow. */
+    private static final double MAX_UNITS = 1e17;
+
+    private static final VarHandle SORTED = MethodHandles.arrayElementVarHandle(int[].class);
+
+    private ProblemTables tables;
+    int[] jobCurNode = new int[0], jobCurType = new int[0], jobCurG = new int[0];
+    double[] weight = new double[0], due = new double[0], postponedPenalty = new double[0];
+    double[] swapProbability = new double[0];
+    int[] minGpus = new int[0];
+    int[] cfgStart = new int[1];
+    int[] dueCount = new int[0];
+    int[] cfgType = new int[0], cfgGpus = new int[0];
+    double[] cfgTime = new double[0], cfgCost = new double[0];
+    /** What ranks configuration c among its job's others: its cost under the opening rule's pricing. */
+    double[] cfgPref = new double[0];
+    /** f_OBJ change, in units, of job j on configuration c instead of postponing it. */
+    long[] cfgDeltaUnits = new long[0];
+
+    private int[] cfgOrder = new int[0];
+    private int[] lateType = new int[0], lateGpus = new int[0];
+    private double[] lateTime = new double[0];
+    /** Position of a configuration in its job's preference order (valid once the job's list is sorted). */
+    private int[] cfgRank = new int[0];
+    /**
+     * [(j * types + t) * stride + g]: job j's most preferred configuration on type t using at most g GPUs, packed as
+     * (rank << 32 | configuration) so that the smaller value is the preferred one; NONE if there is none. Lets the
+     * sub-optimal assignment look at each type once instead of at every configuration.
+     */
+    private long[] bestUpTo = new long[0];
+    /** Per job, 1 once its full preference order and bestUpTo rows are built (read with acquire, set with release). */
+    private int[] cfgSorted = new int[0];
+
+    private final Object sortLock = new Object();
+    int[] top = new int[0];
+    /** Per job, the data of its best K configurations side by side (the hot path reads only these). */
+    double[] topCumWeight = new double[0], topCost = new double[0];
+
+    int[] topType = new int[0], topGpus = new int[0];
+    long[] topDelta = new long[0];
+    int[] topCount = new int[0];
+    /** The jobs by pressure descending (ANDREAS eq. 2), ties by job index. */
+    int[] sortedJobs = new int[0];
+
+    private int[] sortScratch = new int[0];
+    private double[] sortKey = new double[0];
+    long postponedTotal;
+    double unitsPerCost = UNITS_PER_COST;
+    long[] postponedUnits = new long[0];
+
+    void prepare(SchedulingProblem p, ProblemTables tables, NodeOpening opening) {
+        this.tables = tables;
+        int jobs = tables.jobs, types = tables.types, stride = tables.stride;
+        int[] typeGpus = tables.typeGpus;
+        double now = tables.now, rho = tables.rho, mu = tables.mu;
+        opening.prepareJobs(jobs);
+        jobCurNode = GreedyArrays.grow(jobCurNode, jobs);
+        jobCurType = GreedyArrays.grow(jobCurType, jobs);
+        jobCurG = GreedyArrays.grow(jobCurG, jobs);
+        weight = GreedyArrays.grow(weight, jobs);
+        due = GreedyArrays.grow(due, jobs);
+        postponedPenalty = GreedyArrays.grow(postponedPenalty, jobs);
+        postponedUnits = GreedyArrays.grow(postponedUnits, jobs);
+        swapProbability = GreedyArrays.grow(swapProbability, jobs);
+        minGpus = GreedyArrays.grow(minGpus, jobs);
+        dueCount = GreedyArrays.grow(dueCount, jobs);
+        cfgSorted = GreedyArrays.grow(cfgSorted, jobs);
+        top = GreedyArrays.grow(top, jobs * K);
+        topCumWeight = GreedyArrays.grow(topCumWeight, jobs * K);
+        topCost = GreedyArrays.grow(topCost, jobs * K);
+        topType = GreedyArrays.grow(topType, jobs * K);
+        topGpus = GreedyArrays.grow(topGpus, jobs * K);
+        topDelta = GreedyArrays.grow(topDelta, jobs * K);
+        topCount = GreedyArrays.grow(topCount, jobs);
+        cfgStart = GreedyArrays.grow(cfgStart, jobs + 1);
+        lateType = GreedyArrays.grow(lateType, tables.perJobMax());
+        lateGpus = GreedyArrays.grow(lateGpus, tables.perJobMax());
+        lateTime = GreedyArrays.grow(lateTime, tables.perJobMax());
+
+        int perJob = 0;
+        for (int t = 0; t < types; t++) if (p.typeAvailable(t)) perJob += typeGpus[t];
+        int capacity = jobs * perJob;
+        cfgType = GreedyArrays.grow(cfgType, capacity);
+        cfgGpus = GreedyArrays.grow(cfgGpus, capacity);
+        cfgTime = GreedyArrays.grow(cfgTime, capacity);
+        cfgCost = GreedyArrays.grow(cfgCost, capacity);
+        cfgPref = GreedyArrays.grow(cfgPref, capacity);
+        cfgDeltaUnits = GreedyArrays.grow(cfgDeltaUnits, capacity);
+        cfgOrder = GreedyArrays.grow(cfgOrder, capacity);
+        cfgRank = GreedyArrays.grow(cfgRank, capacity);
+        bestUpTo = GreedyArrays.grow(bestUpTo, jobs * types * stride);
+
+        double horizon = p.parameters().horizonSeconds();
+        // An upper bound of |f_OBJ| for any schedule picks the fixed-point scale: 1e-6 unless that could overflow.
+        double maxRate = 0;
+        for (int i = 0; i < types * stride; i++) maxRate = Math.max(maxRate, tables.rate[i]);
+        double bound = 1 + mu * tables.nodes * tables.maxG;
+        for (int j = 0; j < jobs; j++) {
+            var job = p.job(j).job();
+            double slowest = p.slowestRemaining(j);
+            bound += (1 + rho) * job.weightPerHour() * Math.max(0, now + horizon + slowest - job.dueSeconds()) / 3600.0
+                    + slowest / 3600.0 * maxRate;
+        }
+        unitsPerCost = Math.min(UNITS_PER_COST, MAX_UNITS / bound);
+        double minPositiveWeight = Double.POSITIVE_INFINITY;
+        postponedTotal = 0;
+        int c = 0;
+        for (int j = 0; j < jobs; j++) {
+            var state = p.job(j);
+            var job = state.job();
+            weight[j] = job.weightPerHour();
+            due[j] = job.dueSeconds();
+            if (weight[j] > 0) minPositiveWeight = Math.min(minPositiveWeight, weight[j]);
+            Placement cur = state.current();
+            jobCurNode[j] = cur == null ? -1 : cur.node();
+            jobCurType[j] = cur == null ? -1 : cur.type();
+            jobCurG[j] = cur == null ? -1 : cur.gpus();
+            double worstLate = now + horizon + p.slowestRemaining(j) - due[j];
+            postponedPenalty[j] = worstLate > 0 ? rho * weight[j] * worstLate / 3600.0 : 0;
+            postponedUnits[j] = units(postponedPenalty[j]);
+            postponedTotal += postponedUnits[j];
+
+            cfgStart[j] = c;
+            int onTime = 0;
+            int lateCount = 0;
+            // configurations meeting the due date first (in place), the late ones parked and appended after them
+            for (int t = 0; t < types; t++) {
+                if (!p.typeAvailable(t)) continue;
+                for (int g = 1; g <= typeGpus[t]; g++) {
+                    double r = p.remaining(j, t, g);
+                    if (Double.isNaN(r)) continue;
+                    double late = now + r - due[j];
+                    if (late < 0) {
+                        putConfig(opening, c++, t, g, r, -postponedUnits[j]);
+                        onTime++;
+                    } else {
+                        lateType[lateCount] = t;
+                        lateGpus[lateCount] = g;
+                        lateTime[lateCount++] = r;
+                    }
+                }
+            }
+            for (int i = 0; i < lateCount; i++) {
+                double late = now + lateTime[i] - due[j];
+                putConfig(
+                        opening,
+                        c++,
+                        lateType[i],
+                        lateGpus[i],
+                        lateTime[i],
+                        units(weight[j] * late / 3600.0) - postponedUnits[j]);
+            }
+            dueCount[j] = onTime;
+            cfgSorted[j] = 0;
+            int min = Integer.MAX_VALUE;
+            for (int k = cfgStart[j]; k < c; k++) min = Math.min(min, cfgGpus[k]);
+            minGpus[j] = min;
+            selectTop(j, c);
+            if (opening.active()) {
+                for (int k = cfgStart[j]; k < c; k++) opening.configuration(j, cfgType[k], cfgGpus[k], k);
+                if (topCount[j] > 0) opening.wants(topType[j * K], topGpus[j * K]);
+            }
+        }
+        cfgStart[jobs] = c;
+        for (int j = 0; j < jobs; j++) {
+            swapProbability[j] = minPositiveWeight == Double.POSITIVE_INFINITY || weight[j] <= 0
+                    ? GreedyEngine.SWAP_SCALE
+                    : GreedyEngine.SWAP_SCALE * minPositiveWeight / weight[j];
+        }
+
+        // pre-processing: pressure descending (ANDREAS eq. 2), ties by job index
+        sortedJobs = GreedyArrays.grow(sortedJobs, jobs);
+        sortScratch = GreedyArrays.grow(sortScratch, jobs);
+        sortKey = GreedyArrays.grow(sortKey, jobs);
+        for (int j = 0; j < jobs; j++) {
+            sortedJobs[j] = j;
+            sortKey[j] = p.pressure(j);
+        }
+        IndexSort.sort(sortedJobs, jobs, sortKey, true, sortScratch);
+        // the lazily built parts are published per job: make the reset flags visible before any construction reads
+        VarHandle.releaseFence();
+    }
+
+    long units(double cost) {
+        return Math.round(cost * unitsPerCost);
+    }
+
+    private void putConfig(NodeOpening opening, int c, int t, int g, double r, long delta) {
+        cfgType[c] = t;
+        cfgGpus[c] = g;
+        cfgTime[c] = r;
+        cfgCost[c] = r / 3600.0 * tables.rate[t * tables.stride + g];
+        cfgPref[c] = opening.ranksByOwnPrice(t) ? cfgCost[c] : r / 3600.0 * opening.preferenceRate(t, g);
+        cfgDeltaUnits[c] = delta;
+        cfgOrder[c] = c;
+    }
+
+    /** The K best configurations of the primary list (on-time by cost, else all by time), with draw weights. */
+    private void selectTop(int j, int end) {
+        int from = cfgStart[j];
+        boolean onTime = dueCount[j] > 0;
+        int to = onTime ? from + dueCount[j] : end;
+        int n = 0;
+        int base = j * K;
+        for (int c = from; c < to; c++) {
+            int pos = n < K ? n : K;
+            if (pos == K && !better(j, c, top[base + K - 1], onTime)) continue;
+            if (pos == K) pos = K - 1;
+            while (pos > 0 && better(j, c, top[base + pos - 1], onTime)) {
+                top[base + pos] = top[base + pos - 1];
+                pos--;
+            }
+            top[base + pos] = c;
+            if (n < K) n++;
+        }
+        topCount[j] = n;
+        double cumulative = 0;
+        for (int k = 0; k < n; k++) {
+            int c = top[base + k];
+            double criterion = onTime ? cfgPref[c] : cfgTime[c];
+            cumulative += 1.0 / Math.max(criterion, 1e-12);
+            topCumWeight[base + k] = cumulative;
+            topCost[base + k] = cfgCost[c];
+            topType[base + k] = cfgType[c];
+            topGpus[base + k] = cfgGpus[c];
+            topDelta[base + k] = cfgDeltaUnits[c];
+        }
+    }
+
+    /** Preference between two configurations of job j within the same part (on-time or late). */
+    private boolean better(int j, int a, int b, boolean onTime) {
+        double pa = onTime ? cfgPref[a] : cfgTime[a];
+        double pb = onTime ? cfgPref[b] : cfgTime[b];
+        if (pa != pb) return pa < pb;
+        boolean ca = cfgType[a] == jobCurType[j] && cfgGpus[a] == jobCurG[j];
+        boolean cb = cfgType[b] == jobCurType[j] && cfgGpus[b] == jobCurG[j];
+        if (ca != cb) return ca;
+        double sa = onTime ? cfgTime[a] : cfgPref[a];
+        double sb = onTime ? cfgTime[b] : cfgPref[b];
+        if (sa != sb) return sa < sb;
+        if (cfgGpus[a] != cfgGpus[b]) return cfgGpus[a] < cfgGpus[b];
+        return cfgType[a] < cfgType[b];
+    }
+
+    /**
+     * Job j's most preferred configuration on type t with at most {@code gpus} GPUs, packed as (rank << 32 |
+     * configuration), or {@link #NONE}. Call {@link #ensureSorted} for the job first.
+     */
+    long bestUpTo(int j, int t, int gpus) {
+        return bestUpTo[(j * tables.types + t) * tables.stride + gpus];
+    }
+
+    /** Full preference order of a job's configurations, built the first time a sub-optimal assignment needs it. */
+    void ensureSorted(int j) {
+        if ((int) SORTED.getAcquire(cfgSorted, j) != 0) return;
+        synchronized (sortLock) {
+            if (cfgSorted[j] != 0) return;
+            sort(j);
+            SORTED.setRelease(cfgSorted, j, 1);
+        }
+    }
+
+    private void sort(int j) {
+        int types = tables.types, stride = tables.stride;
+        int from = cfgStart[j];
+        int mid = from + dueCount[j];
+        int to = cfgStart[j + 1];
+        insertionSort(j, from, mid, true);
+        insertionSort(j, mid, to, false);
+        for (int i = from; i < to; i++) cfgRank[cfgOrder[i]] = i - from;
+        int base = j * types * stride;
+        Arrays.fill(bestUpTo, base, base + types * stride, NONE);
+        for (int c = from; c < to; c++)
+            bestUpTo[base + cfgType[c] * stride + cfgGpus[c]] = ((long) cfgRank[c] << 32) | c;
+        for (int t = 0; t < types; t++) {
+            int row = base + t * stride;
+            for (int g = 1; g < stride; g++) bestUpTo[row + g] = Math.min(bestUpTo[row + g], bestUpTo[row + g - 1]);
+        }
+    }
+
+    private void insertionSort(int j, int from, int to, boolean onTime) {
+        for (int i = from + 1; i < to; i++) {
+            int v = cfgOrder[i];
+            int k = i - 1;
+            while (k >= from && better(j, v, cfgOrder[k], onTime)) {
+                cfgOrder[k + 1] = cfgOrder[k];
+                k--;
+            }
+            cfgOrder[k + 1] = v;
+        }
+    }
+}
