@@ -21,6 +21,7 @@ import org.gpusched.reports.Comparison;
 import org.gpusched.reports.ReportInputException;
 import org.gpusched.reports.Reports;
 import org.gpusched.streaming.SchedulerConfig;
+import org.gpusched.streaming.SchedulerOptions;
 import org.gpusched.streaming.file.FileJobSources;
 import org.gpusched.streaming.file.LocalRun;
 import org.gpusched.streaming.file.RunDirectoryWriter;
@@ -45,6 +46,7 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "compare",
         mixinStandardHelpOptions = true,
+        defaultValueProvider = CommandConfiguration.Defaults.class,
         description = {
             "Runs several policies on the same trace in one pass: the events are",
             "broadcast to one keyed pipeline per policy in a single Flink job (one job",
@@ -118,7 +120,6 @@ public final class CompareCommand implements Callable<Integer> {
             split = ",",
             splitSynopsisLabel = ",",
             paramLabel = "SEED",
-            defaultValue = "1",
             description =
                     "Seeds, comma separated (default: ${DEFAULT-VALUE}). Scheduling: one Flink job each; placement: all runs in one job.")
     List<Long> seeds;
@@ -208,6 +209,7 @@ public final class CompareCommand implements Callable<Integer> {
                         out);
             }
         }
+        scheduler.options();
         CliFiles.requireFile(spec.commandLine(), trace, "--trace");
         CliFiles.requireFile(spec.commandLine(), cluster, "--cluster");
         List<String> placementPolicies = PlacementCompare.placementOnly(policies);
@@ -226,15 +228,18 @@ public final class CompareCommand implements Callable<Integer> {
         }
         List<SchedulerConfig> configs = new ArrayList<>();
         Duration watermarks = ReplaySchedulerOptions.watermarksFor(err, "gpusched compare", trace, null);
+        if (!spec.commandLine().getParseResult().hasMatchedOption("--seeds"))
+            seeds = List.of(scheduler.options().get(SchedulerOptions.SEED));
         for (long seed : seeds) {
             try {
                 configs.add(scheduler
-                        .replayConfig(clusterSpec, seed)
+                        .replayConfig(clusterSpec)
+                        .seed(seed)
                         .policies(policies)
                         .outOfOrderness(watermarks)
                         .build());
             } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), e.getMessage());
+                throw CommandConfiguration.usageError(spec.commandLine(), e);
             }
         }
 

@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.gpusched.formats.CsvFormatException;
 import org.gpusched.formats.FormatException;
 import org.gpusched.workloads.AlibabaConverter;
 import org.gpusched.workloads.ApplicationCatalog;
@@ -135,7 +136,7 @@ public final class ConvertCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "%-30s %,d (%d types)%n", "nodes", s.nodes(), s.nodeTypes());
             out.printf(Locale.ROOT, "%-30s %,.0f s%n", "last submission", summary.lastSubmit());
             return wrote(out);
-        } catch (FormatException | IllegalArgumentException | java.io.UncheckedIOException e) {
+        } catch (FormatException | CsvFormatException | IllegalArgumentException | java.io.UncheckedIOException e) {
             err.println("gpusched convert: " + e.getMessage());
             return ExitCode.BAD_INPUT;
         }

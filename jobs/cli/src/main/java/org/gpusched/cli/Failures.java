@@ -4,8 +4,8 @@ import java.io.PrintWriter;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import org.gpusched.audit.AuditInputException;
+import org.gpusched.formats.CsvFormatException;
 import org.gpusched.formats.FormatException;
-import org.gpusched.placement.io.TraceFormatException;
 import org.gpusched.reports.ReportInputException;
 import picocli.CommandLine;
 
@@ -32,7 +32,7 @@ final class Failures {
     static int exitCode(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof FormatException
-                    || t instanceof TraceFormatException
+                    || t instanceof CsvFormatException
                     || t instanceof AuditInputException
                     || t instanceof ReportInputException
                     || t instanceof NoSuchFileException

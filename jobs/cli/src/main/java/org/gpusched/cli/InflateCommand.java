@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import org.gpusched.formats.CsvFormatException;
 import org.gpusched.placement.experiment.CurveSummary;
 import org.gpusched.placement.experiment.ExperimentOutput;
 import org.gpusched.placement.experiment.InflationExperiment;
@@ -18,7 +19,6 @@ import org.gpusched.placement.experiment.ReportHtml;
 import org.gpusched.placement.experiment.SeedList;
 import org.gpusched.placement.experiment.SimulatorComparison;
 import org.gpusched.placement.io.AlibabaTraceCsv;
-import org.gpusched.placement.io.TraceFormatException;
 import org.gpusched.placement.model.NodeSpec;
 import org.gpusched.placement.model.Task;
 import org.gpusched.placement.policy.PlacementPolicies;
@@ -162,7 +162,7 @@ public final class InflateCommand implements Callable<Integer> {
             nodeList = AlibabaTraceCsv.readNodes(nodes);
             trace = AlibabaTraceCsv.readPods(pods);
             if (ignoreMemory) trace = trace.stream().map(Task::withoutMemory).toList();
-        } catch (TraceFormatException e) {
+        } catch (CsvFormatException e) {
             System.err.println("gpusched inflate: " + e.getMessage());
             return ExitCode.BAD_INPUT;
         }

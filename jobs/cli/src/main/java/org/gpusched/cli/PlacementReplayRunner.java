@@ -9,9 +9,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.gpusched.formats.CsvFormatException;
 import org.gpusched.placement.experiment.PolicySpec;
 import org.gpusched.placement.io.AlibabaTraceCsv;
-import org.gpusched.placement.io.TraceFormatException;
 import org.gpusched.placement.model.NodeSpec;
 import org.gpusched.placement.policy.PlacementPolicies;
 import org.gpusched.streaming.placement.PlacementConfig;
@@ -34,7 +34,7 @@ final class PlacementReplayRunner {
         static Inputs read(PrintWriter err, String command, Path nodes, Path pods) {
             try {
                 return new Inputs(AlibabaTraceCsv.readNodes(nodes), ReplayTrace.scan(pods));
-            } catch (TraceFormatException e) {
+            } catch (CsvFormatException e) {
                 err.println("gpusched " + command + ": " + e.getMessage());
                 err.flush();
                 return null;

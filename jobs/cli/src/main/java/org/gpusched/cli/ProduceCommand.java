@@ -6,8 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.gpusched.formats.CsvFormatException;
 import org.gpusched.formats.FormatException;
-import org.gpusched.placement.io.TraceFormatException;
 import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.kafka.KafkaSettings;
 import org.gpusched.streaming.kafka.TraceProducer;
@@ -160,7 +160,7 @@ public final class ProduceCommand implements Callable<Integer> {
                     rejected,
                     bad,
                     traceSeconds));
-        } catch (FormatException | TraceFormatException e) {
+        } catch (FormatException | CsvFormatException e) {
             err.println("gpusched produce: " + e.getMessage());
             return ExitCode.BAD_INPUT;
         } catch (java.io.IOException | org.apache.kafka.common.KafkaException e) {

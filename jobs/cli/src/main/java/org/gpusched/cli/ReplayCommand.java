@@ -12,6 +12,7 @@ import org.gpusched.formats.ClusterSpec;
 import org.gpusched.formats.ClusterYaml;
 import org.gpusched.formats.FormatException;
 import org.gpusched.streaming.SchedulerConfig;
+import org.gpusched.streaming.SchedulerOptions;
 import org.gpusched.streaming.file.FileJobSources;
 import org.gpusched.streaming.file.LocalRun;
 import org.gpusched.streaming.file.RunDirectoryWriter;
@@ -28,6 +29,7 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "replay",
         mixinStandardHelpOptions = true,
+        defaultValueProvider = CommandConfiguration.Defaults.class,
         description = {
             "Replays a trace through the scheduler on an embedded Flink mini cluster (no Kafka): the trace is read as a "
                     + "bounded stream, completions are simulated at each job's real end (predicted time x actualFactor), and the run "
@@ -73,9 +75,8 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(
             names = "--seed",
             paramLabel = "N",
-            defaultValue = "1",
             description = "Seed of the policy's random state and of the noise (default: ${DEFAULT-VALUE}).")
-    long seed;
+    String seed;
 
     @Mixin
     ReplaySchedulerOptions scheduler;
@@ -114,8 +115,10 @@ public final class ReplayCommand implements Callable<Integer> {
         metricsPort.validate();
         PrintWriter stdout = spec.commandLine().getOut();
         if (PowerflowStreamOptions.selected(spec.commandLine(), List.of(policy), powerflow))
-            return powerflow.replay(spec.commandLine(), trace, seed, out);
+            return powerflow.replay(
+                    spec.commandLine(), trace, scheduler.options().get(SchedulerOptions.SEED), out);
         if (pods != null || nodes != null) return placeReplay();
+        scheduler.options();
         if (alpha != null)
             throw new ParameterException(
                     spec.commandLine(), "--alpha applies to placement policies (--pods), not to scheduling");
@@ -142,12 +145,11 @@ public final class ReplayCommand implements Callable<Integer> {
         SchedulerConfig cfg;
         try {
             cfg = scheduler
-                    .replayConfig(clusterSpec, seed)
-                    .policy(policy)
+                    .replayConfig(clusterSpec)
                     .outOfOrderness(ReplaySchedulerOptions.watermarksFor(err, "gpusched replay", trace, nodeEvents))
                     .build();
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
+            throw CommandConfiguration.usageError(spec.commandLine(), e);
         }
         long jobs = CliFiles.countLines(trace);
         if (jobs == 0) {
@@ -182,7 +184,7 @@ public final class ReplayCommand implements Callable<Integer> {
                 jobs,
                 cfg.nodes().size(),
                 policy,
-                seed,
+                cfg.seed(),
                 cfg.controllers(),
                 cfg.noise(),
                 cfg.periodSeconds());

@@ -5,16 +5,24 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.apache.flink.configuration.Configuration;
 import org.gpusched.formats.ClusterSpec;
 import org.gpusched.formats.TimeOrder;
 import org.gpusched.streaming.SchedulerConfig;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** The scheduler options every file-replay command takes (replay, compare), and the replay config they make. */
+/**
+ * The options of the scheduling model every scheduler command takes (replay, compare, run), and the configuration file
+ * they may come from. The flags restate no default ({@link CommandConfiguration}): each sets its
+ * {@link org.gpusched.streaming.SchedulerOptions} key when given.
+ */
 final class ReplaySchedulerOptions {
     /** The options of this mixin, which mean nothing to a placement run. */
     static final List<String> NAMES = List.of(
             "--iterations",
+            "--optimizer-threads",
             "--controllers",
             "--dispatch",
             "--noise",
@@ -23,25 +31,40 @@ final class ReplaySchedulerOptions {
             "--move-overhead",
             "--snapshot-interval");
 
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec spec;
+
+    @Option(
+            names = "--config",
+            paramLabel = "PATH",
+            description =
+                    "A Flink configuration file (config.yaml, or its directory) whose gpusched.* keys set these options "
+                            + "(docs/configuration.md); a flag given here wins over the file.")
+    Path config;
+
     @Option(
             names = "--iterations",
             paramLabel = "N",
-            defaultValue = "1000",
             description = "MaxIt of the randomized policies (default: ${DEFAULT-VALUE}).")
-    int iterations;
+    String iterations;
+
+    @Option(
+            names = "--optimizer-threads",
+            paramLabel = "N",
+            description = "Threads that run one andreas-rg or rg-ls call's randomized iterations; the decisions are "
+                    + "the same for any N (default: ${DEFAULT-VALUE}, the processors the JVM sees).")
+    String optimizerThreads;
 
     @Option(
             names = "--controllers",
             paramLabel = "K",
-            defaultValue = "1",
             description =
                     "Local controllers; jobs are dispatched round robin, node i belongs to controller i mod K (default: ${DEFAULT-VALUE} = centralized).")
-    int controllers;
+    String controllers;
 
     @Option(
             names = "--dispatch",
             paramLabel = "RULE",
-            defaultValue = "round-robin",
             description =
                     "How jobs are dealt to the K controllers: round-robin (the hierarchical paper) or gpu-weighted (round robin in proportion to each controller's GPUs) (default: ${DEFAULT-VALUE}).")
     String dispatch;
@@ -49,22 +72,20 @@ final class ReplaySchedulerOptions {
     @Option(
             names = "--noise",
             paramLabel = "F",
-            defaultValue = "0",
             description =
                     "Prediction noise: real duration = predicted x U[1-F, 1+F], drawn per job from the seed (default: ${DEFAULT-VALUE}).")
-    double noise;
+    String noise;
 
     @Option(
             names = "--period",
             paramLabel = "SECONDS",
             description =
                     "H, the periodic rescheduling interval (default: the cluster file's objective.horizonSeconds, else 3600).")
-    Double period;
+    String period;
 
     @Option(
             names = "--stability",
             paramLabel = "MODE",
-            defaultValue = "stable",
             description =
                     "stable: an optimizer moves a running job only when the move pays for its overhead, on nodes matched to the running ones; paper: plans as the optimizer gives them, as in the papers (for the papers' free moves add --move-overhead 0 --snapshot-interval 0) (default: ${DEFAULT-VALUE}).")
     String stability;
@@ -72,55 +93,32 @@ final class ReplaySchedulerOptions {
     @Option(
             names = "--move-overhead",
             paramLabel = "SECONDS",
-            defaultValue = "300",
             description =
                     "Time a job spends restoring its last snapshot after a migration or resize, or when it starts again after a preemption (GPUs held and charged; f_OBJ sees it; --stability stable also asks a move to gain this much) (default: ${DEFAULT-VALUE}).")
-    double moveOverhead;
+    String moveOverhead;
 
     @Option(
             names = "--snapshot-interval",
             paramLabel = "SECONDS",
-            defaultValue = "600",
             description =
                     "A running job snapshots every SECONDS of progress on its placement; a preempted, migrated or resized job loses the progress since its last snapshot (0: none lost) (default: ${DEFAULT-VALUE}).")
-    double snapshotInterval;
+    String snapshotInterval;
 
-    /** A replay-mode config over a bounded input (watermark only at its end); policies and seed are the caller's. */
-    SchedulerConfig.Builder replayConfig(ClusterSpec cluster, long seed) {
-        SchedulerConfig.Builder b = SchedulerConfig.builder()
+    private Configuration options;
+
+    /** Every scheduler option of the command (file, then flags), checked once; a bad one is a usage error. */
+    Configuration options() {
+        if (options == null) options = CommandConfiguration.read(spec.commandLine(), config);
+        return options;
+    }
+
+    /** A replay-mode config over a bounded input (watermark only at its end), from the command's options. */
+    SchedulerConfig.Builder replayConfig(ClusterSpec cluster) {
+        return SchedulerConfig.builder()
+                .options(options())
                 .cluster(cluster)
-                .seed(seed)
-                .maxIterations(iterations)
-                .controllers(controllers)
-                .dispatch(dispatchRule(dispatch))
-                .noise(noise)
                 .mode(SchedulerConfig.Mode.REPLAY)
-                .stability(stabilityMode(stability))
-                .moveOverheadSeconds(moveOverhead)
-                .snapshotIntervalSeconds(snapshotInterval)
                 .outOfOrderness(SchedulerConfig.END_OF_INPUT_WATERMARK);
-        if (period != null) b.periodSeconds(period);
-        return b;
-    }
-
-    /** The --stability value; an unknown one is an IllegalArgumentException naming the choices. */
-    static SchedulerConfig.Stability stabilityMode(String value) {
-        return switch (value) {
-            case "stable" -> SchedulerConfig.Stability.STABLE;
-            case "paper" -> SchedulerConfig.Stability.PAPER;
-            default -> throw new IllegalArgumentException("--stability must be stable or paper, got '" + value + "'");
-        };
-    }
-
-    /** The --dispatch value as a rule; an unknown one is an IllegalArgumentException naming the choices. */
-    static SchedulerConfig.Dispatch dispatchRule(String value) {
-        return switch (value) {
-            case "round-robin" -> SchedulerConfig.Dispatch.ROUND_ROBIN;
-            case "gpu-weighted" -> SchedulerConfig.Dispatch.GPU_WEIGHTED;
-            default ->
-                throw new IllegalArgumentException(
-                        "--dispatch must be round-robin or gpu-weighted, got '" + value + "'");
-        };
     }
 
     /**

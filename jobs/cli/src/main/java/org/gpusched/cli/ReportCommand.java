@@ -13,9 +13,11 @@ import org.gpusched.reports.PlacementComparison;
 import org.gpusched.reports.PowerflowReport;
 import org.gpusched.reports.ReportInputException;
 import org.gpusched.reports.Reports;
+import org.gpusched.reports.ResultsSummary;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -33,17 +35,39 @@ import picocli.CommandLine.Spec;
             "on nodes for runs of at most 60 jobs (placement runs: EOPC, allocation and",
             "fragmentation, as compare --pods). Prints the table. A PowerFlow run directory",
             "(gpusched powerflow --out) gets the paper's plots instead: mean JCT against",
-            "total energy per policy, GPUs allocated and cluster power over time."
+            "total energy per policy, GPUs allocated and cluster power over time.",
+            "With --summary RESULTS_DIR instead: the markdown summary of the experiment CSVs bin/reproduce-results",
+            "writes (main, milp, controllers, dispatch, noise, tight, energy, freemoves, cheapmoves .csv) on stdout,",
+            "or to --out FILE: cost reductions vs the best queue baseline (and the *-fastest baselines), the runs of",
+            "other settings, optimizers against each other, tardiness and optimizer time, MILP gaps, K controllers,",
+            "dispatch rules, noise and tight due dates; with --instances DIR also the cost ceilings of the",
+            "generated hierarchical instances."
         })
 public final class ReportCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(arity = "1..*", paramLabel = "RUN_DIR", description = "Run directories or compare directories.")
+    @Parameters(arity = "0..*", paramLabel = "RUN_DIR", description = "Run directories or compare directories.")
     List<Path> runs;
 
-    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory (created).")
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
+            description = "Output directory (created); with --summary the markdown file to write (default: stdout).")
     Path outDir;
+
+    @Option(
+            names = "--summary",
+            paramLabel = "RESULTS_DIR",
+            description = "Summarize the experiment CSVs of bin/reproduce-results in RESULTS_DIR (markdown) instead.")
+    Path summary;
+
+    @Option(
+            names = "--instances",
+            paramLabel = "DIR",
+            description =
+                    "With --summary: the generated instances (bin/reproduce-results' RUNS/instances), for the cost ceilings.")
+    Path instances;
 
     @Option(
             names = "--title",
@@ -53,9 +77,14 @@ public final class ReportCommand implements Callable<Integer> {
     String title;
 
     @Override
-    public Integer call() {
+    public Integer call() throws java.io.IOException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (summary != null) return summary(out, err);
+        if (runs == null || runs.isEmpty())
+            throw new ParameterException(spec.commandLine(), "give RUN_DIR... --out DIR, or --summary RESULTS_DIR");
+        if (outDir == null) throw new ParameterException(spec.commandLine(), "missing --out DIR for the report");
+        if (instances != null) throw new ParameterException(spec.commandLine(), "--instances applies to --summary");
         try {
             String command = "gpusched report "
                     + String.join(" ", runs.stream().map(Path::toString).toList()) + " --out " + outDir;
@@ -104,5 +133,34 @@ public final class ReportCommand implements Callable<Integer> {
             err.println("gpusched report: " + e.getMessage());
             return ExitCode.BAD_INPUT;
         }
+    }
+
+    /** --summary: the markdown summary of an experiment's CSVs. */
+    private int summary(PrintWriter out, PrintWriter err) throws java.io.IOException {
+        if (runs != null && !runs.isEmpty())
+            throw new ParameterException(spec.commandLine(), "--summary takes no RUN_DIR: " + runs.get(0));
+        if (!java.nio.file.Files.isDirectory(summary)) {
+            err.println("gpusched report: --summary " + summary + ": not a directory");
+            return ExitCode.BAD_INPUT;
+        }
+        if (instances != null && !java.nio.file.Files.isDirectory(instances)) {
+            err.println("gpusched report: --instances " + instances + ": not a directory");
+            return ExitCode.BAD_INPUT;
+        }
+        String markdown;
+        try {
+            markdown = ResultsSummary.markdown(summary, instances);
+        } catch (ReportInputException | java.io.UncheckedIOException e) {
+            err.println("gpusched report: " + e.getMessage());
+            return ExitCode.BAD_INPUT;
+        }
+        if (outDir == null) {
+            out.print(markdown);
+            out.flush();
+        } else {
+            java.nio.file.Files.writeString(outDir, markdown, java.nio.charset.StandardCharsets.UTF_8);
+            err.println("wrote " + outDir);
+        }
+        return ExitCode.OK;
     }
 }

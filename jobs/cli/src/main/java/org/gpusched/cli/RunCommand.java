@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -24,6 +25,7 @@ import org.gpusched.formats.FormatException;
 import org.gpusched.placement.experiment.PolicySpec;
 import org.gpusched.streaming.EmbeddedFlink;
 import org.gpusched.streaming.SchedulerConfig;
+import org.gpusched.streaming.SchedulerOptions;
 import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.file.FileJobSinks;
 import org.gpusched.streaming.file.RunDirectoryWriter;
@@ -49,6 +51,7 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "run",
         mixinStandardHelpOptions = true,
+        defaultValueProvider = CommandConfiguration.Defaults.class,
         description = {
             "Runs the scheduler on Kafka topics: reads submissions and node events (live mode also completions and "
                     + "telemetry), writes decisions, scheduling and job metrics, simulated completions (replay mode) and rejected records. "
@@ -103,59 +106,26 @@ public final class RunCommand implements Callable<Integer> {
             names = "--policy",
             split = ",",
             paramLabel = "NAME",
-            defaultValue = "andreas-rg",
             description =
                     "Policy, or a comma list run side by side on the same events (default: ${DEFAULT-VALUE}; with --nodes required: "
                             + "fgd, pwr, pwr-fgd, bestfit, dotprod, gpu-packing, gpu-clustering, random).")
     List<String> policies;
 
+    // --seed, --mode and the options of the scheduler mixin set SchedulerOptions keys: they are read through
+    // scheduler.options() (flag, else --config file, else default), never from these fields.
     @Option(
             names = "--seed",
             paramLabel = "N",
-            defaultValue = "1",
             description = "Seed of the policies' random state and the noise (default: ${DEFAULT-VALUE}; "
                     + "place-replay's default is 42).")
-    long seed;
+    String seed;
 
-    @Option(
-            names = "--iterations",
-            paramLabel = "N",
-            defaultValue = "1000",
-            description = "MaxIt of the randomized policies (default: ${DEFAULT-VALUE}).")
-    int iterations;
-
-    @Option(
-            names = "--controllers",
-            paramLabel = "K",
-            defaultValue = "1",
-            description = "Local controllers, jobs dispatched round robin (default: ${DEFAULT-VALUE} = centralized).")
-    int controllers;
-
-    @Option(
-            names = "--dispatch",
-            paramLabel = "RULE",
-            defaultValue = "round-robin",
-            description =
-                    "How jobs are dealt to the K controllers: round-robin (the hierarchical paper) or gpu-weighted (in proportion to each controller's GPUs) (default: ${DEFAULT-VALUE}).")
-    String dispatch;
-
-    @Option(
-            names = "--noise",
-            paramLabel = "F",
-            defaultValue = "0",
-            description = "Replay noise: real duration = predicted x U[1-F, 1+F] (default: ${DEFAULT-VALUE}).")
-    double noise;
-
-    @Option(
-            names = "--period",
-            paramLabel = "SECONDS",
-            description = "Periodic rescheduling interval H (default: the cluster file's objective.horizonSeconds).")
-    Double periodSeconds;
+    @Mixin
+    ReplaySchedulerOptions scheduler;
 
     @Option(
             names = "--mode",
             paramLabel = "MODE",
-            defaultValue = "replay",
             description =
                     "replay: completions simulated from the predicted times; live: completions and telemetry read from their topics (default: ${DEFAULT-VALUE}).")
     String mode;
@@ -175,10 +145,9 @@ public final class RunCommand implements Callable<Integer> {
     @Option(
             names = "--checkpoint-interval",
             paramLabel = "SECONDS",
-            defaultValue = "0",
             description =
-                    "Checkpoint every N seconds; 0 = off (default). With checkpoints the sinks write exactly once (Kafka transactions).")
-    double checkpointSeconds;
+                    "Checkpoint every N seconds; 0 = off (default: ${DEFAULT-VALUE}). With checkpoints the sinks write exactly once (Kafka transactions).")
+    String checkpointInterval;
 
     @Option(
             names = "--checkpoint-dir",
@@ -201,25 +170,23 @@ public final class RunCommand implements Callable<Integer> {
             names = "--out-of-orderness",
             paramLabel = "SECONDS",
             description =
-                    "How late an input record may arrive in event time (default: 0; with --bounded the watermark waits for the end of the input, "
+                    "How late an input record may arrive in event time (default: ${DEFAULT-VALUE}; with --bounded the watermark waits for the end of the input, "
                             + "as the file replay does). Placement: in trace seconds of creation time.")
-    Double outOfOrdernessSeconds;
+    String outOfOrderness;
 
     @Option(
             names = "--idle-timeout",
             paramLabel = "SECONDS",
-            defaultValue = "5",
             description =
                     "Unbounded runs: an input without records this long stops holding event time back (default: ${DEFAULT-VALUE}).")
-    double idleTimeoutSeconds;
+    String idleTimeout;
 
     @Option(
             names = "--watermark-interval",
             paramLabel = "SECONDS",
-            defaultValue = "0.02",
             description =
                     "How often event time advances: about the longest an event waits in the job's buffers before it is handled (default: ${DEFAULT-VALUE}).")
-    double watermarkIntervalSeconds;
+    String watermarkInterval;
 
     @Option(
             names = "--parallelism",
@@ -276,7 +243,8 @@ public final class RunCommand implements Callable<Integer> {
             CliFiles.requireFile(spec.commandLine(), workload, "--workload");
             CliFiles.rejectGiven(
                     spec.commandLine(),
-                    List.of("--iterations", "--controllers", "--dispatch", "--noise", "--period", "--mode"),
+                    Stream.concat(ReplaySchedulerOptions.NAMES.stream(), Stream.of("--mode"))
+                            .toList(),
                     "applies to scheduling policies (--cluster), not to placement (--nodes)");
             if (!spec.commandLine().getParseResult().hasMatchedOption("--policy"))
                 throw new ParameterException(
@@ -302,18 +270,12 @@ public final class RunCommand implements Callable<Integer> {
         KafkaSettings kafka;
         Job job;
         metricsPort.validate();
+        policies = scheduler.options().get(SchedulerOptions.POLICIES);
+        boolean checkpoints =
+                !scheduler.options().get(SchedulerOptions.CHECKPOINT_INTERVAL).isZero();
         try {
             if (parallelism < 1) throw new IllegalArgumentException("--parallelism must be >= 1, got " + parallelism);
-            if (!(checkpointSeconds >= 0))
-                throw new IllegalArgumentException("--checkpoint-interval must be >= 0, got " + checkpointSeconds);
-            if (!(watermarkIntervalSeconds >= 0.001))
-                throw new IllegalArgumentException(
-                        "--watermark-interval must be >= 0.001 s, got " + watermarkIntervalSeconds);
-            if (!(idleTimeoutSeconds > 0))
-                throw new IllegalArgumentException("--idle-timeout must be > 0, got " + idleTimeoutSeconds);
-            if (outOfOrdernessSeconds != null && !(outOfOrdernessSeconds >= 0))
-                throw new IllegalArgumentException("--out-of-orderness must be >= 0, got " + outOfOrdernessSeconds);
-            if (checkpointDir != null && checkpointSeconds == 0)
+            if (checkpointDir != null && !checkpoints)
                 throw new IllegalArgumentException(
                         "--checkpoint-dir needs --checkpoint-interval (checkpoints are off)");
             try {
@@ -325,7 +287,7 @@ public final class RunCommand implements Callable<Integer> {
                     .settings()
                     .withGroupId(groupId)
                     .withBounded(bounded)
-                    .withExactlyOnce(checkpointSeconds > 0)
+                    .withExactlyOnce(checkpoints)
                     .withWireFormat(wireFormat.value());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
@@ -355,7 +317,7 @@ public final class RunCommand implements Callable<Integer> {
         List<ReplayRun> runs = new ArrayList<>();
         try {
             for (PolicySpec p : PlacementReplayRunner.policies(policies, alphas == null ? List.of(0.1) : alphas))
-                runs.add(new ReplayRun(p, seed));
+                runs.add(new ReplayRun(p, scheduler.options().get(SchedulerOptions.SEED)));
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage().replace("placement policy", "--policy"));
         }
@@ -364,15 +326,19 @@ public final class RunCommand implements Callable<Integer> {
         if (inputs == null) return null;
         Duration outOfOrderness = bounded
                 ? PlacementConfig.END_OF_INPUT
-                : Duration.ofSeconds(outOfOrdernessSeconds == null ? 0 : Math.round(outOfOrdernessSeconds));
+                : Duration.ofSeconds(Math.round(scheduler
+                                .options()
+                                .get(SchedulerOptions.OUT_OF_ORDERNESS)
+                                .toMillis()
+                        / 1000.0));
         PlacementConfig cfg = new PlacementConfig(
                 inputs.nodes(),
                 inputs.trace(),
                 runs,
                 outOfOrderness,
                 Math.min(runs.size(), parallelism),
-                Duration.ofMillis(Math.round(checkpointSeconds * 1000)),
-                watermarkInterval());
+                scheduler.options().get(SchedulerOptions.CHECKPOINT_INTERVAL),
+                scheduler.options().get(SchedulerOptions.WATERMARK_INTERVAL));
         String names =
                 String.join(",", runs.stream().map(r -> r.policy().label()).toList());
         return new Job(
@@ -385,7 +351,7 @@ public final class RunCommand implements Callable<Integer> {
                         Locale.ROOT,
                         "placement, policies [%s], seed %d, %d nodes, target workload of %d tasks from %s",
                         names,
-                        seed,
+                        scheduler.options().get(SchedulerOptions.SEED),
                         inputs.nodes().size(),
                         inputs.trace().workloadTasks().size(),
                         workload),
@@ -394,22 +360,15 @@ public final class RunCommand implements Callable<Integer> {
 
     /** --policy powerflow: the streaming PowerFlow scheduler on its own topics (docs/powerflow.md, Live operation). */
     private Job powerflowJob(KafkaSettings kafka) {
-        boolean replay = switch (mode.toLowerCase(Locale.ROOT)) {
-            case "replay" -> true;
-            case "live" -> false;
-            default ->
-                throw new ParameterException(spec.commandLine(), "--mode must be replay or live, got '" + mode + "'");
-        };
-        Duration outOfOrderness = outOfOrdernessSeconds != null
-                ? Duration.ofMillis(Math.round(outOfOrdernessSeconds * 1000))
-                : bounded ? Duration.ofMillis(-1) : Duration.ZERO;
+        Configuration options = scheduler.options();
+        boolean replay = options.get(SchedulerOptions.MODE) == SchedulerConfig.Mode.REPLAY;
         org.gpusched.streaming.powerflow.PowerflowSettings cfg = powerflow
-                .settings(spec.commandLine(), replay, seed)
+                .settings(spec.commandLine(), replay, options.get(SchedulerOptions.SEED))
                 .withStreaming(
-                        outOfOrderness,
-                        Duration.ofMillis(Math.round(idleTimeoutSeconds * 1000)),
-                        Duration.ofMillis(Math.round(checkpointSeconds * 1000)),
-                        watermarkInterval(),
+                        outOfOrderness(options),
+                        options.get(SchedulerOptions.IDLE_TIMEOUT),
+                        options.get(SchedulerOptions.CHECKPOINT_INTERVAL),
+                        options.get(SchedulerOptions.WATERMARK_INTERVAL),
                         !bounded);
         List<String> inputs = new ArrayList<>(List.of(Topics.POWERFLOW_JOBS.topic(kafkaOptions.topicPrefix)));
         List<String> outputs = new ArrayList<>(List.of(
@@ -431,19 +390,17 @@ public final class RunCommand implements Callable<Integer> {
                 "gpusched run powerflow");
     }
 
-    private Duration watermarkInterval() {
-        return Duration.ofMillis(Math.round(watermarkIntervalSeconds * 1000));
+    /** The out-of-orderness given (flag or file), else with --bounded one watermark at the end of the input. */
+    private Duration outOfOrderness(Configuration options) {
+        return options.contains(SchedulerOptions.OUT_OF_ORDERNESS) || !bounded
+                ? options.get(SchedulerOptions.OUT_OF_ORDERNESS)
+                : SchedulerConfig.END_OF_INPUT_WATERMARK;
     }
 
     /** The scheduler; null (exit 1) when the cluster file cannot be used (message printed). */
     private Job schedulerJob(KafkaSettings kafka) {
         SchedulerConfig cfg;
         try {
-            SchedulerConfig.Mode runMode = switch (mode.toLowerCase(Locale.ROOT)) {
-                case "replay" -> SchedulerConfig.Mode.REPLAY;
-                case "live" -> SchedulerConfig.Mode.LIVE;
-                default -> throw new IllegalArgumentException("--mode must be replay or live, got '" + mode + "'");
-            };
             ClusterSpec clusterSpec;
             try {
                 clusterSpec = ClusterYaml.read(cluster);
@@ -451,26 +408,14 @@ public final class RunCommand implements Callable<Integer> {
                 System.err.println("gpusched run: " + e.getMessage());
                 return null;
             }
-            Duration outOfOrderness = outOfOrdernessSeconds != null
-                    ? Duration.ofMillis(Math.round(outOfOrdernessSeconds * 1000))
-                    : bounded ? SchedulerConfig.END_OF_INPUT_WATERMARK : Duration.ZERO;
+            Configuration options = scheduler.options();
             SchedulerConfig.Builder b = SchedulerConfig.builder()
+                    .options(options)
                     .cluster(clusterSpec)
-                    .policies(policies)
-                    .seed(seed)
-                    .maxIterations(iterations)
-                    .controllers(controllers)
-                    .dispatch(ReplaySchedulerOptions.dispatchRule(dispatch))
-                    .noise(noise)
-                    .mode(runMode)
-                    .checkpointInterval(Duration.ofMillis(Math.round(checkpointSeconds * 1000)))
-                    .outOfOrderness(outOfOrderness)
-                    .idleTimeout(Duration.ofMillis(Math.round(idleTimeoutSeconds * 1000)))
-                    .watermarkInterval(watermarkInterval());
-            if (periodSeconds != null) b.periodSeconds(periodSeconds);
+                    .outOfOrderness(outOfOrderness(options));
             cfg = b.build();
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
+            throw CommandConfiguration.usageError(spec.commandLine(), e);
         }
 
         List<String> inputs = new ArrayList<>();
@@ -651,7 +596,7 @@ public final class RunCommand implements Callable<Integer> {
         Configuration flink = new Configuration();
         flink.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
         flink.set(EmbeddedFlink.BIND_ADDRESS, bindAddress);
-        if (checkpointSeconds > 0) {
+        if (!scheduler.options().get(SchedulerOptions.CHECKPOINT_INTERVAL).isZero()) {
             // As conf/config.yaml on a cluster: checkpoints complete while a backlog keeps the job back-pressured
             // (docs/reliability.md, checkpoints under back pressure).
             flink.set(CheckpointingOptions.ENABLE_UNALIGNED, true);

@@ -201,6 +201,72 @@ class PowerflowCommandsIT {
         assertTrue(unknown.err().contains("--gpus must be a positive multiple of 8, got 12"), unknown.err());
     }
 
+    @Test
+    void validateAndReportOnAPowerflowDirectoryNameTheFileAndLineOfHostileInputAndFindAChangedDecision()
+            throws Exception {
+        Path dir = tmp.resolve("run");
+        var p = WorkloadCommandsTest.gpusched(
+                "powerflow",
+                "--trace",
+                trace.toString(),
+                "--policies",
+                "powerflow,afs",
+                "--gpus",
+                "16",
+                "--eta",
+                "0.5",
+                "--limits",
+                "250",
+                "--out",
+                dir.toString());
+        assertEquals(0, p.exit(), p.err());
+        var clean = WorkloadCommandsTest.gpusched("validate", dir.toString());
+        assertEquals(0, clean.exit(), clean.out() + clean.err());
+
+        Path decisions = dir.resolve("decisions-afs@250.csv");
+        List<String> original = Files.readAllLines(decisions);
+        List<String> lines = new ArrayList<>(original);
+        String[] f = lines.get(2).split(",");
+        lines.set(2, f[0] + "," + f[1] + ",two," + f[3]);
+        Files.write(decisions, lines);
+        var bad = WorkloadCommandsTest.gpusched("validate", dir.toString());
+        assertEquals(ExitCode.BAD_INPUT, bad.exit(), bad.out() + bad.err());
+        assertTrue(bad.err().contains("decisions-afs@250.csv:3: field 'gpus' is not a number: 'two'"), bad.err());
+        assertFalse(bad.err().contains("Exception"), bad.err());
+
+        // A valid but different GPU count: the energy replay no longer matches what the run reported.
+        int gpus = Integer.parseInt(f[2]);
+        lines.set(2, f[0] + "," + f[1] + "," + (gpus <= 1 ? gpus + 1 : gpus / 2) + "," + f[3]);
+        Files.write(decisions, lines);
+        var changed = WorkloadCommandsTest.gpusched("validate", dir.toString());
+        assertEquals(ExitCode.FINDINGS, changed.exit(), changed.out() + changed.err());
+        Files.write(decisions, original);
+
+        Path results = dir.resolve("results.csv");
+        List<String> rows = new ArrayList<>(Files.readAllLines(results));
+        rows.set(1, rows.get(1).replaceFirst("^([^,]*,[^,]*,[^,]*,[^,]*,)[^,]*", "$1slow"));
+        Files.write(results, rows);
+        var report = WorkloadCommandsTest.gpusched(
+                "report", dir.toString(), "--out", tmp.resolve("r2").toString());
+        assertEquals(ExitCode.BAD_INPUT, report.exit(), report.out() + report.err());
+        assertTrue(report.err().contains("results.csv:2"), report.err());
+        assertTrue(report.err().contains("mean_jct_s"), report.err());
+        assertEquals(1, report.err().strip().lines().count(), report.err());
+
+        var size = WorkloadCommandsTest.gpusched(
+                "generate",
+                "--scenario",
+                "powerflow-random",
+                "--job-size",
+                "huge",
+                "--out",
+                tmp.resolve("huge").toString());
+        assertEquals(ExitCode.BAD_INPUT, size.exit());
+        assertEquals(
+                "gpusched generate: job size 'huge' is not small, medium or large",
+                size.err().strip());
+    }
+
     static List<String> nonBlank(Path file) throws Exception {
         return Files.readAllLines(file).stream().filter(l -> !l.isBlank()).toList();
     }

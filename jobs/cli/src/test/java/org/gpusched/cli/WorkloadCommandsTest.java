@@ -166,7 +166,7 @@ class WorkloadCommandsTest {
                 "--out",
                 tmp.resolve("c").toString());
         assertEquals(ExitCode.BAD_INPUT, r.exit());
-        assertTrue(r.err().contains(pods + ":3: creation_time must be an integer"), r.err());
+        assertTrue(r.err().contains(pods + ":3: column 'creation_time': not an integer: 'x'"), r.err());
         assertFalse(r.err().contains("\tat "));
         Files.writeString(
                 pods,

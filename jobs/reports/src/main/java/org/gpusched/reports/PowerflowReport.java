@@ -40,13 +40,17 @@ public final class PowerflowReport {
     /** Writes DIR/report.html for the PowerFlow run directory {@code runDir}; returns its runs. */
     public static List<Run> write(Path runDir, Path outDir, String title, String command) {
         List<Run> runs = new ArrayList<>();
-        for (Map<String, String> r : rows(runDir.resolve("results.csv")))
+        List<Map<String, String>> results = rows(runDir.resolve("results.csv"));
+        for (int i = 0; i < results.size(); i++) {
+            Map<String, String> r = results.get(i);
+            String where = runDir.resolve("results.csv") + ":" + (i + 2);
             runs.add(new Run(
                     r.get("run"),
                     r.get("family"),
-                    number(r, "mean_jct_s", runDir),
-                    number(r, "energy_kwh", runDir),
-                    number(r, "idle_kwh", runDir)));
+                    number(r, "mean_jct_s", where),
+                    number(r, "energy_kwh", where),
+                    number(r, "idle_kwh", where)));
+        }
         if (runs.isEmpty()) throw new ReportInputException(runDir.resolve("results.csv") + ": no run");
         List<Map<String, String>> equal = Files.isRegularFile(runDir.resolve("equal-energy.csv"))
                 ? rows(runDir.resolve("equal-energy.csv"))
@@ -196,9 +200,14 @@ public final class PowerflowReport {
     /** power-RUN.csv as {time, watts, GPUs allocated}, thinned to at most {@link PlacementComparison#MAX_POINTS}. */
     static List<double[]> curve(Path file) {
         List<double[]> all = new ArrayList<>();
-        for (Map<String, String> r : rows(file))
-            all.add(new double[] {number(r, "time_s", file), number(r, "watts", file), number(r, "gpus_allocated", file)
+        List<Map<String, String>> rows = rows(file);
+        for (int i = 0; i < rows.size(); i++) {
+            Map<String, String> r = rows.get(i);
+            String where = file + ":" + (i + 2);
+            all.add(new double[] {
+                number(r, "time_s", where), number(r, "watts", where), number(r, "gpus_allocated", where)
             });
+        }
         int step = Math.max(1, (all.size() + PlacementComparison.MAX_POINTS - 1) / PlacementComparison.MAX_POINTS);
         List<double[]> out = new ArrayList<>();
         for (int i = 0; i < all.size(); i += step) out.add(all.get(i));
@@ -217,11 +226,11 @@ public final class PowerflowReport {
         }
     }
 
-    private static double number(Map<String, String> row, String field, Path where) {
+    private static double number(Map<String, String> row, String field, String where) {
         try {
             return Double.parseDouble(row.get(field));
         } catch (RuntimeException e) {
-            throw new ReportInputException(where + ": field '" + field + "' is not a number: " + row.get(field));
+            throw new ReportInputException(where + ": field '" + field + "' is not a number: '" + row.get(field) + "'");
         }
     }
 }

@@ -1,12 +1,31 @@
 package org.gpusched.streaming;
 
+import static org.gpusched.streaming.SchedulerOptions.CHECKPOINT_INTERVAL;
+import static org.gpusched.streaming.SchedulerOptions.CLUSTER_FILE;
+import static org.gpusched.streaming.SchedulerOptions.CONTROLLERS;
+import static org.gpusched.streaming.SchedulerOptions.DISPATCH;
+import static org.gpusched.streaming.SchedulerOptions.IDLE_TIMEOUT;
+import static org.gpusched.streaming.SchedulerOptions.MAX_ITERATIONS;
+import static org.gpusched.streaming.SchedulerOptions.OPTIMIZER_THREADS;
+import static org.gpusched.streaming.SchedulerOptions.MODE;
+import static org.gpusched.streaming.SchedulerOptions.MOVE_OVERHEAD_SECONDS;
+import static org.gpusched.streaming.SchedulerOptions.MU;
+import static org.gpusched.streaming.SchedulerOptions.NOISE;
+import static org.gpusched.streaming.SchedulerOptions.OUT_OF_ORDERNESS;
+import static org.gpusched.streaming.SchedulerOptions.PERIOD_SECONDS;
+import static org.gpusched.streaming.SchedulerOptions.POLICIES;
+import static org.gpusched.streaming.SchedulerOptions.RHO;
+import static org.gpusched.streaming.SchedulerOptions.SEED;
+import static org.gpusched.streaming.SchedulerOptions.SNAPSHOT_INTERVAL_SECONDS;
+import static org.gpusched.streaming.SchedulerOptions.STABILITY;
+import static org.gpusched.streaming.SchedulerOptions.WATERMARK_INTERVAL;
+
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import org.apache.flink.configuration.ConfigOption;
-import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.MoveCost;
@@ -19,8 +38,8 @@ import org.gpusched.formats.ClusterSpec;
 import org.gpusched.formats.ClusterYaml;
 
 /**
- * The whole configuration of one scheduler job, immutable and validated on {@link Builder#build()}; built from CLI
- * flags or from Flink {@link ConfigOption}s ({@link #fromConfiguration}). Serializable so operators carry it; the
+ * The whole configuration of one scheduler job, immutable and validated on {@link Builder#build()}, from the options
+ * of {@link SchedulerOptions} (set by CLI flags, a Flink configuration file or the builder). Serializable so operators carry it; the
  * cluster is kept as plain values and rebuilt with {@link #cluster()}.
  */
 public final class SchedulerConfig implements Serializable {
@@ -54,96 +73,6 @@ public final class SchedulerConfig implements Serializable {
     /** A value of -1 ms: emit no watermark before the end of a bounded input (file replay: fully order-independent). */
     public static final Duration END_OF_INPUT_WATERMARK = Duration.ofMillis(-1);
 
-    /** A move's checkpoint and restart: a few minutes for a training job's state. */
-    public static final double DEFAULT_MOVE_OVERHEAD_SECONDS = 300;
-
-    /** How often a running job snapshots its state (ANDREAS: "every few epochs"): ten minutes of progress. */
-    public static final double DEFAULT_SNAPSHOT_INTERVAL_SECONDS = 600;
-
-    public static final ConfigOption<List<String>> POLICIES = ConfigOptions.key("gpusched.policies")
-            .stringType()
-            .asList()
-            .defaultValues("andreas-rg")
-            .withDescription("Policies to run; each gets its own keyed pipeline over the same events.");
-    public static final ConfigOption<Long> SEED = ConfigOptions.key("gpusched.seed")
-            .longType()
-            .defaultValue(1L)
-            .withDescription("Seed of the policies' random state and of the replay noise.");
-    public static final ConfigOption<Integer> MAX_ITERATIONS = ConfigOptions.key("gpusched.max-iterations")
-            .intType()
-            .defaultValue(1000)
-            .withDescription("MaxIt of the randomized policies.");
-    public static final ConfigOption<Integer> CONTROLLERS = ConfigOptions.key("gpusched.controllers")
-            .intType()
-            .defaultValue(1)
-            .withDescription(
-                    "K local controllers (hierarchical paper); jobs are dispatched round robin, node i belongs to controller i mod K.");
-    public static final ConfigOption<Dispatch> DISPATCH = ConfigOptions.key("gpusched.dispatch")
-            .enumType(Dispatch.class)
-            .defaultValue(Dispatch.ROUND_ROBIN)
-            .withDescription(
-                    "How submissions are dealt to the K controllers: ROUND_ROBIN (the hierarchical paper) or GPU_WEIGHTED (round robin in proportion to each controller's GPUs).");
-    public static final ConfigOption<Double> NOISE = ConfigOptions.key("gpusched.noise")
-            .doubleType()
-            .defaultValue(0.0)
-            .withDescription("Replay noise F: real duration = predicted x U[1-F, 1+F], drawn per job from the seed.");
-    public static final ConfigOption<Stability> STABILITY = ConfigOptions.key("gpusched.stability")
-            .enumType(Stability.class)
-            .defaultValue(Stability.STABLE)
-            .withDescription(
-                    "STABLE: an optimizer's plan moves a running job only when the move pays for its overhead, on nodes matched to the running ones (PlanStabilizer); PAPER: the plan as the optimizer gives it, as in the papers (what a move costs is set apart: move overhead and snapshot interval).");
-    public static final ConfigOption<Double> MOVE_OVERHEAD_SECONDS = ConfigOptions.key("gpusched.move-overhead-seconds")
-            .doubleType()
-            .defaultValue(DEFAULT_MOVE_OVERHEAD_SECONDS)
-            .withDescription(
-                    "Time a running job spends restoring its last snapshot after a move (migration, resize) or when it starts again after a preemption, on the GPUs it is given, in seconds; charged in the real cost and seen by f_OBJ; with STABLE stability a move must also gain more than its weight and node rate over this time.");
-    public static final ConfigOption<Double> SNAPSHOT_INTERVAL_SECONDS = ConfigOptions.key(
-                    "gpusched.snapshot-interval-seconds")
-            .doubleType()
-            .defaultValue(DEFAULT_SNAPSHOT_INTERVAL_SECONDS)
-            .withDescription(
-                    "A running job snapshots its state every this many seconds of progress on its placement; a preempted, migrated or resized job loses the progress since its last snapshot (0: nothing lost; with a move overhead of 0, the papers' free preemption).");
-    public static final ConfigOption<Double> PERIOD_SECONDS = ConfigOptions.key("gpusched.period-seconds")
-            .doubleType()
-            .noDefaultValue()
-            .withDescription(
-                    "H: periodic rescheduling interval in seconds (default: the cluster file's objective.horizonSeconds).");
-    public static final ConfigOption<Mode> MODE = ConfigOptions.key("gpusched.mode")
-            .enumType(Mode.class)
-            .defaultValue(Mode.REPLAY)
-            .withDescription("replay (simulated completions) or live (completions and telemetry from topics).");
-    public static final ConfigOption<Duration> CHECKPOINT_INTERVAL = ConfigOptions.key("gpusched.checkpoint-interval")
-            .durationType()
-            .defaultValue(Duration.ZERO)
-            .withDescription("Checkpoint interval; 0 disables checkpointing.");
-    public static final ConfigOption<String> CLUSTER_FILE = ConfigOptions.key("gpusched.cluster")
-            .stringType()
-            .noDefaultValue()
-            .withDescription("Cluster YAML file (read by the client when the job is defined).");
-    public static final ConfigOption<Double> RHO = ConfigOptions.key("gpusched.objective.rho")
-            .doubleType()
-            .noDefaultValue()
-            .withDescription("f_OBJ postponement penalty (default: cluster file, else 100).");
-    public static final ConfigOption<Double> MU = ConfigOptions.key("gpusched.objective.mu")
-            .doubleType()
-            .noDefaultValue()
-            .withDescription("f_OBJ idle-GPU cost (default: cluster file, else 0).");
-    public static final ConfigOption<Duration> OUT_OF_ORDERNESS = ConfigOptions.key("gpusched.out-of-orderness")
-            .durationType()
-            .defaultValue(Duration.ZERO)
-            .withDescription(
-                    "Bounded out-of-orderness of input event times; -1 ms = watermark only at the end of a bounded input.");
-    public static final ConfigOption<Duration> WATERMARK_INTERVAL = ConfigOptions.key("gpusched.watermark-interval")
-            .durationType()
-            .defaultValue(Duration.ofMillis(20))
-            .withDescription("How often the inputs' watermarks advance (Flink's auto-watermark interval): "
-                    + "the longest an event waits in the buffers for event time to pass it.");
-    public static final ConfigOption<Duration> IDLE_TIMEOUT = ConfigOptions.key("gpusched.idle-timeout")
-            .durationType()
-            .defaultValue(Duration.ofSeconds(5))
-            .withDescription(
-                    "An input idle this long stops holding the watermark back (live mode, and unbounded inputs in replay mode).");
-
     /** A node type as plain values. */
     public record TypeSpec(String name, String gpuModel, int gpus, double[] costPerHour) implements Serializable {}
 
@@ -153,6 +82,7 @@ public final class SchedulerConfig implements Serializable {
     private final List<String> policies;
     private final long seed;
     private final int maxIterations;
+    private final int optimizerThreads;
     private final int controllers;
     private final Dispatch dispatch;
     private final double noise;
@@ -173,28 +103,34 @@ public final class SchedulerConfig implements Serializable {
     private final boolean unboundedInputs;
     private transient Cluster cluster;
 
-    private SchedulerConfig(Builder b) {
-        ClusterSpec spec = Objects.requireNonNull(b.cluster, "cluster is required");
+    /**
+     * The configuration of {@code options} (every {@link SchedulerOptions} key, its default when unset) on {@code spec}'s
+     * cluster: the options are checked in one pass ({@link SchedulerOptions#validate}), then against the cluster.
+     */
+    private SchedulerConfig(Configuration options, ClusterSpec spec, boolean unboundedInputs) {
+        Objects.requireNonNull(spec, "cluster is required");
+        SchedulerOptions.validate(options);
         ObjectiveParameters fileObjective = spec.objective();
-        this.policies = List.copyOf(b.policies);
-        this.seed = b.seed;
-        this.maxIterations = b.maxIterations;
-        this.controllers = b.controllers;
-        this.dispatch = b.dispatch;
-        this.noise = b.noise;
-        this.stability = b.stability;
-        this.moveOverheadSeconds = b.moveOverheadSeconds;
-        this.snapshotIntervalSeconds = b.snapshotIntervalSeconds;
-        this.mode = b.mode;
-        this.checkpointInterval = b.checkpointInterval;
-        this.rho = b.rho != null ? b.rho : fileObjective.rho();
-        this.mu = b.mu != null ? b.mu : fileObjective.mu();
-        this.horizonSeconds = b.periodSeconds != null ? b.periodSeconds : fileObjective.horizonSeconds();
+        this.policies = List.copyOf(options.get(POLICIES));
+        this.seed = options.get(SEED);
+        this.maxIterations = options.get(MAX_ITERATIONS);
+        this.optimizerThreads = options.get(OPTIMIZER_THREADS);
+        this.controllers = options.get(CONTROLLERS);
+        this.dispatch = options.get(DISPATCH);
+        this.noise = options.get(NOISE);
+        this.stability = options.get(STABILITY);
+        this.moveOverheadSeconds = options.get(MOVE_OVERHEAD_SECONDS);
+        this.snapshotIntervalSeconds = options.get(SNAPSHOT_INTERVAL_SECONDS);
+        this.mode = options.get(MODE);
+        this.checkpointInterval = options.get(CHECKPOINT_INTERVAL);
+        this.rho = options.getOptional(RHO).orElse(fileObjective.rho());
+        this.mu = options.getOptional(MU).orElse(fileObjective.mu());
+        this.horizonSeconds = options.getOptional(PERIOD_SECONDS).orElse(fileObjective.horizonSeconds());
         this.periodSeconds = this.horizonSeconds;
-        this.outOfOrderness = b.outOfOrderness;
-        this.idleTimeout = b.idleTimeout;
-        this.watermarkInterval = b.watermarkInterval;
-        this.unboundedInputs = b.unboundedInputs;
+        this.outOfOrderness = options.get(OUT_OF_ORDERNESS);
+        this.idleTimeout = options.get(IDLE_TIMEOUT);
+        this.watermarkInterval = options.get(WATERMARK_INTERVAL);
+        this.unboundedInputs = unboundedInputs;
         List<TypeSpec> t = new ArrayList<>();
         for (NodeType type : spec.cluster().types())
             t.add(new TypeSpec(type.name(), type.gpuModel(), type.gpus(), type.costPerHour()));
@@ -203,13 +139,11 @@ public final class SchedulerConfig implements Serializable {
             n.add(new NodeSpec(node.id(), node.fixedType(), List.copyOf(node.allowedTypes())));
         this.types = List.copyOf(t);
         this.nodes = List.copyOf(n);
-        validate();
+        validateAgainstCluster();
     }
 
-    private void validate() {
-        if (policies.isEmpty())
-            throw new IllegalArgumentException(
-                    "at least one policy is required (known: " + String.join(", ", Policies.names()) + ")");
+    /** The checks that need more than one option, or the cluster. */
+    private void validateAgainstCluster() {
         for (String p : policies) {
             if (!Policies.names().contains(p))
                 throw new IllegalArgumentException(
@@ -217,25 +151,13 @@ public final class SchedulerConfig implements Serializable {
         }
         if (policies.stream().distinct().count() != policies.size())
             throw new IllegalArgumentException("policy listed twice: " + policies);
-        if (maxIterations < 1) throw new IllegalArgumentException("iterations must be >= 1, got " + maxIterations);
-        if (controllers < 1) throw new IllegalArgumentException("controllers must be >= 1, got " + controllers);
         if (controllers > nodes.size())
-            throw new IllegalArgumentException("controllers (" + controllers + ") must not exceed the cluster's nodes ("
-                    + nodes.size() + "): each controller owns nodes i mod K");
-        if (!(noise >= 0 && noise < 1)) throw new IllegalArgumentException("noise must be in [0, 1), got " + noise);
-        if (!(moveOverheadSeconds >= 0) || Double.isInfinite(moveOverheadSeconds))
-            throw new IllegalArgumentException("move overhead must be >= 0 seconds, got " + moveOverheadSeconds);
-        if (!(snapshotIntervalSeconds >= 0) || Double.isInfinite(snapshotIntervalSeconds))
-            throw new IllegalArgumentException(
-                    "snapshot interval must be >= 0 seconds, got " + snapshotIntervalSeconds);
+            throw new SchedulerOptions.InvalidOptionException(
+                    SchedulerOptions.byKey(CONTROLLERS.key()).orElseThrow(),
+                    "must not exceed the cluster's nodes (" + nodes.size()
+                            + "): each controller owns nodes i mod K, got " + controllers);
         if (!(periodSeconds > 0) || Double.isInfinite(periodSeconds))
             throw new IllegalArgumentException("period must be > 0 seconds, got " + periodSeconds);
-        if (checkpointInterval.isNegative())
-            throw new IllegalArgumentException("checkpoint interval must be >= 0, got " + checkpointInterval);
-        if (outOfOrderness.isNegative() && !outOfOrderness.equals(END_OF_INPUT_WATERMARK))
-            throw new IllegalArgumentException("out-of-orderness must be >= 0 (or -1 ms), got " + outOfOrderness);
-        if (watermarkInterval.toMillis() < 1)
-            throw new IllegalArgumentException("watermark interval must be >= 1 ms, got " + watermarkInterval);
         new ObjectiveParameters(rho, horizonSeconds, mu);
         cluster();
     }
@@ -250,6 +172,10 @@ public final class SchedulerConfig implements Serializable {
 
     public int maxIterations() {
         return maxIterations;
+    }
+
+    public int optimizerThreads() {
+        return optimizerThreads;
     }
 
     public int controllers() {
@@ -322,7 +248,7 @@ public final class SchedulerConfig implements Serializable {
     }
 
     public PolicyConfig policyConfig() {
-        return PolicyConfig.DEFAULTS.withMaxIterations(maxIterations);
+        return PolicyConfig.DEFAULTS.withMaxIterations(maxIterations).withThreads(optimizerThreads);
     }
 
     public List<TypeSpec> types() {
@@ -352,24 +278,25 @@ public final class SchedulerConfig implements Serializable {
 
     public Builder toBuilder() {
         Builder b = new Builder();
-        b.policies = policies;
-        b.seed = seed;
-        b.maxIterations = maxIterations;
-        b.controllers = controllers;
-        b.dispatch = dispatch;
-        b.noise = noise;
-        b.stability = stability;
-        b.moveOverheadSeconds = moveOverheadSeconds;
-        b.snapshotIntervalSeconds = snapshotIntervalSeconds;
-        b.periodSeconds = periodSeconds;
-        b.mode = mode;
-        b.checkpointInterval = checkpointInterval;
+        b.options.set(POLICIES, policies);
+        b.options.set(SEED, seed);
+        b.options.set(MAX_ITERATIONS, maxIterations);
+        b.options.set(OPTIMIZER_THREADS, optimizerThreads);
+        b.options.set(CONTROLLERS, controllers);
+        b.options.set(DISPATCH, dispatch);
+        b.options.set(NOISE, noise);
+        b.options.set(STABILITY, stability);
+        b.options.set(MOVE_OVERHEAD_SECONDS, moveOverheadSeconds);
+        b.options.set(SNAPSHOT_INTERVAL_SECONDS, snapshotIntervalSeconds);
+        b.options.set(PERIOD_SECONDS, periodSeconds);
+        b.options.set(MODE, mode);
+        b.options.set(CHECKPOINT_INTERVAL, checkpointInterval);
+        b.options.set(RHO, rho);
+        b.options.set(MU, mu);
+        b.options.set(OUT_OF_ORDERNESS, outOfOrderness);
+        b.options.set(IDLE_TIMEOUT, idleTimeout);
+        b.options.set(WATERMARK_INTERVAL, watermarkInterval);
         b.cluster = new ClusterSpec(cluster(), objective());
-        b.rho = rho;
-        b.mu = mu;
-        b.outOfOrderness = outOfOrderness;
-        b.idleTimeout = idleTimeout;
-        b.watermarkInterval = watermarkInterval;
         b.unboundedInputs = unboundedInputs;
         return b;
     }
@@ -379,33 +306,17 @@ public final class SchedulerConfig implements Serializable {
     }
 
     /**
-     * The configuration from Flink options ({@code flink run} / flink-conf), reading the cluster file named by
-     * {@link #CLUSTER_FILE}.
+     * The configuration from Flink options ({@code flink run} / config.yaml), reading the cluster file named by
+     * {@link SchedulerOptions#CLUSTER_FILE}.
      */
     public static SchedulerConfig fromConfiguration(ReadableConfig conf) {
         String clusterFile = conf.getOptional(CLUSTER_FILE)
                 .orElseThrow(
                         () -> new IllegalArgumentException(CLUSTER_FILE.key() + " (cluster YAML file) is required"));
-        Builder b = builder()
+        return builder()
+                .options(conf)
                 .cluster(ClusterYaml.read(java.nio.file.Path.of(clusterFile)))
-                .policies(conf.get(POLICIES))
-                .seed(conf.get(SEED))
-                .maxIterations(conf.get(MAX_ITERATIONS))
-                .controllers(conf.get(CONTROLLERS))
-                .dispatch(conf.get(DISPATCH))
-                .noise(conf.get(NOISE))
-                .mode(conf.get(MODE))
-                .stability(conf.get(STABILITY))
-                .moveOverheadSeconds(conf.get(MOVE_OVERHEAD_SECONDS))
-                .snapshotIntervalSeconds(conf.get(SNAPSHOT_INTERVAL_SECONDS))
-                .checkpointInterval(conf.get(CHECKPOINT_INTERVAL))
-                .outOfOrderness(conf.get(OUT_OF_ORDERNESS))
-                .idleTimeout(conf.get(IDLE_TIMEOUT))
-                .watermarkInterval(conf.get(WATERMARK_INTERVAL));
-        conf.getOptional(PERIOD_SECONDS).ifPresent(b::periodSeconds);
-        conf.getOptional(RHO).ifPresent(b::rho);
-        conf.getOptional(MU).ifPresent(b::mu);
-        return b.build();
+                .build();
     }
 
     @Override
@@ -418,90 +329,88 @@ public final class SchedulerConfig implements Serializable {
                 + ", nodes=" + nodes.size() + ", types=" + types.size() + "}";
     }
 
-    /** Mutable builder; defaults are the papers' (MaxIt 1000, K = 1, no noise, H from the cluster file). */
+    /**
+     * Sets options by name in a Flink {@link Configuration}; what is not set keeps its {@link SchedulerOptions} default
+     * (H, rho and mu: the cluster file's).
+     */
     public static final class Builder {
-        private List<String> policies = List.of("andreas-rg");
-        private long seed = 1;
-        private int maxIterations = 1000;
-        private int controllers = 1;
-        private Dispatch dispatch = Dispatch.ROUND_ROBIN;
-        private double noise = 0;
-        private Stability stability = STABILITY.defaultValue();
-        private double moveOverheadSeconds = DEFAULT_MOVE_OVERHEAD_SECONDS;
-        private double snapshotIntervalSeconds = DEFAULT_SNAPSHOT_INTERVAL_SECONDS;
-        private Double periodSeconds;
-        private Mode mode = Mode.REPLAY;
-        private Duration checkpointInterval = Duration.ZERO;
+        private final Configuration options = new Configuration();
         private ClusterSpec cluster;
-        private Double rho;
-        private Double mu;
-        private Duration outOfOrderness = Duration.ZERO;
-        private Duration idleTimeout = Duration.ofSeconds(5);
-        private Duration watermarkInterval = WATERMARK_INTERVAL.defaultValue();
         private boolean unboundedInputs;
 
+        /** Every {@link SchedulerOptions} key set in {@code conf}, over what this builder holds. */
+        public Builder options(ReadableConfig conf) {
+            // a Configuration keeps its typed values (text would lose the -1 ms of an end-of-input watermark)
+            options.addAll(conf instanceof Configuration c ? c : Configuration.fromMap(conf.toMap()));
+            return this;
+        }
+
         public Builder policies(List<String> v) {
-            policies = List.copyOf(v);
+            options.set(POLICIES, List.copyOf(v));
             return this;
         }
 
         public Builder policy(String v) {
-            policies = List.of(v);
-            return this;
+            return policies(List.of(v));
         }
 
         public Builder seed(long v) {
-            seed = v;
+            options.set(SEED, v);
             return this;
         }
 
         public Builder maxIterations(int v) {
-            maxIterations = v;
+            options.set(MAX_ITERATIONS, v);
+            return this;
+        }
+
+        public Builder optimizerThreads(int v) {
+            options.set(OPTIMIZER_THREADS, v);
             return this;
         }
 
         public Builder controllers(int v) {
-            controllers = v;
+            options.set(CONTROLLERS, v);
             return this;
         }
 
         public Builder dispatch(Dispatch v) {
-            dispatch = Objects.requireNonNull(v);
+            options.set(DISPATCH, Objects.requireNonNull(v));
             return this;
         }
 
         public Builder noise(double v) {
-            noise = v;
+            options.set(NOISE, v);
             return this;
         }
 
         public Builder stability(Stability v) {
-            stability = Objects.requireNonNull(v);
+            options.set(STABILITY, Objects.requireNonNull(v));
             return this;
         }
 
         public Builder moveOverheadSeconds(double v) {
-            moveOverheadSeconds = v;
+            options.set(MOVE_OVERHEAD_SECONDS, v);
             return this;
         }
 
         public Builder snapshotIntervalSeconds(double v) {
-            snapshotIntervalSeconds = v;
+            options.set(SNAPSHOT_INTERVAL_SECONDS, v);
             return this;
         }
 
         public Builder periodSeconds(double v) {
-            periodSeconds = v;
+            options.set(PERIOD_SECONDS, v);
             return this;
         }
 
         public Builder mode(Mode v) {
-            mode = Objects.requireNonNull(v);
+            options.set(MODE, Objects.requireNonNull(v));
             return this;
         }
 
         public Builder checkpointInterval(Duration v) {
-            checkpointInterval = Objects.requireNonNull(v);
+            options.set(CHECKPOINT_INTERVAL, Objects.requireNonNull(v));
             return this;
         }
 
@@ -511,27 +420,27 @@ public final class SchedulerConfig implements Serializable {
         }
 
         public Builder rho(double v) {
-            rho = v;
+            options.set(RHO, v);
             return this;
         }
 
         public Builder mu(double v) {
-            mu = v;
+            options.set(MU, v);
             return this;
         }
 
         public Builder outOfOrderness(Duration v) {
-            outOfOrderness = Objects.requireNonNull(v);
+            options.set(OUT_OF_ORDERNESS, Objects.requireNonNull(v));
             return this;
         }
 
         public Builder idleTimeout(Duration v) {
-            idleTimeout = Objects.requireNonNull(v);
+            options.set(IDLE_TIMEOUT, Objects.requireNonNull(v));
             return this;
         }
 
         public Builder watermarkInterval(Duration v) {
-            watermarkInterval = Objects.requireNonNull(v);
+            options.set(WATERMARK_INTERVAL, Objects.requireNonNull(v));
             return this;
         }
 
@@ -541,7 +450,7 @@ public final class SchedulerConfig implements Serializable {
         }
 
         public SchedulerConfig build() {
-            return new SchedulerConfig(this);
+            return new SchedulerConfig(options, cluster, unboundedInputs);
         }
     }
 }

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.configuration.Configuration;
+import org.gpusched.core.model.MoveCost;
 import org.junit.jupiter.api.Test;
 
 class SchedulerConfigTest {
@@ -25,7 +26,7 @@ class SchedulerConfigTest {
                         IllegalArgumentException.class,
                         () -> TestData.config(cluster, "fifo").controllers(3).build())
                 .getMessage()
-                .contains("controllers (3)"));
+                .contains("gpusched.controllers must not exceed the cluster's nodes (2)"));
         assertTrue(assertThrows(
                         IllegalArgumentException.class,
                         () -> TestData.config(cluster, "fifo").noise(1.5).build())
@@ -49,7 +50,7 @@ class SchedulerConfigTest {
                                 .watermarkInterval(Duration.ZERO)
                                 .build())
                 .getMessage()
-                .contains("watermark interval"));
+                .contains("gpusched.watermark-interval must be >= 0.001 seconds (1 ms), got 0"));
     }
 
     @Test
@@ -69,13 +70,13 @@ class SchedulerConfigTest {
                 .getResource("/replay/small-cluster.yaml")
                 .toURI());
         Configuration conf = new Configuration();
-        conf.set(SchedulerConfig.CLUSTER_FILE, cluster.toString());
-        conf.set(SchedulerConfig.POLICIES, List.of("fifo", "andreas-rg"));
-        conf.set(SchedulerConfig.CONTROLLERS, 2);
-        conf.set(SchedulerConfig.PERIOD_SECONDS, 120.0);
-        conf.set(SchedulerConfig.MODE, SchedulerConfig.Mode.LIVE);
-        conf.set(SchedulerConfig.CHECKPOINT_INTERVAL, Duration.ofSeconds(10));
-        conf.set(SchedulerConfig.WATERMARK_INTERVAL, Duration.ofMillis(50));
+        conf.set(SchedulerOptions.CLUSTER_FILE, cluster.toString());
+        conf.set(SchedulerOptions.POLICIES, List.of("fifo", "andreas-rg"));
+        conf.set(SchedulerOptions.CONTROLLERS, 2);
+        conf.set(SchedulerOptions.PERIOD_SECONDS, 120.0);
+        conf.set(SchedulerOptions.MODE, SchedulerConfig.Mode.LIVE);
+        conf.set(SchedulerOptions.CHECKPOINT_INTERVAL, Duration.ofSeconds(10));
+        conf.set(SchedulerOptions.WATERMARK_INTERVAL, Duration.ofMillis(50));
         SchedulerConfig cfg = SchedulerConfig.fromConfiguration(conf);
         assertEquals(List.of("fifo", "andreas-rg"), cfg.policies());
         assertEquals(2, cfg.controllers());
@@ -85,10 +86,60 @@ class SchedulerConfigTest {
         assertEquals(Duration.ofSeconds(10), cfg.checkpointInterval());
         assertEquals(Duration.ofMillis(50), cfg.watermarkInterval());
         Configuration unset = new Configuration(conf);
-        unset.removeConfig(SchedulerConfig.WATERMARK_INTERVAL);
+        unset.removeConfig(SchedulerOptions.WATERMARK_INTERVAL);
         assertEquals(
                 Duration.ofMillis(20), SchedulerConfig.fromConfiguration(unset).watermarkInterval());
         assertEquals(4, cfg.nodes().size());
         assertThrows(IllegalArgumentException.class, () -> SchedulerConfig.fromConfiguration(new Configuration()));
+    }
+
+    @Test
+    void unsetOptionsTakeTheirConfigOptionsDefaults() {
+        SchedulerConfig cfg = SchedulerConfig.builder()
+                .cluster(TestData.oneGpuNodes(2, 600))
+                .policy("fifo")
+                .build();
+        assertEquals(SchedulerOptions.SEED.defaultValue(), cfg.seed());
+        assertEquals(SchedulerOptions.MAX_ITERATIONS.defaultValue(), cfg.maxIterations());
+        assertEquals(SchedulerOptions.CONTROLLERS.defaultValue(), cfg.controllers());
+        assertEquals(SchedulerOptions.DISPATCH.defaultValue(), cfg.dispatch());
+        assertEquals(SchedulerOptions.NOISE.defaultValue(), cfg.noise());
+        assertEquals(SchedulerOptions.STABILITY.defaultValue(), cfg.stability());
+        assertEquals(SchedulerOptions.MOVE_OVERHEAD_SECONDS.defaultValue(), cfg.moveOverheadSeconds());
+        assertEquals(SchedulerOptions.SNAPSHOT_INTERVAL_SECONDS.defaultValue(), cfg.snapshotIntervalSeconds());
+        assertEquals(SchedulerOptions.MODE.defaultValue(), cfg.mode());
+        assertEquals(SchedulerOptions.CHECKPOINT_INTERVAL.defaultValue(), cfg.checkpointInterval());
+        assertEquals(SchedulerOptions.IDLE_TIMEOUT.defaultValue(), cfg.idleTimeout());
+        assertEquals(SchedulerOptions.WATERMARK_INTERVAL.defaultValue(), cfg.watermarkInterval());
+        assertEquals(new MoveCost(600, 300), cfg.moveCost());
+    }
+
+    /** The message of the configuration {@code key: value} fails with. */
+    private static String refusal(String key, String value) {
+        Configuration conf = new Configuration();
+        conf.setString(key, value);
+        return assertThrows(
+                        IllegalArgumentException.class,
+                        () -> TestData.config(TestData.oneGpuNodes(2, 600), "fifo")
+                                .options(conf)
+                                .build())
+                .getMessage();
+    }
+
+    @Test
+    void aValueOfTheWrongTypeOrAnUnknownKeyIsNamedByItsKey() {
+        var cluster = TestData.oneGpuNodes(2, 600);
+        assertEquals(
+                "gpusched.max-iterations must be an integer, got 'many'", refusal("gpusched.max-iterations", "many"));
+        assertEquals(
+                "gpusched.dispatch must be one of round-robin, gpu-weighted, got 'nearest'",
+                refusal("gpusched.dispatch", "nearest"));
+        assertEquals("gpusched.noise must be in [0, 1), got 1", refusal("gpusched.noise", "1"));
+        assertTrue(refusal("gpusched.controlers", "2").startsWith("unknown option gpusched.controlers"));
+        Configuration gpuWeighted = new Configuration();
+        gpuWeighted.setString("gpusched.dispatch", "gpu_weighted");
+        assertEquals(
+                SchedulerConfig.Dispatch.GPU_WEIGHTED,
+                TestData.config(cluster, "fifo").options(gpuWeighted).build().dispatch());
     }
 }

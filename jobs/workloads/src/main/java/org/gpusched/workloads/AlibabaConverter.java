@@ -1,14 +1,5 @@
 package org.gpusched.workloads;
 
-import com.fasterxml.jackson.databind.MappingIterator;
-import com.fasterxml.jackson.databind.RuntimeJsonMappingException;
-import com.fasterxml.jackson.dataformat.csv.CsvMapper;
-import com.fasterxml.jackson.dataformat.csv.CsvSchema;
-import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -25,6 +16,7 @@ import org.gpusched.core.model.Node;
 import org.gpusched.core.model.NodeType;
 import org.gpusched.core.objective.ObjectiveParameters;
 import org.gpusched.core.random.RandomState;
+import org.gpusched.formats.AlibabaCsv;
 import org.gpusched.formats.ClusterSpec;
 import org.gpusched.formats.FormatException;
 import org.gpusched.formats.TraceJob;
@@ -145,11 +137,10 @@ public final class AlibabaConverter {
         ClusterSpec cluster = new ClusterSpec(new Cluster(nodeTypes, nodes), new ObjectiveParameters(100, 3600, 0));
 
         // Submission order: by creation time (validated first, so a bad value is reported with its line), stable.
-        List<Map.Entry<Long, Map<String, String>>> pods = readPods(podsFile);
-        Map<Map<String, String>, Long> creationOf = new java.util.IdentityHashMap<>();
-        for (var e : pods)
-            creationOf.put(e.getValue(), integer(e.getValue(), "creation_time", podsFile + ":" + e.getKey()));
-        pods.sort(Comparator.comparingLong(e -> creationOf.get(e.getValue())));
+        List<AlibabaCsv.Row> pods = new ArrayList<>(AlibabaCsv.readAll(podsFile, POD_COLUMNS));
+        Map<AlibabaCsv.Row, Long> creationOf = new java.util.IdentityHashMap<>();
+        for (AlibabaCsv.Row p : pods) creationOf.put(p, p.integer("creation_time"));
+        pods.sort(Comparator.comparingLong(creationOf::get));
         RandomState rng = RandomState.derive(options.seed(), 0xA11BABAL);
         List<TraceJob> jobs = new ArrayList<>();
         long rows = 0,
@@ -160,28 +151,22 @@ public final class AlibabaConverter {
                 fractional = 0,
                 unplaceable = 0,
                 zero = 0;
-        for (var entry : pods) {
+        for (AlibabaCsv.Row p : pods) {
             rows++;
             if (options.limit() > 0 && jobs.size() >= options.limit()) continue;
-            String where = podsFile + ":" + entry.getKey();
-            Map<String, String> p = entry.getValue();
-            int numGpu = (int) integer(p, "num_gpu", where);
-            long gpuMilli = integer(p, "gpu_milli", where);
+            int numGpu = (int) p.integer("num_gpu");
+            long gpuMilli = p.integer("gpu_milli");
             if (numGpu == 0) {
                 cpuOnly++;
                 continue;
             }
-            String scheduled = p.get("scheduled_time");
-            if (scheduled == null || scheduled.isBlank()) {
+            if (p.text("scheduled_time").isEmpty()) {
                 pending++;
                 continue;
             }
-            long creation = integer(p, "creation_time", where);
-            long deletion = integer(p, "deletion_time", where);
-            if (deletion < creation)
-                throw new FormatException(
-                        where + ": deletion_time " + deletion + " is before creation_time " + creation,
-                        "deletion_time");
+            long creation = p.integer("creation_time");
+            long deletion = p.integer("deletion_time");
+            if (deletion < creation) throw p.error("deletion_time", deletion + " is before creation_time " + creation);
             boolean censored = deletion >= CUTOFF;
             if (censored && options.censored() == Censored.DROP) {
                 censoredDropped++;
@@ -193,7 +178,7 @@ public final class AlibabaConverter {
                 duration = 1;
             }
             if (gpuMilli < 1000) fractional++;
-            Set<String> allowed = spec(p.get("gpu_spec"));
+            Set<String> allowed = spec(p.text("gpu_spec"));
             Map<String, Map<Integer, Double>> times = new LinkedHashMap<>();
             double min = Double.POSITIVE_INFINITY, max = 0;
             for (TypeInfo t : types.values()) {
@@ -208,28 +193,26 @@ public final class AlibabaConverter {
                 continue;
             }
             if (censored) censoredKept++;
-            String qos = p.get("qos");
+            String qos = p.text("qos");
             Double qosWeight = QOS_WEIGHT.get(qos);
             if (qosWeight == null)
-                throw new FormatException(
-                        where + ": unknown qos '" + qos + "' (known: " + QOS_WEIGHT.keySet() + ")", "qos");
+                throw p.error("qos", "unknown qos '" + qos + "' (known: " + QOS_WEIGHT.keySet() + ")");
             double due = JobTimes.round3(creation + min + rng.nextDouble() * (options.dueFactor() * max - min));
             double weight = Math.round(numGpu * qosWeight * (0.5 + rng.nextDouble()) * 1e6) / 1e6;
             Map<String, Object> extras = new LinkedHashMap<>();
             extras.put("qos", qos);
             extras.put("gpuMilli", gpuMilli);
-            extras.put("cpuMilli", integer(p, "cpu_milli", where));
-            extras.put("memoryMib", integer(p, "memory_mib", where));
-            if (!allowed.isEmpty()) extras.put("gpuSpec", p.get("gpu_spec"));
-            extras.put("phase", p.get("pod_phase"));
+            extras.put("cpuMilli", p.integer("cpu_milli"));
+            extras.put("memoryMib", p.integer("memory_mib"));
+            if (!allowed.isEmpty()) extras.put("gpuSpec", p.text("gpu_spec"));
+            extras.put("phase", p.text("pod_phase"));
             extras.put("traceSeconds", duration);
             if (censored) extras.put("censored", true);
-            String name = p.get("name");
-            if (name == null || name.isBlank()) throw new FormatException(where + ": name is empty", "name");
+            String name = p.required("name");
             try {
                 jobs.add(new TraceJob(new Job(name, creation, due, weight, times), extras));
             } catch (RuntimeException e) {
-                throw new FormatException(where + ": " + e.getMessage(), null, e);
+                throw p.error(e.getMessage());
             }
         }
         Stats stats = new Stats(
@@ -265,95 +248,29 @@ public final class AlibabaConverter {
 
     private List<NodeRow> readNodes(Path file) {
         List<NodeRow> out = new ArrayList<>();
-        for (var e : readCsv(file, List.of("sn", "cpu_milli", "gpu", "model"))) {
-            String where = file + ":" + e.getKey();
-            Map<String, String> r = e.getValue();
-            int gpus = (int) integer(r, "gpu", where);
+        for (AlibabaCsv.Row r : AlibabaCsv.readAll(file, List.of("sn", "cpu_milli", "gpu", "model"))) {
+            int gpus = (int) r.integer("gpu");
             if (gpus == 0) continue;
-            if (gpus < 0) throw new FormatException(where + ": gpu must be >= 0, got " + gpus, "gpu");
-            String model = r.get("model");
-            if (model == null || model.isBlank())
-                throw new FormatException(where + ": model is empty for a GPU node", "model");
+            if (gpus < 0) throw r.error("gpu", "must be >= 0, got " + gpus);
+            String model = r.text("model");
+            if (model.isEmpty()) throw r.error("model", "empty for a GPU node");
             if (!catalog.hasGpu(model))
-                throw new FormatException(
-                        where + ": GPU model '" + model + "' is not in the application model's gpuModels", "model");
-            String sn = r.get("sn");
-            if (sn == null || sn.isBlank()) throw new FormatException(where + ": sn is empty", "sn");
-            out.add(new NodeRow(sn, integer(r, "cpu_milli", where), gpus, model));
+                throw r.error("model", "GPU model '" + model + "' is not in the application model's gpuModels");
+            out.add(new NodeRow(r.required("sn"), r.integer("cpu_milli"), gpus, model));
         }
         return out;
     }
 
-    private static List<Map.Entry<Long, Map<String, String>>> readPods(Path file) {
-        return readCsv(
-                file,
-                List.of(
-                        "name",
-                        "cpu_milli",
-                        "memory_mib",
-                        "num_gpu",
-                        "gpu_milli",
-                        "gpu_spec",
-                        "qos",
-                        "pod_phase",
-                        "creation_time",
-                        "deletion_time",
-                        "scheduled_time"));
-    }
-
-    /** Rows with their line numbers; a row with the wrong number of columns is an error naming file and line. */
-    static List<Map.Entry<Long, Map<String, String>>> readCsv(Path file, List<String> required) {
-        CsvMapper mapper = new CsvMapper();
-        CsvSchema schema = CsvSchema.emptySchema().withHeader().withStrictHeaders(false);
-        List<Map.Entry<Long, Map<String, String>>> rows = new ArrayList<>();
-        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8);
-                MappingIterator<Map<String, String>> it = mapper.readerForMapOf(String.class)
-                        .with(schema)
-                        .with(com.fasterxml.jackson.dataformat.csv.CsvParser.Feature.FAIL_ON_MISSING_COLUMNS)
-                        .readValues(in)) {
-            boolean headerChecked = false;
-            while (true) {
-                Map<String, String> row;
-                try {
-                    if (!it.hasNextValue()) break;
-                    row = it.nextValue();
-                } catch (IOException | RuntimeJsonMappingException e) {
-                    long line = it.getParser().currentTokenLocation().getLineNr();
-                    throw new FormatException(
-                            file + ":" + line + ": bad CSV row (" + firstLine(e.getMessage()) + ")", null, e);
-                }
-                long line = it.getParser().currentTokenLocation().getLineNr();
-                if (!headerChecked) {
-                    for (String col : required) {
-                        if (!row.containsKey(col))
-                            throw new FormatException(
-                                    file + ":1: missing column '" + col + "' (header must have " + required + ")", col);
-                    }
-                    headerChecked = true;
-                }
-                rows.add(Map.entry(line, row));
-            }
-        } catch (NoSuchFileException e) {
-            throw new FormatException(file + ": no such file", null);
-        } catch (IOException e) {
-            throw new FormatException(file + ": cannot read (" + firstLine(e.getMessage()) + ")", null, e);
-        }
-        return rows;
-    }
-
-    private static String firstLine(String s) {
-        if (s == null) return "unreadable";
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
-    }
-
-    private static long integer(Map<String, String> row, String column, String where) {
-        String v = row.get(column);
-        if (v == null || v.isBlank()) throw new FormatException(where + ": " + column + " is empty", column);
-        try {
-            return Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            throw new FormatException(where + ": " + column + " must be an integer, got '" + v + "'", column);
-        }
-    }
+    private static final List<String> POD_COLUMNS = List.of(
+            "name",
+            "cpu_milli",
+            "memory_mib",
+            "num_gpu",
+            "gpu_milli",
+            "gpu_spec",
+            "qos",
+            "pod_phase",
+            "creation_time",
+            "deletion_time",
+            "scheduled_time");
 }

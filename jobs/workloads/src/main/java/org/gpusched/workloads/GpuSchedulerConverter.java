@@ -1,5 +1,14 @@
 package org.gpusched.workloads;
 
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.RuntimeJsonMappingException;
+import com.fasterxml.jackson.dataformat.csv.CsvMapper;
+import com.fasterxml.jackson.dataformat.csv.CsvSchema;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -78,7 +87,7 @@ public final class GpuSchedulerConverter {
 
         Map<String, Vm> vms = new TreeMap<>();
         Map<String, Map<String, Map<Integer, Double>>> times = new LinkedHashMap<>();
-        var timeRows = AlibabaConverter.readCsv(timesFile, TIME_COLUMNS);
+        var timeRows = readCsv(timesFile, TIME_COLUMNS);
         for (var e : timeRows) {
             String where = timesFile + ":" + e.getKey();
             Map<String, String> r = e.getValue();
@@ -154,7 +163,7 @@ public final class GpuSchedulerConverter {
 
     private static List<JobRow> readJobs(Path file) {
         List<JobRow> out = new ArrayList<>();
-        for (var e : AlibabaConverter.readCsv(file, JOB_COLUMNS)) {
+        for (var e : readCsv(file, JOB_COLUMNS)) {
             String where = file + ":" + e.getKey();
             Map<String, String> r = e.getValue();
             String id = text(r, "UniqueJobsID", where);
@@ -186,7 +195,7 @@ public final class GpuSchedulerConverter {
     private static List<Node> readNodes(Path file) {
         List<Node> out = new ArrayList<>();
         Set<String> seen = new HashSet<>();
-        for (var e : AlibabaConverter.readCsv(file, List.of("Nodes"))) {
+        for (var e : readCsv(file, List.of("Nodes"))) {
             String where = file + ":" + e.getKey();
             String name = text(e.getValue(), "Nodes", where);
             if (!seen.add(name)) throw new FormatException(where + ": node '" + name + "' is listed twice", "Nodes");
@@ -230,5 +239,51 @@ public final class GpuSchedulerConverter {
         Map<String, String> m = new LinkedHashMap<>();
         for (int i = 0; i < pairs.length; i += 2) m.put(pairs[i], pairs[i + 1]);
         return m;
+    }
+
+    /** The instance's CSV rows with their line numbers; a row with the wrong number of columns is an error naming file and line. */
+    private static List<Map.Entry<Long, Map<String, String>>> readCsv(Path file, List<String> required) {
+        CsvMapper mapper = new CsvMapper();
+        CsvSchema schema = CsvSchema.emptySchema().withHeader().withStrictHeaders(false);
+        List<Map.Entry<Long, Map<String, String>>> rows = new ArrayList<>();
+        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8);
+                MappingIterator<Map<String, String>> it = mapper.readerForMapOf(String.class)
+                        .with(schema)
+                        .with(com.fasterxml.jackson.dataformat.csv.CsvParser.Feature.FAIL_ON_MISSING_COLUMNS)
+                        .readValues(in)) {
+            boolean headerChecked = false;
+            while (true) {
+                Map<String, String> row;
+                try {
+                    if (!it.hasNextValue()) break;
+                    row = it.nextValue();
+                } catch (IOException | RuntimeJsonMappingException e) {
+                    long line = it.getParser().currentTokenLocation().getLineNr();
+                    throw new FormatException(
+                            file + ":" + line + ": bad CSV row (" + firstLine(e.getMessage()) + ")", null, e);
+                }
+                long line = it.getParser().currentTokenLocation().getLineNr();
+                if (!headerChecked) {
+                    for (String col : required) {
+                        if (!row.containsKey(col))
+                            throw new FormatException(
+                                    file + ":1: missing column '" + col + "' (header must have " + required + ")", col);
+                    }
+                    headerChecked = true;
+                }
+                rows.add(Map.entry(line, row));
+            }
+        } catch (NoSuchFileException e) {
+            throw new FormatException(file + ": no such file", null);
+        } catch (IOException e) {
+            throw new FormatException(file + ": cannot read (" + firstLine(e.getMessage()) + ")", null, e);
+        }
+        return rows;
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) return "unreadable";
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
     }
 }

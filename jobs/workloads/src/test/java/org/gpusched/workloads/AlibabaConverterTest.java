@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Set;
 import org.gpusched.core.model.Job;
 import org.gpusched.formats.ClusterYaml;
-import org.gpusched.formats.FormatException;
+import org.gpusched.formats.CsvFormatException;
 import org.gpusched.formats.TraceFile;
 import org.gpusched.formats.TraceJob;
 import org.junit.jupiter.api.Test;
@@ -206,28 +206,28 @@ class AlibabaConverterTest {
         Files.writeString(nodes, NODES);
         Path pods = dir.resolve("pods.csv");
         Files.writeString(pods, HEADER + "p1,8000,1000,1,300,,LS,Running,100,700,100\np2,8000,1000,1\n");
-        FormatException e = assertThrows(FormatException.class, () -> converter.convert(pods, nodes, DEFAULTS));
+        CsvFormatException e = assertThrows(CsvFormatException.class, () -> converter.convert(pods, nodes, DEFAULTS));
         assertTrue(e.getMessage().startsWith(pods + ":3:"), e.getMessage());
         Files.writeString(
                 pods,
                 HEADER + "p1,8000,1000,1,300,,LS,Running,100,700,100\np2,8000,1000,two,1000,,LS,Running,100,700,100\n");
-        e = assertThrows(FormatException.class, () -> converter.convert(pods, nodes, DEFAULTS));
+        e = assertThrows(CsvFormatException.class, () -> converter.convert(pods, nodes, DEFAULTS));
         assertTrue(e.getMessage().startsWith(pods + ":3:") && e.getMessage().contains("num_gpu"), e.getMessage());
         Files.writeString(pods, HEADER + "p1,8000,1000,1,300,,LS,Running,900,700,900\n");
-        e = assertThrows(FormatException.class, () -> converter.convert(pods, nodes, DEFAULTS));
+        e = assertThrows(CsvFormatException.class, () -> converter.convert(pods, nodes, DEFAULTS));
         assertTrue(
                 e.getMessage().startsWith(pods + ":2:") && e.getMessage().contains("before creation"), e.getMessage());
         Files.writeString(pods, HEADER + "p1,8000,1000,1,300,,Premium,Running,100,700,100\n");
-        e = assertThrows(FormatException.class, () -> converter.convert(pods, nodes, DEFAULTS));
+        e = assertThrows(CsvFormatException.class, () -> converter.convert(pods, nodes, DEFAULTS));
         assertTrue(e.getMessage().contains(":2:") && e.getMessage().contains("qos"), e.getMessage());
         Files.writeString(pods, "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np1,1,1,1,1000\n");
-        e = assertThrows(FormatException.class, () -> converter.convert(pods, nodes, DEFAULTS));
+        e = assertThrows(CsvFormatException.class, () -> converter.convert(pods, nodes, DEFAULTS));
         assertTrue(e.getMessage().contains("missing column 'gpu_spec'"), e.getMessage());
         Files.writeString(nodes, NODES + "n4,1000,1,2,H100\n");
-        e = assertThrows(FormatException.class, () -> converter.convert(pods, nodes, DEFAULTS));
+        e = assertThrows(CsvFormatException.class, () -> converter.convert(pods, nodes, DEFAULTS));
         assertTrue(e.getMessage().startsWith(nodes + ":5:") && e.getMessage().contains("H100"), e.getMessage());
         Files.writeString(nodes, NODES);
-        e = assertThrows(FormatException.class, () -> converter.convert(dir.resolve("nope.csv"), nodes, DEFAULTS));
+        e = assertThrows(CsvFormatException.class, () -> converter.convert(dir.resolve("nope.csv"), nodes, DEFAULTS));
         assertTrue(e.getMessage().contains("nope.csv: no such file"), e.getMessage());
     }
 }

@@ -12,17 +12,21 @@ import org.gpusched.core.random.RandomState;
  * saturating few, followed by the post-processing; the best by f_OBJ is returned. Iteration 0 is the deterministic
  * greedy, so the result is never worse than {@link GreedyPolicy} on the same problem. Running jobs are re-decided
  * like waiting ones (they may be preempted, resized or migrated), with ties favouring their current node and
- * configuration. Readings of the papers are documented on {@link GreedyEngine}. The node-opening rule is
+ * configuration. Every randomized iteration draws from its own stream, seeded by one draw of the caller's random
+ * state, so the iterations run on {@link PolicyConfig#threads()} threads with the same result whatever their number;
+ * among schedules of equal f_OBJ the one of the lowest iteration wins. Readings of the papers are documented on
+ * {@link GreedyEngine}. The node-opening rule is
  * {@link NodeOpeningRule#DEFAULT}; where it matters (VMs leased whole, several types per GPU model) the randomized
  * iterations also draw the VM size a node is switched on as, so the search covers the opening choice.
  */
 public final class AndreasRandomizedGreedyPolicy implements SchedulingPolicy {
     public static final String NAME = "andreas-rg";
     private final PolicyConfig config;
-    private final GreedyEngine engine = new GreedyEngine();
+    private final GreedyEngine engine;
 
     public AndreasRandomizedGreedyPolicy(PolicyConfig config) {
         this.config = config == null ? PolicyConfig.DEFAULTS : config;
+        this.engine = new GreedyEngine(true, NodeOpeningRule.DEFAULT, this.config.threads());
     }
 
     @Override

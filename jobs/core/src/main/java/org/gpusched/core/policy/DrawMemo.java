@@ -8,14 +8,15 @@ import org.gpusched.core.random.RandomState;
  * is recognized by its draws alone and not constructed again.
  *
  * <p>A construction is deterministic given the outcomes of its draws, and each draw takes exactly one uniform from
- * the random state. So the kind of the d-th draw and its parameters (a swap probability, a configuration's cumulative
- * weights, best-fit weights) are fixed by the outcomes of the draws before it: a trie node keeps them, and its
- * children are indexed by outcome. Walking the trie takes the same uniforms the construction would take; when it
- * reaches a recorded end, the iteration would build a schedule already offered to the pool, which changes nothing
- * (the pool keeps distinct schedules, and a schedule that left it cannot re-enter: the pool's worst only improves).
- * When the walk leaves the trie, the construction runs on the uniforms already drawn and then on fresh ones, so the
- * random state advances exactly as without the memo. Small problems (a controller's share of a large cluster) repeat
- * most iterations; large ones rarely do, and the engine stops using the memo when it does not pay.
+ * the iteration's random stream. So the kind of the d-th draw and its parameters (a swap probability, a
+ * configuration's cumulative weights, best-fit weights) are fixed by the outcomes of the draws before it: a trie node
+ * keeps them, and its children are indexed by outcome. Walking the trie takes the same uniforms the construction
+ * would take; when it reaches a recorded end, the iteration would build a schedule already built by an earlier
+ * iteration, which changes nothing (the solution pool keeps each distinct schedule with the first iteration that
+ * built it). When the walk leaves the trie, the construction runs on the uniforms already drawn and then on fresh
+ * ones of the same stream, so it builds exactly what it would without the memo. One memo serves one worker, whose
+ * iterations come in increasing order. Small problems (a controller's share of a large cluster) repeat most
+ * iterations; large ones rarely do, and the engine stops using the memo when it does not pay.
  */
 final class DrawMemo {
     static final int COIN = 0, CUMULATIVE = 1, WEIGHTS = 2, END = 3;
@@ -36,8 +37,6 @@ final class DrawMemo {
     /** Outcomes of recorded draws that no path has taken yet (every outcome has a positive probability). */
     private int missing;
 
-    private int endDepthMin = Integer.MAX_VALUE, endDepthMax = -1;
-
     DrawMemo(int maxNodes) {
         this.maxNodes = maxNodes;
     }
@@ -46,8 +45,6 @@ final class DrawMemo {
         size = 0;
         paramSize = 0;
         missing = 0;
-        endDepthMin = Integer.MAX_VALUE;
-        endDepthMax = -1;
     }
 
     boolean full() {
@@ -59,12 +56,11 @@ final class DrawMemo {
     }
 
     /**
-     * When every outcome of every recorded draw has been taken and all paths take the same number of draws, every
-     * further iteration repeats an earlier one after exactly that many uniforms: their count, else -1. The caller
-     * may then skip the remaining iterations and advance the random state by their draws in one step.
+     * Whether every outcome of every recorded draw has been taken: then every further construction repeats a recorded
+     * one, whatever its random stream, and the caller may skip them all.
      */
-    int drawsOfEveryIteration() {
-        return size > 0 && missing == 0 && endDepthMin == endDepthMax ? endDepthMax : -1;
+    boolean complete() {
+        return size > 0 && missing == 0;
     }
 
     /**
@@ -109,7 +105,7 @@ final class DrawMemo {
      */
     void insert(int length, int[] kinds, int[] paramFrom, double[] values, int[] outcomes) {
         if (full()) return;
-        int node = size == 0 ? newNode(length == 0 ? END : kinds[0], paramFrom, values, 0, length) : 0;
+        int node = size == 0 ? newNode(length == 0 ? END : kinds[0], paramFrom, values, 0) : 0;
         for (int d = 0; d < length; d++) {
             if (kind[node] != kinds[d])
                 throw new IllegalStateException("draw " + d + " is of another kind than recorded before");
@@ -117,7 +113,7 @@ final class DrawMemo {
             int next = child[slot];
             if (next == ABSENT) {
                 if (full()) return;
-                next = newNode(d + 1 < length ? kinds[d + 1] : END, paramFrom, values, d + 1, length);
+                next = newNode(d + 1 < length ? kinds[d + 1] : END, paramFrom, values, d + 1);
                 child[slot] = next;
                 missing--;
             }
@@ -126,7 +122,7 @@ final class DrawMemo {
         if (kind[node] != END) throw new IllegalStateException("a construction ended where an earlier one drew again");
     }
 
-    private int newNode(int k, int[] paramFrom, double[] values, int d, int length) {
+    private int newNode(int k, int[] paramFrom, double[] values, int d) {
         if (size == kind.length) {
             int capacity = size * 2;
             kind = Arrays.copyOf(kind, capacity);
@@ -144,12 +140,7 @@ final class DrawMemo {
         paramStart[node] = paramSize;
         paramCount[node] = count;
         paramSize += count;
-        if (k == END) {
-            endDepthMin = Math.min(endDepthMin, length);
-            endDepthMax = Math.max(endDepthMax, length);
-        } else {
-            missing += k == COIN ? 2 : count;
-        }
+        if (k != END) missing += k == COIN ? 2 : count;
         return node;
     }
 

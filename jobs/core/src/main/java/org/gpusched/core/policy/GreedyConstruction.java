@@ -129,7 +129,15 @@ final class GreedyConstruction {
             int j = work[pos];
             // maxAvailable is refreshed only when a job could not be placed: capacity only shrinks within an
             // iteration, so a stale value is an upper bound and the quick reject stays exact
-            if (minGpus[j] <= np.maxAvailable && !place(j, random, bestFit)) np.recomputeMaxAvailable();
+            if (minGpus[j] <= np.maxAvailable && !place(j, random, bestFit)) {
+                np.recomputeMaxAvailable();
+                // Nothing more fits: the jobs left (the next position's, possibly carried back by swaps, and those
+                // after it in pressure order) all want more GPUs than any node can still give. Stopping here builds
+                // the same schedule; only the draws the rest would take are not taken, and every iteration has its
+                // own stream.
+                if (pos + 1 < jobs && np.maxAvailable < Math.min(minGpus[work[pos + 1]], cf.suffixMinGpus[pos + 2]))
+                    break;
+            }
             if (countDemand && topCount[j] > 0) demand.passed(topType[j * K], topGpus[j * K]);
         }
         if (randomized) System.arraycopy(cf.sortedJobs, 0, work, 0, Math.min(touched, jobs));

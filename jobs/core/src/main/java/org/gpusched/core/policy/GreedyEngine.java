@@ -1,6 +1,12 @@
 package org.gpusched.core.policy;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.gpusched.core.model.Schedule;
 import org.gpusched.core.model.SchedulingProblem;
 import org.gpusched.core.objective.ObjectiveFunction;
@@ -72,19 +78,31 @@ final class GreedyEngine {
 
     /** Trie nodes the draw memo may grow to in one call (a few MB at most). */
     private static final int MEMO_NODES = 1 << 16;
-    /** Randomized iterations after which the memo is dropped for the rest of the call unless it saved some. */
+    /** Randomized iterations of a worker after which its memo is dropped for the rest of the call unless it saved some. */
     private static final int MEMO_TRIAL = 64;
 
     private static final int MEMO_MIN_HITS = 8;
+    /** Iterations a worker claims at a time: few enough to balance the workers, enough to claim rarely. */
+    private static final int CHUNK = 8;
+    /** Below this many jobs a call runs on the caller's thread: the memo makes such calls cheaper than a hand-off. */
+    private static final int PARALLEL_MIN_JOBS = 64;
+
+    /** Workers beyond the caller's thread, shared by every engine of the JVM; daemon threads, ended when idle. */
+    private static final ExecutorService HELPERS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "gpusched-optimizer");
+        t.setDaemon(true);
+        return t;
+    });
 
     private final boolean useDrawMemo;
-    private final DrawMemo memo = new DrawMemo(MEMO_NODES);
-    private int memoHits;
+    private final int threads;
     private final NodeOpening opening;
     private final ProblemTables tables = new ProblemTables();
     private final JobConfigurations configs = new JobConfigurations();
-    private final GreedyConstruction construction;
     private final SolutionPool pool = new SolutionPool();
+    private final List<Worker> workers = new ArrayList<>();
+    private final AtomicInteger nextIteration = new AtomicInteger();
+    private int memoHits;
 
     GreedyEngine() {
         this(true, NodeOpeningRule.DEFAULT);
@@ -100,19 +118,32 @@ final class GreedyEngine {
     }
 
     GreedyEngine(boolean useDrawMemo, NodeOpeningRule opening) {
-        this.useDrawMemo = useDrawMemo;
-        this.opening = new NodeOpening(opening);
-        this.construction = new GreedyConstruction(this.opening);
+        this(useDrawMemo, opening, 1);
     }
 
-    /** Iterations of the last call that repeated an earlier one and were skipped (for tests and benchmarks). */
+    /**
+     * @param threads how many threads may run the randomized iterations of one call (the caller's included); the
+     *     result does not depend on it
+     */
+    GreedyEngine(boolean useDrawMemo, NodeOpeningRule opening, int threads) {
+        if (threads < 1) throw new IllegalArgumentException("threads must be >= 1, got " + threads);
+        this.useDrawMemo = useDrawMemo;
+        this.threads = threads;
+        this.opening = new NodeOpening(opening);
+    }
+
+    /**
+     * Iterations of the last call that repeated an earlier one and were skipped (for tests and benchmarks; with
+     * several threads, the count depends on how the iterations fell to the workers).
+     */
     int lastMemoHits() {
         return memoHits;
     }
 
     /**
      * Runs {@code iterations} constructions (the first deterministic) and returns up to {@code keepBest} distinct
-     * schedules, best f_OBJ first. {@code random} is advanced only by randomized iterations.
+     * schedules, best f_OBJ first. When there are randomized iterations, {@code random} is advanced by exactly one
+     * draw, which seeds every iteration's own stream; otherwise it is not touched.
      */
     List<Schedule> run(SchedulingProblem problem, RandomState random, int iterations, int keepBest, boolean bestFit) {
         if (iterations < 1) throw new IllegalArgumentException("iterations must be >= 1, got " + iterations);
@@ -120,39 +151,119 @@ final class GreedyEngine {
         tables.prepare(problem);
         opening.prepareCatalog(problem.cluster());
         configs.prepare(problem, tables, opening);
-        construction.prepare(tables, configs);
         pool.prepare(tables.jobs, tables.nodes, keepBest);
-        boolean memoActive = useDrawMemo && iterations > 1;
-        memo.clear();
         memoHits = 0;
-        for (int it = 0; it < iterations; it++) {
-            boolean randomized = it > 0;
-            if (randomized && memoActive) {
-                int every = memo.drawsOfEveryIteration();
-                if (every >= 0) {
-                    // every further iteration repeats one already offered: only the random state has to move on
-                    random.skip((long) (iterations - it) * every);
-                    memoHits += iterations - it;
-                    break;
-                }
-                int drawn = memo.walk(random);
-                if (drawn < 0) {
-                    memoHits++;
-                    continue;
-                }
-                construction.replayThenRecord(memo, drawn, !memo.full());
-            }
-            long f = construction.construct(randomized ? random : null, bestFit);
-            if (randomized && memoActive) {
-                construction.endReplay();
-                if (it == MEMO_TRIAL && memoHits < MEMO_MIN_HITS) memoActive = false;
-            }
-            pool.offer(f, it, construction);
-            if (it == 0 && iterations > 1) pool.keepGreedy(construction);
-            construction.reset();
+        Worker first = worker(0);
+        GreedyConstruction greedy = first.prepare(keepBest);
+        pool.offer(greedy.construct(null, bestFit), 0, greedy);
+        if (iterations > 1) {
+            pool.keepGreedy(greedy);
+            greedy.reset();
+            long seed = random.nextLong();
+            int count = tables.jobs < PARALLEL_MIN_JOBS ? 1 : Math.min(threads, iterations - 1);
+            runIterations(count, seed, iterations, keepBest, bestFit);
+        } else {
+            greedy.reset();
         }
         List<Schedule> result = pool.schedules(problem);
         tables.release();
         return result;
+    }
+
+    /** Iterations 1..iterations-1 on {@code count} workers, the caller's thread being the first; pools merged. */
+    private void runIterations(int count, long seed, int iterations, int keepBest, boolean bestFit) {
+        nextIteration.set(1);
+        List<Future<?>> helpers = new ArrayList<>(count - 1);
+        for (int w = 1; w < count; w++) {
+            Worker worker = worker(w);
+            worker.prepare(keepBest);
+            helpers.add(HELPERS.submit(() -> {
+                try {
+                    worker.iterate(seed, iterations, bestFit);
+                } catch (RuntimeException e) {
+                    nextIteration.set(iterations); // the others stop at their next claim
+                    throw e;
+                }
+            }));
+        }
+        RuntimeException failure = null;
+        try {
+            workers.get(0).iterate(seed, iterations, bestFit);
+        } catch (RuntimeException e) {
+            nextIteration.set(iterations);
+            failure = e;
+        }
+        for (Future<?> helper : helpers) {
+            try {
+                helper.get();
+            } catch (ExecutionException e) {
+                if (failure == null)
+                    failure = e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                if (failure == null) failure = new IllegalStateException("interrupted while optimizing", e);
+            }
+        }
+        if (failure != null) throw failure;
+        for (int w = 0; w < count; w++) {
+            pool.offerAll(workers.get(w).pool);
+            memoHits += workers.get(w).memoHits;
+        }
+    }
+
+    private Worker worker(int w) {
+        while (workers.size() <= w) workers.add(new Worker());
+        return workers.get(w);
+    }
+
+    /**
+     * The randomized iterations one thread runs: it claims them in chunks, in increasing order, each construction on
+     * its own stream {@code RandomState.derive(seed, iteration)}, so what an iteration builds does not depend on which
+     * worker runs it; its pool keeps each schedule with the first iteration that built it, and its memo skips
+     * only iterations that repeat one of its own earlier ones.
+     */
+    private final class Worker {
+        final GreedyConstruction construction = new GreedyConstruction(opening);
+        final DrawMemo memo = new DrawMemo(MEMO_NODES);
+        final SolutionPool pool = new SolutionPool();
+        int memoHits;
+
+        GreedyConstruction prepare(int keepBest) {
+            construction.prepare(tables, configs);
+            pool.prepare(tables.jobs, tables.nodes, keepBest);
+            memo.clear();
+            memoHits = 0;
+            return construction;
+        }
+
+        void iterate(long seed, int iterations, boolean bestFit) {
+            boolean memoActive = useDrawMemo;
+            int tried = 0;
+            for (int from = nextIteration.getAndAdd(CHUNK); from < iterations; from = nextIteration.getAndAdd(CHUNK)) {
+                for (int it = from, to = Math.min(iterations, from + CHUNK); it < to; it++) {
+                    RandomState random = RandomState.derive(seed, it);
+                    if (memoActive) {
+                        if (memo.complete()) {
+                            // every draw outcome was seen: each iteration not yet claimed repeats one of this worker's
+                            memoHits += to - it + Math.max(0, iterations - nextIteration.getAndSet(iterations));
+                            return;
+                        }
+                        int drawn = memo.walk(random);
+                        if (drawn < 0) {
+                            memoHits++;
+                            continue;
+                        }
+                        construction.replayThenRecord(memo, drawn, !memo.full());
+                    }
+                    long f = construction.construct(random, bestFit);
+                    if (memoActive) {
+                        construction.endReplay();
+                        if (++tried == MEMO_TRIAL && memoHits < MEMO_MIN_HITS) memoActive = false;
+                    }
+                    pool.offer(f, it, construction);
+                    construction.reset();
+                }
+            }
+        }
     }
 }

@@ -62,6 +62,8 @@ final class JobConfigurations {
     int[] topCount = new int[0];
     /** The jobs by pressure descending (ANDREAS eq. 2), ties by job index. */
     int[] sortedJobs = new int[0];
+    /** [i]: the fewest GPUs any job from position i of {@link #sortedJobs} on can run with (a job with none: MAX). */
+    int[] suffixMinGpus = new int[0];
 
     private int[] sortScratch = new int[0];
     private double[] sortKey = new double[0];
@@ -198,6 +200,10 @@ final class JobConfigurations {
             sortKey[j] = p.pressure(j);
         }
         IndexSort.sort(sortedJobs, jobs, sortKey, true, sortScratch);
+        suffixMinGpus = GreedyArrays.grow(suffixMinGpus, jobs + 2);
+        suffixMinGpus[jobs] = Integer.MAX_VALUE;
+        suffixMinGpus[jobs + 1] = Integer.MAX_VALUE;
+        for (int i = jobs - 1; i >= 0; i--) suffixMinGpus[i] = Math.min(suffixMinGpus[i + 1], minGpus[sortedJobs[i]]);
         // the lazily built parts are published per job: make the reset flags visible before any construction reads
         VarHandle.releaseFence();
     }

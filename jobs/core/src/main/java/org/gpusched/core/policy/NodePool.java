@@ -226,12 +226,15 @@ final class NodePool {
             int b = t * tables.stride + f;
             if (bucketCount[b] == 0) continue;
             int base = b * words;
-            for (int w = 0; w < words && count < max; w++) {
+            // the bucket holds bucketCount[b] nodes: stop at the last of them rather than at the last word
+            int left = bucketCount[b];
+            for (int w = 0; w < words && count < max && left > 0; w++) {
                 long bits = bucketBits[base + w];
                 while (bits != 0 && count < max) {
                     found[count] = (w << 6) + Long.numberOfTrailingZeros(bits);
                     weights[count] = tables.inverseIdle[f - g];
                     count++;
+                    left--;
                     bits &= bits - 1;
                 }
             }

@@ -24,8 +24,8 @@ import org.gpusched.core.objective.ObjectiveFunction;
  *       order, goes back to its current placement when there is room for it there and the plan's f_OBJ gain from the
  *       move is less than the move's overhead: (weight per hour + the hourly rate of its current configuration) x
  *       {@code moveOverheadSeconds} / 3600, the tardiness and node time lost to one checkpoint and restart, doubled
- *       for each move the job has had already (so a job the plans keep pushing around soon stays put: after ten
- *       moves a further one must gain a thousand times its overhead).</li>
+ *       for each move the job has had already (so a job the plans keep pushing around soon stays put), and never after
+ *       {@link #MAX_MOVES} moves.</li>
  *   <li><b>Keep what pays.</b> A second plan starts from the status quo: every running job where it is, the plan's
  *       waiting jobs wherever they fit beside them; then each job the plan places otherwise takes its planned place,
  *       one at a time, when there is room and that lowers f_OBJ by more than the move's overhead. Of the two plans,
@@ -56,10 +56,8 @@ public final class PlanStabilizer {
         revertSmallMoves(problem, p);
         Plan kept = keepRunning(problem, p);
         takeSuggestionsThatPay(problem, kept, p);
-        double planCost = ObjectiveFunction.evaluate(problem, p.placements, p.nodeTypes) + overheadOfMoves(problem, p);
-        double keptCost =
-                ObjectiveFunction.evaluate(problem, kept.placements, kept.nodeTypes) + overheadOfMoves(problem, kept);
-        if (keptCost <= planCost) p = kept;
+        takeStartsThatPayForTheirMoves(problem, kept, p);
+        if (costWithOverheads(problem, kept) <= costWithOverheads(problem, p)) p = kept;
         this.movesSoFar = null;
         return new Schedule(p.placements, p.nodeTypes, ObjectiveFunction.evaluate(problem, p.placements, p.nodeTypes));
     }
@@ -202,10 +200,11 @@ public final class PlanStabilizer {
         var job = problem.job(j).job();
         double now = problem.now();
         if (placed == null) {
-            double late = now + problem.parameters().horizonSeconds() + problem.slowestRemaining(j) - job.dueSeconds();
+            double late =
+                    now + problem.parameters().horizonSeconds() + problem.postponedRemaining(j) - job.dueSeconds();
             return late > 0 ? problem.parameters().rho() * job.weightPerHour() * late / 3600.0 : 0;
         }
-        double late = now + problem.remaining(j, placed.type(), placed.gpus()) - job.dueSeconds();
+        double late = now + problem.remainingAt(j, placed) - job.dueSeconds();
         return late > 0 ? job.weightPerHour() * late / 3600.0 : 0;
     }
 
@@ -218,7 +217,7 @@ public final class PlanStabilizer {
             Placement placed = p.placements[j];
             first = Math.min(
                     first,
-                    problem.remaining(j, placed.type(), placed.gpus())
+                    problem.remainingAt(j, placed)
                             / 3600.0
                             * problem.cluster().type(placed.type()).costPerHour(placed.gpus()));
         }
@@ -230,13 +229,18 @@ public final class PlanStabilizer {
      * 2^(moves it had already).
      */
     private double overhead(SchedulingProblem problem, int j, Placement current) {
+        int earlier = movesSoFar == null ? 0 : movesSoFar[j];
+        if (earlier >= MAX_MOVES) return Double.POSITIVE_INFINITY;
         double rate = problem.cluster().type(current.type()).costPerHour(current.gpus());
-        int earlier = movesSoFar == null ? 0 : Math.min(MAX_DOUBLINGS, movesSoFar[j]);
         return (problem.job(j).job().weightPerHour() + rate) * moveOverheadSeconds / 3600.0 * (1L << earlier);
     }
 
-    /** Doublings of a move's overhead at most (2^40: no gain of a finite schedule covers it in practice). */
-    private static final int MAX_DOUBLINGS = 40;
+    /**
+     * Moves of one job after which plans leave it where it runs until it ends (a node failure may still stop it): the
+     * doubled overhead alone does not bound them when a plan that moves it also starts jobs whose postponement f_OBJ
+     * prices at rho times their weight.
+     */
+    public static final int MAX_MOVES = 10;
 
     private double overheadOfMoves(SchedulingProblem problem, Plan p) {
         double total = 0;
@@ -278,9 +282,67 @@ public final class PlanStabilizer {
         }
     }
 
-    /** Step 3's alternative: every running job where it is, and the plan's started jobs where they still fit. */
+    /**
+     * Step 3's alternative, improved further: per node, in node order, the waiting jobs the plan starts there that
+     * {@code kept} leaves waiting, together with the plan's moves of the jobs {@code kept} has on that node (to their
+     * planned places, which must be free), taken as a unit when that lowers f_OBJ plus the overheads of the moves. So
+     * a running job makes room for another only when starting the other pays for the move.
+     */
+    private void takeStartsThatPayForTheirMoves(SchedulingProblem problem, Plan kept, Plan plan) {
+        List<List<Integer>> starts = new ArrayList<>();
+        for (int n = 0; n < kept.nodeTypes.length; n++) starts.add(null);
+        boolean any = false;
+        for (int j = 0; j < problem.jobCount(); j++) {
+            Placement to = plan.placements[j];
+            if (problem.job(j).current() != null || to == null || kept.placements[j] != null) continue;
+            if (starts.get(to.node()) == null) starts.set(to.node(), new ArrayList<>(2));
+            starts.get(to.node()).add(j);
+            any = true;
+        }
+        if (!any) return;
+        double cost = costWithOverheads(problem, kept);
+        for (int n = 0; n < starts.size(); n++) {
+            List<Integer> waiting = starts.get(n);
+            if (waiting == null) continue;
+            List<Integer> unit = new ArrayList<>();
+            for (int j : kept.onNode.get(n)) {
+                Placement to = plan.placements[j];
+                if (to == null || to.node() != n) unit.add(j);
+            }
+            unit.addAll(waiting);
+            Placement[] before = new Placement[unit.size()];
+            for (int i = 0; i < before.length; i++) before[i] = kept.placements[unit.get(i)];
+            for (int j : unit) kept.take(j);
+            boolean fits = true;
+            for (int j : unit) {
+                Placement to = plan.placements[j];
+                if (to == null) continue;
+                if (!fits(problem, kept, to.node(), to.type(), to.gpus())) {
+                    fits = false;
+                    break;
+                }
+                kept.put(j, to);
+            }
+            double after = fits ? costWithOverheads(problem, kept) : Double.POSITIVE_INFINITY;
+            if (after < cost) {
+                cost = after;
+                continue;
+            }
+            for (int j : unit) kept.take(j);
+            for (int i = 0; i < before.length; i++) if (before[i] != null) kept.put(unit.get(i), before[i]);
+        }
+    }
+
+    private double costWithOverheads(SchedulingProblem problem, Plan p) {
+        return ObjectiveFunction.evaluate(problem, p.placements, p.nodeTypes) + overheadOfMoves(problem, p);
+    }
+
+    /**
+     * Step 3's alternative: every running job where it is, and the plan's started jobs where they still fit: on their
+     * planned node, else (after those) in the same configuration on the first node of its class with room (the plan
+     * may have put them where a running job it moves away still is in the status quo).
+     */
     private static Plan keepRunning(SchedulingProblem problem, Plan p) {
-        Cluster cluster = problem.cluster();
         int[] types = new int[p.nodeTypes.length];
         Arrays.fill(types, -1);
         Plan kept = new Plan(new Placement[p.placements.length], types);
@@ -288,15 +350,30 @@ public final class PlanStabilizer {
             Placement cur = problem.job(j).current();
             if (cur != null) kept.put(j, cur);
         }
+        List<Integer> displaced = new ArrayList<>();
         for (int j = 0; j < problem.jobCount(); j++) {
             Placement planned = p.placements[j];
             if (problem.job(j).current() != null || planned == null) continue;
-            int n = planned.node();
-            boolean typeFits = kept.onNode.get(n).isEmpty() || kept.nodeTypes[n] == planned.type();
-            if (typeFits
-                    && kept.busy[n] + planned.gpus()
-                            <= cluster.type(planned.type()).gpus()) kept.put(j, planned);
+            if (fits(problem, kept, planned.node(), planned.type(), planned.gpus())) kept.put(j, planned);
+            else displaced.add(j);
+        }
+        int[] nodeClass = displaced.isEmpty() ? null : nodeClasses(problem.cluster());
+        for (int j : displaced) {
+            Placement planned = p.placements[j];
+            for (int m = 0; m < nodeClass.length; m++) {
+                if (nodeClass[m] == nodeClass[planned.node()]
+                        && fits(problem, kept, m, planned.type(), planned.gpus())) {
+                    kept.put(j, new Placement(m, planned.type(), planned.gpus()));
+                    break;
+                }
+            }
         }
         return kept;
+    }
+
+    /** Whether {@code gpus} GPUs of node n running as {@code type} are free in plan p. */
+    private static boolean fits(SchedulingProblem problem, Plan p, int n, int type, int gpus) {
+        boolean typeFits = p.onNode.get(n).isEmpty() || p.nodeTypes[n] == type;
+        return typeFits && p.busy[n] + gpus <= problem.cluster().type(type).gpus();
     }
 }

@@ -11,6 +11,9 @@ package org.gpusched.core.policy;
  * @param workConserving    {@code rg-ls} and {@code milp} never leave a job waiting while some node could host it
  *                          ({@link WorkConservation}); false lets them postpone by choice when f_OBJ prefers it
  *                          ({@code milp-relaxed} always does)
+ * @param threads           threads that run the randomized iterations of one {@code andreas-rg} (and {@code rg-ls})
+ *                          call, the caller's included; decisions do not depend on it (every iteration has its own
+ *                          random stream and the best is chosen by f_OBJ, then by iteration)
  */
 public record PolicyConfig(
         int maxIterations,
@@ -18,8 +21,12 @@ public record PolicyConfig(
         int localSearchK,
         int localSearchKeep,
         double milpTimeLimitSeconds,
-        boolean workConserving) {
-    public static final PolicyConfig DEFAULTS = new PolicyConfig(1000, true, 10, 5, 30, true);
+        boolean workConserving,
+        int threads) {
+    /** The default of {@link #threads}: every processor the JVM sees. */
+    public static final int DEFAULT_THREADS = Runtime.getRuntime().availableProcessors();
+
+    public static final PolicyConfig DEFAULTS = new PolicyConfig(1000, true, 10, 5, 30, true, DEFAULT_THREADS);
 
     public PolicyConfig {
         if (maxIterations < 1) throw new IllegalArgumentException("maxIterations must be >= 1, got " + maxIterations);
@@ -28,6 +35,25 @@ public record PolicyConfig(
             throw new IllegalArgumentException("localSearchKeep must be >= 1, got " + localSearchKeep);
         if (!(milpTimeLimitSeconds > 0))
             throw new IllegalArgumentException("milpTimeLimitSeconds must be > 0, got " + milpTimeLimitSeconds);
+        if (threads < 1) throw new IllegalArgumentException("threads must be >= 1, got " + threads);
+    }
+
+    /** With {@link #DEFAULT_THREADS}. */
+    public PolicyConfig(
+            int maxIterations,
+            boolean bestFit,
+            int localSearchK,
+            int localSearchKeep,
+            double milpTimeLimitSeconds,
+            boolean workConserving) {
+        this(
+                maxIterations,
+                bestFit,
+                localSearchK,
+                localSearchKeep,
+                milpTimeLimitSeconds,
+                workConserving,
+                DEFAULT_THREADS);
     }
 
     /** Work-conserving, as {@link #DEFAULTS}. */
@@ -37,11 +63,17 @@ public record PolicyConfig(
     }
 
     public PolicyConfig withMaxIterations(int it) {
-        return new PolicyConfig(it, bestFit, localSearchK, localSearchKeep, milpTimeLimitSeconds, workConserving);
+        return new PolicyConfig(
+                it, bestFit, localSearchK, localSearchKeep, milpTimeLimitSeconds, workConserving, threads);
     }
 
     public PolicyConfig withWorkConserving(boolean conserving) {
         return new PolicyConfig(
-                maxIterations, bestFit, localSearchK, localSearchKeep, milpTimeLimitSeconds, conserving);
+                maxIterations, bestFit, localSearchK, localSearchKeep, milpTimeLimitSeconds, conserving, threads);
+    }
+
+    public PolicyConfig withThreads(int count) {
+        return new PolicyConfig(
+                maxIterations, bestFit, localSearchK, localSearchKeep, milpTimeLimitSeconds, workConserving, count);
     }
 }

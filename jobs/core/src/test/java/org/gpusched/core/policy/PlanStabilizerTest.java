@@ -14,6 +14,7 @@ import org.gpusched.core.model.Placement;
 import org.gpusched.core.model.Schedule;
 import org.gpusched.core.model.SchedulingProblem;
 import org.gpusched.core.objective.ObjectiveFunction;
+import org.gpusched.core.random.RandomState;
 import org.junit.jupiter.api.Test;
 
 class PlanStabilizerTest {
@@ -97,6 +98,17 @@ class PlanStabilizerTest {
                         .stabilize(problem, resize, new int[] {2})
                         .placement(0),
                 "3.7 < 5");
+        // with no overhead at all, a job moved MAX_MOVES times already still stays; one move fewer, it is moved
+        assertEquals(
+                new Placement(0, 0, 1),
+                new PlanStabilizer(0)
+                        .stabilize(problem, resize, new int[] {PlanStabilizer.MAX_MOVES})
+                        .placement(0));
+        assertEquals(
+                new Placement(0, 0, 2),
+                new PlanStabilizer(0)
+                        .stabilize(problem, resize, new int[] {PlanStabilizer.MAX_MOVES - 1})
+                        .placement(0));
     }
 
     @Test
@@ -113,5 +125,37 @@ class PlanStabilizerTest {
         assertEquals(
                 new Placement(0, 0, 1),
                 new PlanStabilizer(3600).stabilize(problem, preempt, null).placement(0));
+    }
+
+    @Test
+    void aMoveIsPricedWithWhatItLosesSoAMoveDearerThanStayingIsNotMade() {
+        // Fixed nodes a (1 GPU, 2.0/h) and b (1 GPU, 1.0/h); j runs on a, half done, 3600 s on either, due far.
+        // Free moves: on b it needs 1800 s x 1.0/h = 0.5 against 1800 s x 2.0/h = 1.0 on a, so the move is made even
+        // with no overhead margin. Costed moves (back to its snapshot at a quarter done, 1200 s to restore):
+        // (2700 + 1200) s x 1.0/h = 1.083 on b, dearer than staying: andreas-rg plans the move, and it is not made.
+        Cluster cluster = new Cluster(
+                List.of(NodeType.priced("A", "V100", 1, 2.0), NodeType.priced("B", "T4", 1, 1.0)),
+                List.of(Node.fixed("a", "A"), Node.fixed("b", "B")));
+        var job = Instances.job("j", 0, 1e6, 1, Instances.times("A", 1, 3600.0, "B", 1, 3600.0));
+        Placement onA = new Placement(0, 0, 1), onB = new Placement(1, 1, 1);
+
+        SchedulingProblem free = problem(cluster, 0, List.of(new JobState(job, 0.5, onA)));
+        assertEquals(
+                onB,
+                new PlanStabilizer(0).stabilize(free, plan(free, onB), null).placement(0));
+
+        SchedulingProblem costed = problem(cluster, 0, List.of(new JobState(job, 0.5, onA, 0.25, 1200)));
+        Schedule moveToB = plan(costed, onB);
+        assertEquals(3900 / 3600.0, moveToB.objective(), 1e-12);
+        Schedule carried = new PlanStabilizer(0).stabilize(costed, moveToB, null);
+        assertEquals(onA, carried.placement(0));
+        assertEquals(1.0, carried.objective(), 1e-12);
+
+        Schedule andreasRg =
+                Policies.create("andreas-rg", PolicyConfig.DEFAULTS).schedule(costed, new RandomState(42));
+        assertEquals(
+                onB, andreasRg.placement(0), "the optimizer still plans the move: the instance tests the stabilizer");
+        assertEquals(
+                onA, new PlanStabilizer(0).stabilize(costed, andreasRg, null).placement(0));
     }
 }

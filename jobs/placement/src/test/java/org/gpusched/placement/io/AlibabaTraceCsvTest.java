@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import org.gpusched.formats.CsvFormatException;
 import org.gpusched.placement.model.NodeSpec;
 import org.gpusched.placement.model.Task;
 import org.junit.jupiter.api.Test;
@@ -59,29 +60,29 @@ class AlibabaTraceCsvTest {
     @Test
     void aBadValueNamesFileLineAndColumn() throws IOException {
         Path p = file("bad.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli\nok,1000,10,1,1000\nbad,12x,10,1,1000\n");
-        TraceFormatException e = assertThrows(TraceFormatException.class, () -> AlibabaTraceCsv.readPods(p));
+        CsvFormatException e = assertThrows(CsvFormatException.class, () -> AlibabaTraceCsv.readPods(p));
         assertTrue(e.getMessage().startsWith(p + ":3: column 'cpu_milli'"), e.getMessage());
     }
 
     @Test
     void sharingAndWholeGpusAtOnceIsRejectedWithItsLine() throws IOException {
         Path p = file("both.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli\na,1,1,1,500\nb,1,1,2,500\n");
-        TraceFormatException e = assertThrows(TraceFormatException.class, () -> AlibabaTraceCsv.readPods(p));
+        CsvFormatException e = assertThrows(CsvFormatException.class, () -> AlibabaTraceCsv.readPods(p));
         assertTrue(e.getMessage().startsWith(p + ":3: column 'gpu_milli'"), e.getMessage());
     }
 
     @Test
     void missingColumnsUnknownModelsAndTooManyFieldsAreLocated() throws IOException {
         Path noGpu = file("cols.csv", "name,cpu_milli,memory_mib,gpu_milli\na,1,1,1000\n");
-        assertTrue(assertThrows(TraceFormatException.class, () -> AlibabaTraceCsv.readPods(noGpu))
+        assertTrue(assertThrows(CsvFormatException.class, () -> AlibabaTraceCsv.readPods(noGpu))
                 .getMessage()
                 .startsWith(noGpu + ":1: missing column 'num_gpu'"));
         Path model = file("model.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,1000,10,1,T4\nn2,1000,10,1,H100\n");
-        String msg = assertThrows(TraceFormatException.class, () -> AlibabaTraceCsv.readNodes(model))
+        String msg = assertThrows(CsvFormatException.class, () -> AlibabaTraceCsv.readNodes(model))
                 .getMessage();
         assertTrue(msg.startsWith(model + ":3: column 'model': unknown GPU model 'H100'"), msg);
         Path extra = file("extra.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli\na,1,1,1,1000,7\n");
-        assertTrue(assertThrows(TraceFormatException.class, () -> AlibabaTraceCsv.readPods(extra))
+        assertTrue(assertThrows(CsvFormatException.class, () -> AlibabaTraceCsv.readPods(extra))
                 .getMessage()
                 .startsWith(extra + ":2:"));
     }

@@ -66,13 +66,26 @@ public final class ModelFitter {
         return new PerformanceModel(time, best);
     }
 
-    /** A warm-started fit from {@code previous}, with its break frequency. */
-    public static PerformanceModel refit(PerformanceModel previous, List<Observation> obs) {
+    /**
+     * A warm-started fit from {@code previous}, with its break frequency; a fresh fit ({@link #fit}) when the warm
+     * start does not converge. Levenberg-Marquardt often runs out of evaluations from a warm start (the weak prior rows
+     * pull toward the previous parameters while new data pull away), and keeping the previous model would ignore the
+     * new data.
+     */
+    public static PerformanceModel refit(PerformanceModel previous, List<Observation> obs, double[] freqLevels) {
+        return refit(previous, obs, freqLevels, MAX_EVALUATIONS);
+    }
+
+    /** {@link #refit(PerformanceModel, List, double[])} with the warm start's evaluations capped at {@code warmCap}. */
+    static PerformanceModel refit(PerformanceModel previous, List<Observation> obs, double[] freqLevels, int warmCap) {
         requireData(obs);
-        ThroughputModel time = fitTime(obs, previous.time().parameters());
-        EnergyModel energy = fitEnergy(
-                obs, time, previous.energy().parameters(), previous.energy().breakFreq());
-        return new PerformanceModel(time, energy);
+        double[] t = converged(obs, previous.time().parameters(), ModelFitter::timeResidual, warmCap);
+        if (t == null) return fit(obs, freqLevels);
+        ThroughputModel time = new ThroughputModel(t);
+        double f0 = previous.energy().breakFreq();
+        double[] e = converged(obs, previous.energy().parameters(), energyResidual(time, f0), warmCap);
+        if (e == null) return fit(obs, freqLevels);
+        return new PerformanceModel(time, new EnergyModel(e, f0));
     }
 
     private static void requireData(List<Observation> obs) {
@@ -80,16 +93,19 @@ public final class ModelFitter {
     }
 
     static ThroughputModel fitTime(List<Observation> obs, double[] start) {
-        double[] x = solve(obs, start, (p, o) -> new ThroughputModel(p).stepTime(o.config()) / o.stepTime() - 1);
-        return new ThroughputModel(x);
+        return new ThroughputModel(solve(obs, start, ModelFitter::timeResidual));
     }
 
     static EnergyModel fitEnergy(List<Observation> obs, ThroughputModel time, double[] start, double f0) {
-        double[] x = solve(
-                obs,
-                start,
-                (p, o) -> new EnergyModel(p, f0).energyPerIteration(time, o.config()) / o.energyPerIteration() - 1);
-        return new EnergyModel(x, f0);
+        return new EnergyModel(solve(obs, start, energyResidual(time, f0)), f0);
+    }
+
+    private static double timeResidual(double[] p, Observation o) {
+        return new ThroughputModel(p).stepTime(o.config()) / o.stepTime() - 1;
+    }
+
+    private static ToDoubleBiFunction<double[], Observation> energyResidual(ThroughputModel time, double f0) {
+        return (p, o) -> new EnergyModel(p, f0).energyPerIteration(time, o.config()) / o.energyPerIteration() - 1;
     }
 
     private static double timeCost(List<Observation> obs, ThroughputModel m) {
@@ -110,9 +126,22 @@ public final class ModelFitter {
         return s;
     }
 
-    /** Levenberg-Marquardt on the relative residuals plus the weak prior rows; the Jacobian by forward differences. */
+    /** The solution, or {@code start} when Levenberg-Marquardt does not converge (fresh fits compare several starts). */
     private static double[] solve(
             List<Observation> obs, double[] start, ToDoubleBiFunction<double[], Observation> residual) {
+        double[] x = converged(obs, start, residual, MAX_EVALUATIONS);
+        return x == null ? start.clone() : x;
+    }
+
+    /**
+     * Levenberg-Marquardt on the relative residuals plus the weak prior rows, the Jacobian by forward differences; null
+     * when it does not converge within {@code maxEvaluations} or leaves finite numbers.
+     */
+    private static double[] converged(
+            List<Observation> obs,
+            double[] start,
+            ToDoubleBiFunction<double[], Observation> residual,
+            int maxEvaluations) {
         int m = obs.size(), k = start.length;
         double[] prior = start.clone();
         double[] scale = new double[k];
@@ -137,17 +166,17 @@ public final class ModelFitter {
                 .start(start)
                 .model(model)
                 .target(target)
-                .maxEvaluations(MAX_EVALUATIONS)
-                .maxIterations(MAX_EVALUATIONS)
+                .maxEvaluations(maxEvaluations)
+                .maxIterations(maxEvaluations)
                 .lazyEvaluation(false)
                 .build();
         try {
             LeastSquaresOptimizer.Optimum optimum = new LevenbergMarquardtOptimizer().optimize(problem);
             double[] x = optimum.getPoint().toArray();
-            for (double v : x) if (!Double.isFinite(v)) return start.clone();
+            for (double v : x) if (!Double.isFinite(v)) return null;
             return x;
         } catch (MathIllegalStateException notConverged) {
-            return start.clone();
+            return null;
         }
     }
 

@@ -1,15 +1,11 @@
 package org.gpusched.powerflow.sim;
 
-import com.fasterxml.jackson.databind.MappingIterator;
-import com.fasterxml.jackson.dataformat.csv.CsvMapper;
-import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.gpusched.core.random.RandomState;
+import org.gpusched.formats.AlibabaCsv;
 import org.gpusched.powerflow.truth.GroundTruth;
 import org.gpusched.powerflow.truth.PowerflowConfig;
 
@@ -24,6 +20,8 @@ import org.gpusched.powerflow.truth.PowerflowConfig;
  */
 public final class AlibabaSampler {
     private record Pod(int gpus, double seconds) {}
+
+    private static final List<String> COLUMNS = List.of("num_gpu", "gpu_milli", "creation_time", "deletion_time");
 
     private AlibabaSampler() {}
 
@@ -67,29 +65,15 @@ public final class AlibabaSampler {
                 id, Math.round(submit * 1000) / 1000.0, w, batch, gpus, Math.max(1, Math.round(seconds / step)));
     }
 
-    private static List<Pod> read(Path pods, double window) throws IOException {
-        if (!Files.isRegularFile(pods)) throw new IllegalArgumentException(pods + ": no such file");
+    /** Whole-GPU pods of the list, read by the trace's one CSV reader: a bad row fails with its file, line and column. */
+    private static List<Pod> read(Path pods, double window) {
         List<Pod> pool = new ArrayList<>();
-        int line = 1;
-        try (MappingIterator<Map<String, String>> it = new CsvMapper()
-                .readerForMapOf(String.class)
-                .with(CsvSchema.emptySchema().withHeader())
-                .readValues(pods.toFile())) {
-            while (it.hasNext()) {
-                Map<String, String> row = it.next();
-                line++;
-                try {
-                    int gpus = Integer.parseInt(row.get("num_gpu"));
-                    int milli = Integer.parseInt(row.get("gpu_milli"));
-                    double life =
-                            Double.parseDouble(row.get("deletion_time")) - Double.parseDouble(row.get("creation_time"));
-                    if (gpus >= 1 && milli == 1000 && life > 0)
-                        pool.add(new Pod(gpus, Math.max(60, Math.min(window, life))));
-                } catch (RuntimeException e) {
-                    throw new IllegalArgumentException(pods + ":" + line
-                            + ": num_gpu, gpu_milli, creation_time and deletion_time must be numbers");
-                }
-            }
+        for (AlibabaCsv.Row row : AlibabaCsv.readAll(pods, COLUMNS)) {
+            long gpus = row.integer("num_gpu");
+            long milli = row.integer("gpu_milli");
+            double life = row.integer("deletion_time") - row.integer("creation_time");
+            if (gpus >= 1 && milli == 1000 && life > 0)
+                pool.add(new Pod((int) gpus, Math.max(60, Math.min(window, life))));
         }
         if (pool.isEmpty()) throw new IllegalArgumentException(pods + ": no whole-GPU pod");
         return pool;

@@ -137,11 +137,8 @@ public final class Simulation {
         Job(TraceJob t) {
             this.trace = t;
             this.noise = RandomState.derive(seed, t.id());
-            // The batch's own cap, not rounded to a power of two: a non-elastic job runs on what it requested (the
-            // trace allows any count its batch does); elastic policies double their counts, so they stay at powers of
-            // two below it.
             int m = (int) Math.floor(t.batch() / truth.minLocalBatch(t.workload()));
-            this.maxGpus = Math.max(1, Math.min(m, cluster.totalGpus()));
+            this.maxGpus = Math.max(1, Math.min(Integer.highestOneBit(Math.max(m, 1)), cluster.totalGpus()));
         }
 
         double remaining() {
@@ -230,7 +227,10 @@ public final class Simulation {
             }
             for (Job j : active) {
                 if (profiles(policy) && j.newGpuCount) {
-                    j.model = ModelFitter.refit((PerformanceModel) j.model, j.observations());
+                    j.model = ModelFitter.refit(
+                            (PerformanceModel) j.model,
+                            j.observations(),
+                            truth.config().gpu().freqLevels());
                     refits++;
                 }
                 j.newGpuCount = false;
@@ -242,7 +242,9 @@ public final class Simulation {
                         j.trace.submit(),
                         j.trace.workload(),
                         j.trace.batch(),
-                        j.trace.gpus(),
+                        // A non-elastic job asking for more than its power-of-two cap (the sampler may ask 7 GPUs
+                        // of a 56-sample bert-squad batch) runs on the cap: workers are powers of two for every policy.
+                        Math.min(j.trace.gpus(), j.maxGpus),
                         j.remaining(),
                         j.attained,
                         j.maxGpus,

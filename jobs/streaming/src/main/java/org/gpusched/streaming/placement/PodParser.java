@@ -8,7 +8,7 @@ import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
-import org.gpusched.placement.io.TraceFormatException;
+import org.gpusched.formats.CsvFormatException;
 import org.gpusched.streaming.RawRecord;
 import org.gpusched.streaming.avro.PodEvent;
 import org.gpusched.streaming.avro.RejectedRecord;
@@ -56,7 +56,7 @@ public final class PodParser extends ProcessFunction<RawRecord, ReplayPod> {
         try {
             ReplayPod pod = rows.parse(line, raw.text).pod();
             if (pod != null) out.collect(pod);
-        } catch (TraceFormatException e) {
+        } catch (CsvFormatException e) {
             ctx.output(REJECTED, rejected(raw, e.reason(), e.column()));
         }
     }
@@ -76,7 +76,7 @@ public final class PodParser extends ProcessFunction<RawRecord, ReplayPod> {
         try {
             PodListFormat format = topics.computeIfAbsent(raw.source, PodEvents::format);
             out.collect(format.parse(event.getSeq(), PodEvents.row(event)).pod());
-        } catch (TraceFormatException e) {
+        } catch (CsvFormatException e) {
             ctx.output(REJECTED, rejected(raw, e.reason(), e.column()));
         }
     }

@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.gpusched.placement.io.TraceFormatException;
+import org.gpusched.formats.CsvFormatException;
 import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.avro.PodEvent;
 import org.gpusched.streaming.avro.RejectedRecord;
@@ -24,7 +24,7 @@ import org.gpusched.streaming.kafka.TraceProducer;
  * {@link PodListFormat}: a bad row is published to the rejected topic as a {@link RejectedRecord} (source = the file,
  * position file:line, the row, the reason and the column), exactly as place-replay writes it to rejected.jsonl; a row
  * never scheduled in the trace (empty scheduled_time) is skipped and counted, as place-replay skips it. A file without
- * the required columns is refused as a whole ({@link TraceFormatException}).
+ * the required columns is refused as a whole ({@link CsvFormatException}).
  */
 public final class PodProducer {
     /** What one run published. */
@@ -89,7 +89,7 @@ public final class PodProducer {
                             row.pod().name.getBytes(StandardCharsets.UTF_8),
                             pods.encode(PodEvents.of(row.pod())));
                     published++;
-                } catch (TraceFormatException e) {
+                } catch (CsvFormatException e) {
                     RejectedRecord r = RejectedRecord.newBuilder()
                             .setSource(name)
                             .setPosition(name + ":" + lines)

@@ -7,7 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.gpusched.placement.io.TraceFormatException;
+import org.gpusched.formats.CsvFormatException;
 import org.gpusched.placement.model.Task;
 
 /**
@@ -45,7 +45,7 @@ public record ReplayTrace(
                 PodListFormat.Row row;
                 try {
                     row = format.parse(line, text);
-                } catch (TraceFormatException e) {
+                } catch (CsvFormatException e) {
                     if (rejected++ == 0) firstRejection = e.getMessage();
                     continue;
                 }
@@ -59,10 +59,10 @@ public record ReplayTrace(
                 end = Math.max(end, Math.max(row.pod().creationTime, row.pod().deletionTime));
             }
         } catch (IOException e) {
-            throw new TraceFormatException(name, 0, "cannot read: " + e.getMessage());
+            throw new CsvFormatException(name, 0, "cannot read: " + e.getMessage());
         }
         if (replayable == 0)
-            throw new TraceFormatException(
+            throw new CsvFormatException(
                     name,
                     1,
                     "no scheduled pods to replay"

@@ -1,7 +1,6 @@
 package org.gpusched.streaming.powerflow;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.gpusched.powerflow.model.Configuration;
 import org.gpusched.powerflow.model.EnergyModel;
@@ -76,12 +75,7 @@ public final class JobModels {
         if (previous == null) {
             model = ModelFitter.fit(obs, freqLevels);
         } else {
-            PerformanceModel before = model(previous);
-            model = ModelFitter.refit(before, obs);
-            // ModelFitter keeps its starting point when Levenberg-Marquardt runs out of evaluations, which its weak
-            // prior rows often make it do on a warm start: the new data would be ignored, so fit afresh instead.
-            if (Arrays.equals(model.time().parameters(), before.time().parameters()))
-                model = ModelFitter.fit(obs, freqLevels);
+            model = ModelFitter.refit(model(previous), obs, freqLevels);
         }
         long samples = 0;
         for (ObservedConfiguration o : state.getConfigurations()) samples += o.getSamples();

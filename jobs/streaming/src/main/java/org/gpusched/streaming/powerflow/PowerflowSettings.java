@@ -88,27 +88,6 @@ public record PowerflowSettings(
                 false);
     }
 
-    public PowerflowSettings withEta(double value) {
-        return new PowerflowSettings(
-                value,
-                totalGpus,
-                gpusPerNode,
-                powerLimits,
-                maxPowerWatts,
-                gpuModel,
-                minLocalBatch,
-                replay,
-                seed,
-                telemetryNoise,
-                profileSecondsPerLimit,
-                hardwareFile,
-                outOfOrderness,
-                idleTimeout,
-                checkpointInterval,
-                watermarkInterval,
-                unboundedInputs);
-    }
-
     /** As these, with the streaming options of a run. */
     public PowerflowSettings withStreaming(
             Duration outOfOrderness,

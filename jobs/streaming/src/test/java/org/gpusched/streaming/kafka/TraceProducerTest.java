@@ -22,6 +22,7 @@ import org.gpusched.streaming.SchedulerConfig;
 import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.avro.JobSubmitted;
 import org.gpusched.streaming.state.ControllerEvent;
+import org.gpusched.workloads.BenchmarkWorkload;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

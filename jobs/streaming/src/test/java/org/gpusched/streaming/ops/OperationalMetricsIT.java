@@ -42,7 +42,7 @@ import org.gpusched.streaming.avro.PlacementDecision;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.SchedulingMetrics;
 import org.gpusched.streaming.file.NumberedLineFormat;
-import org.gpusched.streaming.kafka.BenchmarkWorkload;
+import org.gpusched.workloads.BenchmarkWorkload;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -10,7 +10,7 @@ import java.util.List;
 import org.apache.flink.streaming.api.operators.ProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
-import org.gpusched.placement.io.TraceFormatException;
+import org.gpusched.formats.CsvFormatException;
 import org.gpusched.streaming.RawRecord;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.junit.jupiter.api.Test;
@@ -130,7 +130,7 @@ class PodParserTest {
     @Test
     void aHeaderWithoutTheTimeColumnsIsAFaultOfTheWholeFile() {
         var e = assertThrows(
-                TraceFormatException.class,
+                CsvFormatException.class,
                 () -> new PodListFormat("m.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli"));
         assertTrue(e.getMessage().startsWith("m.csv:1: missing column 'creation_time'"), e.getMessage());
     }

@@ -1,4 +1,4 @@
-package org.gpusched.streaming.kafka;
+package org.gpusched.workloads;
 
 import java.io.BufferedWriter;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package org.gpusched.streaming.kafka;
+package org.gpusched.bench;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -14,6 +14,11 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.gpusched.streaming.RawRecord;
 import org.gpusched.streaming.Topics;
+import org.gpusched.streaming.kafka.KafkaJobSources;
+import org.gpusched.streaming.kafka.KafkaSettings;
+import org.gpusched.streaming.kafka.TopicAdmin;
+import org.gpusched.streaming.kafka.TopicOffsets;
+import org.gpusched.workloads.BenchmarkWorkload;
 
 /**
  * Benchmark helpers behind {@code bin/bench-replay} (not part of the job):
