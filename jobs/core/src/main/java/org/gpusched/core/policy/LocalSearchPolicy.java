@@ -19,6 +19,16 @@ import org.gpusched.core.random.RandomState;
  * round evaluates every move of the seven neighbourhoods and applies the best one), until no move improves f_OBJ
  * or {@value #MAX_ROUNDS} rounds have passed.
  *
+ * <p><b>Run-cost guard</b> (ours, only in {@value #GUARDED_NAME}): a move is kept
+ * only if it also does not raise the schedule's run cost, what it would cost if it ran to its end unchanged (each
+ * used node at its price for its busy GPUs until its last job ends, the jobs' tardiness, and for a waiting job its
+ * f_OBJ penalty plus its cheapest execution; {@link Search#runCostOf}), and of the improved starts only those whose
+ * run cost is at most andreas-rg's own schedule's compete. So each call's result is no worse than andreas-rg's under
+ * f_OBJ and under the run cost. Why: f_OBJ charges a node only until its first job ends (the papers' reading: the
+ * next event re-decides), so moves that speed up that job on a dearer VM, or pack more onto a node whose other jobs
+ * end later, lower f_OBJ while the node is paid longer or dearer. It is not the default: on whole runs of the
+ * hierarchical protocol it was dearer than plain rg-ls on 3 of 4 instances measured (docs/gpuscheduler-comparison.md).
+ *
  * <p>Lists, with k = {@link PolicyConfig#localSearchK()}: J_T = running jobs that end after their due date by
  * decreasing lateness (its first k drive every neighbourhood); C = the k on-time running jobs of highest execution
  * cost; P = running jobs by decreasing pressure. The seven neighbourhoods, and the readings chosen:
@@ -34,15 +44,18 @@ import org.gpusched.core.random.RandomState;
  *   <li>likewise halved, only when every job on the node has an even GPU count;</li>
  *   <li>one job of such a node on another GPU count, same type, within the node's capacity.</li>
  * </ol>
- * Plus one neighbourhood of ours, <b>not from the thesis</b>, on by default and documented on
- * {@link ShrinkAndInsertNeighbourhood}: the k postponed jobs of highest postponement penalty are inserted into a
+ * Plus one neighbourhood of ours, <b>not from the thesis</b>, off in {@code rg-ls} and on in
+ * {@value #SHRINK_AND_INSERT_NAME}, documented on {@link ShrinkAndInsertNeighbourhood}: the k postponed jobs of highest postponement penalty are inserted into a
  * used node by shrinking its running jobs to fewer GPUs and/or retyping it (rightsizable), into an off node switched
  * on for them, into room made by moving one running job to another node, or in the place of a running job that is
  * postponed instead. It competes with the seven in the same best-improving round. It exists because the randomized
  * greedy leaves tight clusters with nodes full of jobs on their cheapest (often all-GPU) configurations and many jobs
- * postponed, which none of the seven neighbourhoods can undo; {@link #thesisOnly} runs without it. With it, a round
- * that still finds an improving move typically starts one more job, so on large queues {@value #MAX_ROUNDS} rounds
- * per start is what bounds the call's time.
+ * postponed, which none of the seven neighbourhoods can undo. With it, a round that still finds an improving move
+ * typically starts one more job, so on large queues {@value #MAX_ROUNDS} rounds per start is what bounds the call's
+ * time. It is off by default because whole runs pay for it: it shrinks running jobs so that postponed ones start now
+ * (f_OBJ prices a postponed job at rho x its worst-case tardiness), the shrunk jobs end late, and the next events
+ * preempt and restart jobs back and forth (ANDREAS small, N = 10, seed 3, papers' setting: 20 late jobs and 465
+ * preemptions against andreas-rg's none and 100; docs/gpuscheduler-comparison.md).
  *
  * <p>Work-conserving (the default, {@link PolicyConfig#workConserving()}): the search never returns a schedule that
  * leaves a job waiting while some node could host it ({@link WorkConservation}). Each start is made work-conserving
@@ -64,6 +77,10 @@ import org.gpusched.core.random.RandomState;
  */
 public final class LocalSearchPolicy implements SchedulingPolicy {
     public static final String NAME = "rg-ls";
+    /** {@link #NAME} with every move also guarded by the run cost ({@link Search#runCostOf}). */
+    public static final String GUARDED_NAME = "rg-ls-guarded";
+    /** {@link #NAME} plus our shrink-and-insert neighbourhood: what rg-ls was before it was turned off. */
+    public static final String SHRINK_AND_INSERT_NAME = "rg-ls-sni";
     /** Upper bound on improving moves per start, so a call's time stays bounded on large queues. */
     public static final int MAX_ROUNDS = 200;
 
@@ -71,42 +88,59 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
     private final AndreasRandomizedGreedyPolicy randomizedGreedy;
     private final Search search;
 
-    /** rg-ls with the thesis' seven neighbourhoods and our shrink-and-insert one. */
+    private final String name;
+
+    /** rg-ls: the thesis' seven neighbourhoods, moves ranked by f_OBJ, as the thesis reads it. */
     public LocalSearchPolicy(PolicyConfig config) {
-        this(config, true);
+        this(config, false, false, NAME);
     }
 
-    private LocalSearchPolicy(PolicyConfig config, boolean shrinkAndInsert) {
+    private LocalSearchPolicy(PolicyConfig config, boolean shrinkAndInsert, boolean runCostGuard, String name) {
         this.config = config == null ? PolicyConfig.DEFAULTS : config;
         this.randomizedGreedy = new AndreasRandomizedGreedyPolicy(this.config);
-        this.search = new Search(shrinkAndInsert, this.config.workConserving());
+        this.search = new Search(shrinkAndInsert, this.config.workConserving(), runCostGuard);
+        this.name = name;
     }
 
-    /** rg-ls with the thesis' seven neighbourhoods only, as the thesis describes it (for comparisons). */
-    public static LocalSearchPolicy thesisOnly(PolicyConfig config) {
-        return new LocalSearchPolicy(config, false);
+    /** {@value #SHRINK_AND_INSERT_NAME}: the thesis' seven and our shrink-and-insert neighbourhood, by f_OBJ. */
+    public static LocalSearchPolicy withShrinkAndInsert(PolicyConfig config) {
+        return new LocalSearchPolicy(config, true, false, SHRINK_AND_INSERT_NAME);
+    }
+
+    /** {@value #GUARDED_NAME}: the thesis' seven neighbourhoods, moves also guarded by the run cost. */
+    public static LocalSearchPolicy guarded(PolicyConfig config) {
+        return new LocalSearchPolicy(config, false, true, GUARDED_NAME);
     }
 
     @Override
     public String name() {
-        return NAME;
+        return name;
     }
 
+    /**
+     * The best f_OBJ of the improved starts whose run cost is at most the first start's (andreas-rg's own schedule),
+     * so the result is no worse than andreas-rg's under either measure; without the guard, the best f_OBJ.
+     */
     @Override
     public Schedule schedule(SchedulingProblem problem, RandomState random) {
         List<Schedule> starts = randomizedGreedy.bestSolutions(problem, random, config.localSearchKeep());
         Schedule best = null;
+        double bound = Double.POSITIVE_INFINITY;
         for (Schedule start : starts) {
             Schedule from = config.workConserving() ? WorkConservation.fill(problem, start) : start;
             Schedule improved = search.improve(problem, from, config.localSearchK());
+            if (search.runCostGuard) {
+                if (best == null) bound = search.startRunCost + search.runSlack(search.startRunCost);
+                else if (search.resultRunCost > bound) continue;
+            }
             if (best == null || improved.objective() < best.objective()) best = improved;
         }
         return best;
     }
 
     /**
-     * The local search alone from any feasible schedule of {@code problem}, not work-conserving: never worse than
-     * {@code start}.
+     * The local search alone from any feasible schedule of {@code problem}, not work-conserving, moves ranked by
+     * f_OBJ alone: never worse than {@code start}.
      */
     static Schedule improve(SchedulingProblem problem, Schedule start, int k) {
         return improve(problem, start, k, true, false);
@@ -118,7 +152,18 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
      */
     static Schedule improve(
             SchedulingProblem problem, Schedule start, int k, boolean shrinkAndInsert, boolean workConserving) {
-        return new Search(shrinkAndInsert, workConserving).improve(problem, start, k);
+        return improve(problem, start, k, shrinkAndInsert, workConserving, false);
+    }
+
+    /** The same, with or without the run-cost guard ({@link Search#runCostOf}). */
+    static Schedule improve(
+            SchedulingProblem problem,
+            Schedule start,
+            int k,
+            boolean shrinkAndInsert,
+            boolean workConserving,
+            boolean runCostGuard) {
+        return new Search(shrinkAndInsert, workConserving, runCostGuard).improve(problem, start, k);
     }
 
     /**
@@ -156,10 +201,26 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
 
         private final WorkConservingMoves workConserving;
 
-        Search(boolean withShrinkAndInsert, boolean workConserving) {
+        Search(boolean withShrinkAndInsert, boolean workConserving, boolean runCostGuard) {
             shrinkAndInsert = withShrinkAndInsert ? new ShrinkAndInsertNeighbourhood(this) : null;
             this.workConserving = workConserving ? new WorkConservingMoves(this) : null;
+            this.runCostGuard = runCostGuard;
         }
+
+        /**
+         * Whether a move must also not raise the run cost: what the schedule would cost if it ran to its end
+         * unchanged. f_OBJ charges a used node only until its first job ends (the papers' reading: the next event
+         * re-decides), so a move that speeds up the first-ending job on a dearer VM, or slows down a job that ends
+         * after the others, can lower f_OBJ while the node is paid longer or dearer until its last job ends; whole
+         * runs pay the latter.
+         */
+        final boolean runCostGuard;
+        /** Run cost of the last {@link #improve}'s start and of what it returned (guarded searches only). */
+        double startRunCost, resultRunCost;
+
+        private double[] nodeRunCost = new double[0], futureCost = new double[0];
+        private double[] runRemaining = new double[0];
+        private int[] runGpus = new int[0];
 
         private int[] byPressure = new int[0];
         private double[] pressure = new double[0], key = new double[0];
@@ -187,6 +248,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             double objective = 0;
             for (int j = 0; j < jobs; j++) objective += jobTerm[j];
             for (int n = 0; n < nodes; n++) objective += nodeTerm[n];
+            if (runCostGuard) startRunCost = resultRunCost = totalRunCost();
             for (int round = 0; round < MAX_ROUNDS; round++) {
                 bDelta = -1e-9 * Math.max(1, Math.abs(objective));
                 scoreSlack = 1e-11 * Math.max(1, Math.abs(objective));
@@ -206,7 +268,56 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             double f = ObjectiveFunction.evaluate(p, placements, types);
             // the incremental sums can only drift by rounding; never hand back something worse than the start
             if (!(f < start.objective())) return start;
+            if (runCostGuard) resultRunCost = totalRunCost();
             return new Schedule(placements, types, f);
+        }
+
+        /**
+         * Node n's run cost: its type's price at the busy GPUs of each stretch, as its jobs end one after the other
+         * (what {@link org.gpusched.core.objective.RealCost} charges if the schedule runs to its end unchanged).
+         */
+        double runCostOf(int n) {
+            int count = nodeCount[n];
+            if (count == 0) return 0;
+            for (int i = 0; i < count; i++) {
+                int j = nodeJobs[n * slots + i];
+                double r = remaining(j);
+                int g = jobGpus[j];
+                int at = i;
+                while (at > 0 && runRemaining[at - 1] > r) {
+                    runRemaining[at] = runRemaining[at - 1];
+                    runGpus[at] = runGpus[at - 1];
+                    at--;
+                }
+                runRemaining[at] = r;
+                runGpus[at] = g;
+            }
+            int base = nodeType[n] * (slots + 1);
+            int busy = Math.min(nodeBusy[n], typeGpus[nodeType[n]]);
+            double sum = 0, previous = 0;
+            for (int i = 0; i < count; i++) {
+                sum += (runRemaining[i] - previous) * rate[base + busy];
+                previous = runRemaining[i];
+                busy = Math.max(0, busy - runGpus[i]);
+            }
+            return sum / 3600.0;
+        }
+
+        /** A job's share of the run cost: its f_OBJ term, and when it waits, its cheapest execution still to pay. */
+        private double runTermOf(int j, double term) {
+            return jobNode[j] < 0 ? term + futureCost[j] : term;
+        }
+
+        private double totalRunCost() {
+            double sum = 0;
+            for (int j = 0; j < jobs; j++) sum += runTermOf(j, jobTerm[j]);
+            for (int n = 0; n < nodes; n++) sum += nodeRunCost[n];
+            return sum;
+        }
+
+        /** Rounding allowance of run-cost comparisons (far below any real difference). */
+        double runSlack(double runCost) {
+            return 1e-9 * Math.max(1, Math.abs(runCost));
         }
 
         private void load(SchedulingProblem p, Schedule start, int k) {
@@ -234,6 +345,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
                 due = new double[jobs];
                 weight = new double[jobs];
                 jobCost = new double[jobs];
+                futureCost = new double[jobs];
             }
             int types = cluster.typeCount();
             if (typeGpus.length < types || rate.length < types * (slots + 1)) {
@@ -255,6 +367,11 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
                 nodeSecondLeast = new double[nodes];
                 nodeLeastJob = new int[nodes];
                 nodeJobs = new int[nodes * slots];
+                nodeRunCost = new double[nodes];
+            }
+            if (runRemaining.length < slots) {
+                runRemaining = new double[slots];
+                runGpus = new int[slots];
             }
             int moveCap = slots + 2;
             if (members.length < slots) members = new int[slots];
@@ -295,6 +412,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
                 jobCost[j] = jobNode[j] >= 0 ? executionCost(j) : 0;
                 byPressure[j] = j;
                 pressure[j] = p.pressure(j);
+                if (runCostGuard) futureCost[j] = cheapestExecution(j);
             }
             IndexSort.sort(byPressure, jobs, pressure, true, scratch);
             for (int n = 0; n < nodes; n++) refreshNode(n);
@@ -350,6 +468,26 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             nodeSecondLeast[n] = second;
             nodeLeastJob[n] = leastJob;
             nodeTerm[n] = nodeTermOf(n);
+            if (runCostGuard) nodeRunCost[n] = runCostOf(n);
+        }
+
+        /**
+         * What a waiting job will still pay to run: its cheapest remaining time x price over the types some node can
+         * run as, priced as the greedy ranks configurations ({@link NodeOpeningRule#DEFAULT}: on a VM leased whole,
+         * its GPUs' share).
+         */
+        private double cheapestExecution(int j) {
+            double best = Double.POSITIVE_INFINITY;
+            for (int t = 0; t < typeGpus.length && t < cluster.typeCount(); t++) {
+                if (!problem.typeAvailable(t)) continue;
+                NodeType type = cluster.type(t);
+                for (int g = 1; g <= type.gpus(); g++) {
+                    double r = problem.remaining(j, t, g);
+                    if (!Double.isNaN(r))
+                        best = Math.min(best, r / 3600.0 * NodeOpeningRule.DEFAULT.preferenceRate(type, g));
+                }
+            }
+            return best == Double.POSITIVE_INFINITY ? 0 : best;
         }
 
         /** mu x idle GPUs of used node n (its share of f_OBJ beyond the least execution cost). */
@@ -605,6 +743,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
                 after += nodeTermOf(n);
             }
             double delta = after - before;
+            if (fits && delta < bDelta && runCostGuard) fits = runCostHolds();
             // only a move that would be kept pays for the work-conserving check
             if (fits && delta < bDelta && workConserving != null)
                 fits = workConserving.holdsAfter(touched, touchedCount, mJob, mNode, mCount);
@@ -619,6 +758,24 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
                 bRetypeNode = mRetypeNode;
                 bRetypeType = mRetypeType;
             }
+        }
+
+        /**
+         * Whether the applied move leaves the run cost of its jobs and touched nodes no higher; the jobs' terms before
+         * are the kept ones, after are recomputed (the move is applied, the undo log holds where they were).
+         */
+        private boolean runCostHolds() {
+            double before = 0, after = 0;
+            for (int i = 0; i < mCount; i++) {
+                int j = mJob[i];
+                before += uNode[i] < 0 ? jobTerm[j] + futureCost[j] : jobTerm[j];
+                after += runTermOf(j, termOf(j));
+            }
+            for (int i = 0; i < touchedCount; i++) {
+                before += nodeRunCost[touched[i]];
+                after += runCostOf(touched[i]);
+            }
+            return after - before <= runSlack(before);
         }
 
         private void loadBestMove() {

@@ -15,6 +15,8 @@ public final class Policies {
         FACTORIES.put(GreedyPolicy.VM_PER_JOB_NAME, GreedyPolicy::vmPerJob);
         FACTORIES.put(GreedyPolicy.LARGEST_VM_NAME, GreedyPolicy::largestVm);
         FACTORIES.put(LocalSearchPolicy.NAME, LocalSearchPolicy::new);
+        FACTORIES.put(LocalSearchPolicy.SHRINK_AND_INSERT_NAME, LocalSearchPolicy::withShrinkAndInsert);
+        FACTORIES.put(LocalSearchPolicy.GUARDED_NAME, LocalSearchPolicy::guarded);
         FACTORIES.put(MilpPolicy.NAME, MilpPolicy::new);
         FACTORIES.put(MilpPolicy.RELAXED_NAME, MilpPolicy::relaxed);
         FACTORIES.put(FifoPolicy.NAME, FifoPolicy::new);
