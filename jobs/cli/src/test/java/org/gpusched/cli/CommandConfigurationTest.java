@@ -41,6 +41,7 @@ class CommandConfigurationTest {
     static {
         INVALID.put("--seed", new String[] {"x", "must be an integer, got 'x'"});
         INVALID.put("--iterations", new String[] {"0", "must be >= 1, got 0"});
+        INVALID.put("--optimizer-threads", new String[] {"0", "must be >= 1, got 0"});
         INVALID.put("--controllers", new String[] {"0", "must be >= 1, got 0"});
         INVALID.put("--dispatch", new String[] {"nearest", "must be one of round-robin, gpu-weighted, got 'nearest'"});
         INVALID.put("--noise", new String[] {"1", "must be in [0, 1), got 1"});
@@ -319,7 +320,10 @@ class CommandConfigurationTest {
             String shown = s.option().hasDefaultValue()
                     ? s.flagDefault() + (s.form() == SchedulerOptions.Form.SECONDS ? " s" : "")
                     : "";
-            if (s.option().hasDefaultValue())
+            // the thread count's default is the machine's processor count: the docs name the rule, not a number
+            if (s.option() == SchedulerOptions.OPTIMIZER_THREADS)
+                assertTrue(cells[3].contains("processors"), s.key() + ": the processor count in " + row);
+            else if (s.option().hasDefaultValue())
                 assertTrue(cells[3].contains(shown), s.key() + ": " + shown + " in " + row);
         }
     }

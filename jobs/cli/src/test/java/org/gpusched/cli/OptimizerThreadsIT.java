@@ -94,6 +94,6 @@ class OptimizerThreadsIT {
                 "--out",
                 tmp.resolve("x").toString());
         assertEquals(2, r.exit(), r.err());
-        assertTrue(r.err().contains("optimizer threads must be >= 1"), r.err());
+        assertTrue(r.err().contains("--optimizer-threads must be >= 1, got 0"), r.err());
     }
 }
