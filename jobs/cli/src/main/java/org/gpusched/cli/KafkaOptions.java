@@ -4,7 +4,7 @@ import java.util.Map;
 import org.gpusched.streaming.kafka.KafkaSettings;
 import picocli.CommandLine.Option;
 
-/** The Kafka options every command that talks to a broker takes (run, produce, consume, topics): one definition. */
+/** The Kafka options every command that talks to a broker takes (run, produce, consume, topics, top): one definition. */
 final class KafkaOptions {
     @Option(
             names = "--bootstrap",

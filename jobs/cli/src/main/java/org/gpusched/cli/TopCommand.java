@@ -5,13 +5,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.kafka.common.KafkaException;
 import org.gpusched.analytics.LiveView;
 import org.gpusched.analytics.TopicFollower;
 import org.gpusched.streaming.kafka.KafkaSettings;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -33,19 +33,8 @@ public final class TopCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(
-            names = "--bootstrap",
-            required = true,
-            paramLabel = "HOST:PORT",
-            description = "Kafka bootstrap servers, comma-separated.")
-    String bootstrap;
-
-    @Option(
-            names = "--topic-prefix",
-            paramLabel = "P",
-            defaultValue = "",
-            description = "Prefix of the topic names (run --topic-prefix); default none.")
-    String topicPrefix;
+    @Mixin
+    KafkaOptions kafkaOptions;
 
     @Option(
             names = "--interval",
@@ -76,12 +65,6 @@ public final class TopCommand implements Callable<Integer> {
     @Option(names = "--plain", description = "Print frames one after another, never clear the screen.")
     boolean plain;
 
-    @Option(
-            names = "--kafka-property",
-            paramLabel = "KEY=VALUE",
-            description = "Extra Kafka client property (security, timeouts), repeatable.")
-    Map<String, String> kafkaProperties;
-
     @Override
     public Integer call() throws Exception {
         KafkaSettings kafka;
@@ -92,13 +75,13 @@ public final class TopCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--frames must be >= 1, got " + frames);
             if (lastDecisions < 0) throw new IllegalArgumentException("--decisions must be >= 0, got " + lastDecisions);
             if (at != null && !once) throw new IllegalArgumentException("--at needs --once");
-            kafka = KafkaSettings.of(bootstrap).withTopicPrefix(topicPrefix).withClientProperties(kafkaProperties);
+            kafka = kafkaOptions.settings();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (!BrokerCheck.reachable("top", bootstrap, err)) return ExitCode.UNAVAILABLE;
+        if (!BrokerCheck.reachable("top", kafkaOptions.bootstrap, err)) return ExitCode.UNAVAILABLE;
         boolean redraw = !plain && !once && System.console() != null;
         LiveView view = new LiveView(at == null ? Double.POSITIVE_INFINITY : at, lastDecisions);
         try (TopicFollower follower = new TopicFollower(kafka, view)) {
@@ -130,7 +113,8 @@ public final class TopCommand implements Callable<Integer> {
                 Locale.ROOT,
                 "gpusched top  %s  %s  %,d records read%s%s",
                 Instant.now().truncatedTo(ChronoUnit.SECONDS),
-                bootstrap + (topicPrefix.isEmpty() ? "" : " prefix " + topicPrefix),
+                kafkaOptions.bootstrap
+                        + (kafkaOptions.topicPrefix.isEmpty() ? "" : " prefix " + kafkaOptions.topicPrefix),
                 follower.records(),
                 follower.undecodable() == 0
                         ? ""
