@@ -430,11 +430,9 @@ class CommandConfigurationTest {
         Path file = tmp.resolve("config.yaml");
         Files.writeString(file, "gpusched:\n  noise: 0.3\n");
         CommandLine cl = FlinkJob.commandLine(cluster);
-        cl.getSubcommands()
-                .get("run")
-                .parseArgs(
-                        "--bootstrap", "127.0.0.1:1", "--cluster", CLUSTER, "--config", file.toString(), "--iterations",
-                        "5");
+        cl.parseArgs(FlinkJob.runArgs(new String[] {
+            "--bootstrap", "127.0.0.1:1", "--cluster", CLUSTER, "--config", file.toString(), "--iterations", "5"
+        }));
         RunCommand run = (RunCommand) cl.getSubcommands().get("run").getCommand();
         Configuration options = run.scheduler.options();
         assertEquals(5, options.get(SchedulerOptions.MAX_ITERATIONS), "flag over cluster");
