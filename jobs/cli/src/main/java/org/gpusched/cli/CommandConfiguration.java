@@ -65,10 +65,12 @@ final class CommandConfiguration {
             Setting<?> s = e.setting();
             String where = fromFlags.contains(s.key())
                     ? s.flag()
-                    : s.key() + " in " + (fromFile.contains(s.key()) ? configFile : "the cluster's Flink configuration");
+                    : s.key() + " in "
+                            + (fromFile.contains(s.key()) ? configFile : "the cluster's Flink configuration");
             throw new ParameterException(cmd, e.messageFor(where));
         } catch (IllegalArgumentException e) {
-            String where = unknownKey(fromFile).isEmpty() ? "the cluster's Flink configuration" : "--config " + configFile;
+            String where =
+                    unknownKey(fromFile).isEmpty() ? "the cluster's Flink configuration" : "--config " + configFile;
             throw new ParameterException(cmd, where + ": " + e.getMessage());
         }
         return conf;
@@ -136,8 +138,8 @@ final class CommandConfiguration {
                             && field.getAnnotation(Option.class).required()) return null;
             String flag = option.longestName().equals("--seeds") ? "--seed" : option.longestName();
             // a command of the placement slice alone shows the placement default of a flag both slices have (--seed)
-            boolean placementOnly =
-                    option.command() != null && PlaceReplayCommand.NAME.equals(option.command().name());
+            boolean placementOnly = option.command() != null
+                    && PlaceReplayCommand.NAME.equals(option.command().name());
             return (placementOnly ? PlacementOptions.byFlag(flag) : SchedulerOptions.byFlag(flag))
                     .or(() -> PlacementOptions.byFlag(flag))
                     .map(Setting::flagDefault)

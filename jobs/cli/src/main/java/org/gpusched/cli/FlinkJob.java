@@ -19,7 +19,8 @@ public final class FlinkJob {
     private FlinkJob() {}
 
     public static void main(String[] args) {
-        int code = commandLine(StreamExecutionEnvironment.getExecutionEnvironment().getConfiguration())
+        int code = commandLine(
+                        StreamExecutionEnvironment.getExecutionEnvironment().getConfiguration())
                 .execute(runArgs(args));
         if (code != 0)
             throw new IllegalStateException(

@@ -79,8 +79,9 @@ public final class PlaceReplayCommand implements Callable<Integer> {
     @Option(
             names = "--config",
             paramLabel = "PATH",
-            description = "A Flink configuration file (config.yaml, or its directory) whose gpusched.placement.* keys set "
-                    + "these options (docs/configuration.md); a flag given here wins over the file.")
+            description =
+                    "A Flink configuration file (config.yaml, or its directory) whose gpusched.placement.* keys set "
+                            + "these options (docs/configuration.md); a flag given here wins over the file.")
     Path config;
 
     @Option(
@@ -93,8 +94,8 @@ public final class PlaceReplayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Configuration options = CommandConfiguration.read(
-                spec.commandLine(), config, PlacementOptions.ALL, new Configuration());
+        Configuration options =
+                CommandConfiguration.read(spec.commandLine(), config, PlacementOptions.ALL, new Configuration());
         List<Double> alphas = options.get(PlacementOptions.ALPHAS);
         if (alphas.size() != 1)
             throw new ParameterException(

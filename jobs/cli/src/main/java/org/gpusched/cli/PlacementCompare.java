@@ -95,7 +95,13 @@ final class PlacementCompare {
         String command =
                 "gpusched " + String.join(" ", commandLine.getParseResult().originalArgs());
         List<PlacementReplayRunner.Result> results = PlacementReplayRunner.run(
-                err, command, inputs, pods, dirs, watermarkInterval, staged.dir().resolve(".parts"));
+                err,
+                command,
+                inputs,
+                pods,
+                dirs,
+                watermarkInterval,
+                staged.dir().resolve(".parts"));
         try {
             PlacementComparison.write(
                     results.stream().map(PlacementReplayRunner.Result::dir).toList(),

@@ -75,8 +75,8 @@ sealed interface Slice {
                         placement
                                 ? "give either " + schedulingInputs + " (scheduling policies) or " + placementInputs
                                         + " (placement policies), not both"
-                                : "missing inputs: " + schedulingInputs + " (scheduling policies) or "
-                                        + placementInputs + " (placement policies)");
+                                : "missing inputs: " + schedulingInputs + " (scheduling policies) or " + placementInputs
+                                        + " (placement policies)");
             if (!placement) {
                 CliFiles.rejectGiven(
                         commandLine,

@@ -363,7 +363,17 @@ class CommandConfigurationTest {
         for (String[] c : cases) {
             List<String[]> commands = List.of(
                     new String[] {
-                        "place-replay", "--pods", PODS, "--nodes", NODES, "--policy", "pwr-fgd", "--out", out, c[0], c[1]
+                        "place-replay",
+                        "--pods",
+                        PODS,
+                        "--nodes",
+                        NODES,
+                        "--policy",
+                        "pwr-fgd",
+                        "--out",
+                        out,
+                        c[0],
+                        c[1]
                     },
                     new String[] {
                         "compare", "--pods", PODS, "--nodes", NODES, "--policies", "pwr-fgd", "--out", out, c[0], c[1]
@@ -378,7 +388,17 @@ class CommandConfigurationTest {
             }
         }
         var many = WorkloadCommandsTest.gpusched(
-                "place-replay", "--pods", PODS, "--nodes", NODES, "--policy", "pwr-fgd", "--out", out, "--alpha", "0.1,0.2");
+                "place-replay",
+                "--pods",
+                PODS,
+                "--nodes",
+                NODES,
+                "--policy",
+                "pwr-fgd",
+                "--out",
+                out,
+                "--alpha",
+                "0.1,0.2");
         assertEquals(ExitCode.BAD_INPUT, many.exit(), many.err());
         assertTrue(many.err().contains("--alpha takes one value here"), many.err());
         assertFalse(Files.exists(tmp.resolve("never")));
@@ -396,7 +416,15 @@ class CommandConfigurationTest {
         CompareCommand compare = new CompareCommand();
         new CommandLine(compare)
                 .parseArgs(
-                        "--pods", PODS, "--nodes", NODES, "--policies", "pwr-fgd", "--out", "x", "--config",
+                        "--pods",
+                        PODS,
+                        "--nodes",
+                        NODES,
+                        "--policies",
+                        "pwr-fgd",
+                        "--out",
+                        "x",
+                        "--config",
                         conf.toString());
         Configuration options = compare.scheduler.placementOptions();
         assertEquals(List.of(0.2, 0.3), options.get(PlacementOptions.ALPHAS), "file over default");
@@ -405,8 +433,20 @@ class CommandConfigurationTest {
         RunCommand run = new RunCommand();
         new CommandLine(run)
                 .parseArgs(
-                        "--bootstrap", "127.0.0.1:1", "--nodes", NODES, "--workload", PODS, "--policy", "pwr-fgd",
-                        "--config", conf.toString(), "--alpha", "0.5", "--seed", "3");
+                        "--bootstrap",
+                        "127.0.0.1:1",
+                        "--nodes",
+                        NODES,
+                        "--workload",
+                        PODS,
+                        "--policy",
+                        "pwr-fgd",
+                        "--config",
+                        conf.toString(),
+                        "--alpha",
+                        "0.5",
+                        "--seed",
+                        "3");
         options = run.scheduler.placementOptions();
         assertEquals(List.of(0.5), options.get(PlacementOptions.ALPHAS), "flag over file");
         assertEquals(3L, options.get(PlacementOptions.SEED), "flag over file");

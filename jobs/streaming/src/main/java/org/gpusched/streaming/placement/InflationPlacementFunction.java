@@ -117,7 +117,8 @@ public final class InflationPlacementFunction extends KeyedProcessFunction<Strin
         for (InflatedTask e : log.get()) {
             tasks.add(trace.get(e.getTraceIndex()));
             placements.add(new Placement(
-                    e.getNode(), e.getGpus().stream().mapToInt(Integer::intValue).toArray()));
+                    e.getNode(),
+                    e.getGpus().stream().mapToInt(Integer::intValue).toArray()));
         }
         return InflationStepper.restore(
                 nodes,

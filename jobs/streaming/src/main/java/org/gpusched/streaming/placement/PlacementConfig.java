@@ -47,8 +47,7 @@ public record PlacementConfig(
     /** {@link #boundedReplay(List, ReplayTrace, List, int, Duration)} at the default watermark interval. */
     public static PlacementConfig boundedReplay(
             List<NodeSpec> nodes, ReplayTrace workload, List<ReplayRun> runs, int maxParallelism) {
-        return boundedReplay(
-                nodes, workload, runs, maxParallelism, PlacementOptions.WATERMARK_INTERVAL.defaultValue());
+        return boundedReplay(nodes, workload, runs, maxParallelism, PlacementOptions.WATERMARK_INTERVAL.defaultValue());
     }
 
     /**
