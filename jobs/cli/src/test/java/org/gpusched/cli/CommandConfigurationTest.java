@@ -361,25 +361,13 @@ class CommandConfigurationTest {
                 new String[] {"--alpha", "x", "--alpha must be a comma list of numbers, got 'x'"},
                 new String[] {"--seed", "x", "--seed must be an integer, got 'x'"});
         for (String[] c : cases) {
-            List<String[]> commands = List.of(
-                    new String[] {
-                        "place-replay",
-                        "--pods",
-                        PODS,
-                        "--nodes",
-                        NODES,
-                        "--policy",
-                        "pwr-fgd",
-                        "--out",
-                        out,
-                        c[0],
-                        c[1]
-                    },
-                    new String[] {
-                        "compare", "--pods", PODS, "--nodes", NODES, "--policies", "pwr-fgd", "--out", out, c[0], c[1]
-                    });
+            List<String[]> commands = new ArrayList<>();
+            commands.add(placeReplay(out, c[0], c[1]));
+            if (!c[0].equals("--seed")) // compare takes --seeds
+            commands.add(new String[] {
+                "compare", "--pods", PODS, "--nodes", NODES, "--policies", "pwr-fgd", "--out", out, c[0], c[1]
+            });
             for (String[] args : commands) {
-                if (args[0].equals("compare") && c[0].equals("--seed")) continue; // compare takes --seeds
                 var r = WorkloadCommandsTest.gpusched(args);
                 String where = String.join(" ", args) + ": ";
                 assertEquals(ExitCode.BAD_INPUT, r.exit(), where + r.err());
@@ -387,21 +375,18 @@ class CommandConfigurationTest {
                 assertTrue(r.err().contains(c[2]), where + r.err());
             }
         }
-        var many = WorkloadCommandsTest.gpusched(
-                "place-replay",
-                "--pods",
-                PODS,
-                "--nodes",
-                NODES,
-                "--policy",
-                "pwr-fgd",
-                "--out",
-                out,
-                "--alpha",
-                "0.1,0.2");
+        var many = WorkloadCommandsTest.gpusched(placeReplay(out, "--alpha", "0.1,0.2"));
         assertEquals(ExitCode.BAD_INPUT, many.exit(), many.err());
         assertTrue(many.err().contains("--alpha takes one value here"), many.err());
         assertFalse(Files.exists(tmp.resolve("never")));
+    }
+
+    /** A place-replay of the test pod list that never runs (its output directory is never made), with {@code extra}. */
+    private static String[] placeReplay(String out, String... extra) {
+        List<String> args = new ArrayList<>(
+                List.of("place-replay", "--pods", PODS, "--nodes", NODES, "--policy", "pwr-fgd", "--out", out));
+        args.addAll(List.of(extra));
+        return args.toArray(String[]::new);
     }
 
     @Test
