@@ -30,11 +30,6 @@ import picocli.CommandLine.ParameterException;
 final class CommandConfiguration {
     private CommandConfiguration() {}
 
-    /** The scheduler's options of {@code cmd}'s parsed command line (see {@link #read(CommandLine, Path, List, Configuration)}). */
-    static Configuration read(CommandLine cmd, Path configFile) {
-        return read(cmd, configFile, SchedulerOptions.ALL, new Configuration());
-    }
-
     /**
      * The options of {@code settings} from {@code cmd}'s parsed command line over the {@code --config} file over the
      * {@code gpusched.*} keys of {@code cluster}, checked in one pass: a bad value is a usage error naming the flag, or
