@@ -25,28 +25,6 @@ final class CliFiles {
         if (!Files.isRegularFile(p)) throw new ParameterException(commandLine, option + " " + p + ": no such file");
     }
 
-    /**
-     * Which kind of inputs a command was given: placement (true) or scheduling (false), exactly one of them, or a usage
-     * error naming both kinds (e.g. "--trace and --cluster", "--pods and --nodes").
-     */
-    static boolean placementInputs(
-            CommandLine commandLine,
-            boolean scheduling,
-            String schedulingInputs,
-            boolean placement,
-            String placementInputs) {
-        if (placement == scheduling) {
-            throw new ParameterException(
-                    commandLine,
-                    placement
-                            ? "give either " + schedulingInputs + " (scheduling policies) or " + placementInputs
-                                    + " (placement policies), not both"
-                            : "missing inputs: " + schedulingInputs + " (scheduling policies) or " + placementInputs
-                                    + " (placement policies)");
-        }
-        return placement;
-    }
-
     /** A usage error for the first of these options the user gave: "OPTION applies to ..." + {@code why}. */
     static void rejectGiven(CommandLine commandLine, List<String> options, String why) {
         for (String o : options) {

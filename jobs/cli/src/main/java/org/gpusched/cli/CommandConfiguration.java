@@ -4,12 +4,15 @@ import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.configuration.ReadableConfig;
 import org.gpusched.streaming.SchedulerOptions;
 import org.gpusched.streaming.SchedulerOptions.InvalidOptionException;
 import org.gpusched.streaming.SchedulerOptions.Setting;
+import org.gpusched.streaming.placement.PlacementOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.IDefaultValueProvider;
 import picocli.CommandLine.Model.ArgSpec;
@@ -18,22 +21,30 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
 /**
- * The scheduler options of a command as one Flink {@link Configuration}: the {@code gpusched.*} keys of a Flink
- * configuration file ({@code --config}), then the flags given on the command line, so a flag wins over the file and
- * the file over the {@link SchedulerOptions} default. The flags restate no default: they set their key only when given,
- * and {@link Defaults} shows the option's default in {@code --help}.
+ * The options of a command as one Flink {@link Configuration}, in layers: the option's default
+ * ({@link SchedulerOptions}, {@link PlacementOptions}), then the {@code gpusched.*} keys of the cluster's Flink
+ * configuration (under {@code flink run}: {@link FlinkJob}), then those of a configuration file ({@code --config}),
+ * then the flags given on the command line, each layer winning over the ones before. The flags restate no default:
+ * they set their key only when given, and {@link Defaults} shows the option's default in {@code --help}.
  */
 final class CommandConfiguration {
     private CommandConfiguration() {}
 
     /**
-     * The configuration of {@code cmd}'s parsed command line, checked in one pass: a bad value is a usage error naming
-     * the flag, or the key and the file when the file set it.
+     * The options of {@code settings} from {@code cmd}'s parsed command line over the {@code --config} file over the
+     * {@code gpusched.*} keys of {@code cluster}, checked in one pass: a bad value is a usage error naming the flag, or
+     * the key and where it was set.
      */
-    static Configuration read(CommandLine cmd, Path configFile) {
-        Configuration conf = configFile == null ? new Configuration() : load(cmd, configFile);
+    static Configuration read(CommandLine cmd, Path configFile, List<Setting<?>> settings, Configuration cluster) {
+        Configuration conf = gpuschedKeys(cluster);
+        Set<String> fromFile = new HashSet<>();
+        if (configFile != null) {
+            Configuration file = load(cmd, configFile);
+            fromFile.addAll(file.keySet());
+            conf.addAll(file);
+        }
         Set<String> fromFlags = new HashSet<>();
-        for (Setting<?> s : SchedulerOptions.ALL) {
+        for (Setting<?> s : settings) {
             OptionSpec given = s.flag() == null ? null : cmd.getParseResult().matchedOption(s.flag());
             if (given == null) continue;
             try {
@@ -44,15 +55,37 @@ final class CommandConfiguration {
             fromFlags.add(s.key());
         }
         try {
-            SchedulerOptions.validate(conf);
+            SchedulerOptions.validate(conf, settings);
         } catch (InvalidOptionException e) {
             Setting<?> s = e.setting();
-            throw new ParameterException(
-                    cmd, e.messageFor(fromFlags.contains(s.key()) ? s.flag() : s.key() + " in " + configFile));
+            String where = fromFlags.contains(s.key())
+                    ? s.flag()
+                    : s.key() + " in "
+                            + (fromFile.contains(s.key()) ? configFile : "the cluster's Flink configuration");
+            throw new ParameterException(cmd, e.messageFor(where));
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(cmd, "--config " + configFile + ": " + e.getMessage());
+            String where =
+                    unknownKey(fromFile).isEmpty() ? "the cluster's Flink configuration" : "--config " + configFile;
+            throw new ParameterException(cmd, where + ": " + e.getMessage());
         }
         return conf;
+    }
+
+    /** The first unknown {@code gpusched.*} key that came from the file, or "" when none did. */
+    private static String unknownKey(Set<String> fromFile) {
+        return fromFile.stream()
+                .filter(k -> k.startsWith("gpusched.") && !SchedulerOptions.isKnown(k))
+                .findFirst()
+                .orElse("");
+    }
+
+    /** The {@code gpusched.*} keys of a Flink configuration (a cluster's holds every other key of Flink's too). */
+    static Configuration gpuschedKeys(ReadableConfig flink) {
+        Configuration keys = new Configuration();
+        flink.toMap().forEach((k, v) -> {
+            if (k.startsWith("gpusched.")) keys.setString(k, v);
+        });
+        return keys;
     }
 
     /**
@@ -85,7 +118,10 @@ final class CommandConfiguration {
         }
     }
 
-    /** {@code --help}'s default of a scheduler option's flag: its {@link SchedulerOptions} default. */
+    /**
+     * {@code --help}'s default of an option's flag: its {@link SchedulerOptions} default, or its
+     * {@link PlacementOptions} default for a placement-only flag or a command of the placement slice alone.
+     */
     static final class Defaults implements IDefaultValueProvider {
         @Override
         public String defaultValue(ArgSpec arg) {
@@ -96,7 +132,13 @@ final class CommandConfiguration {
                             && field.isAnnotationPresent(Option.class)
                             && field.getAnnotation(Option.class).required()) return null;
             String flag = option.longestName().equals("--seeds") ? "--seed" : option.longestName();
-            return SchedulerOptions.byFlag(flag).map(Setting::flagDefault).orElse(null);
+            // a command of the placement slice alone shows the placement default of a flag both slices have (--seed)
+            boolean placementOnly = option.command() != null
+                    && PlaceReplayCommand.NAME.equals(option.command().name());
+            return (placementOnly ? PlacementOptions.byFlag(flag) : SchedulerOptions.byFlag(flag))
+                    .or(() -> PlacementOptions.byFlag(flag))
+                    .map(Setting::flagDefault)
+                    .orElse(null);
         }
     }
 }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.apache.flink.configuration.Configuration;
 import org.gpusched.audit.AuditInputException;
 import org.gpusched.audit.AuditReport;
 import org.gpusched.audit.RunAuditor;
@@ -26,6 +27,7 @@ import org.gpusched.streaming.file.FileJobSources;
 import org.gpusched.streaming.file.LocalRun;
 import org.gpusched.streaming.file.RunDirectoryWriter;
 import org.gpusched.streaming.file.StagedDirectory;
+import org.gpusched.streaming.placement.PlacementOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -121,16 +123,17 @@ public final class CompareCommand implements Callable<Integer> {
             splitSynopsisLabel = ",",
             paramLabel = "SEED",
             description =
-                    "Seeds, comma separated (default: ${DEFAULT-VALUE}). Scheduling: one Flink job each; placement: all runs in one job.")
+                    "Seeds, comma separated (default: ${DEFAULT-VALUE}; placement policies: gpusched.placement.seed). Scheduling: one Flink job each; placement: all runs in one job.")
     List<Long> seeds;
 
+    // --alpha sets a PlacementOptions key: read through scheduler.placementOptions(), never from this field
     @Option(
             names = "--alpha",
             split = ",",
             splitSynopsisLabel = ",",
             paramLabel = "A",
-            description = "Placement: alpha of pwr-fgd, one run per value (default: 0.1).")
-    List<Double> alphas;
+            description = "Placement: alpha of pwr-fgd, one run per value (default: ${DEFAULT-VALUE}).")
+    List<String> alphas;
 
     @Mixin
     ReplaySchedulerOptions scheduler;
@@ -153,27 +156,17 @@ public final class CompareCommand implements Callable<Integer> {
     Path out;
 
     /** Placement (--pods/--nodes) or scheduling (--trace/--cluster): exactly one pair of inputs, and only its options. */
-    private boolean choosePlacement() {
-        boolean placement = CliFiles.placementInputs(
-                spec.commandLine(),
-                trace != null || cluster != null,
-                "--trace and --cluster",
-                pods != null || nodes != null,
-                "--pods and --nodes");
-        if (placement) {
-            if (pods == null || nodes == null)
-                throw new ParameterException(spec.commandLine(), "placement policies need both --pods and --nodes");
-            CliFiles.requireFile(spec.commandLine(), pods, "--pods");
-            CliFiles.requireFile(spec.commandLine(), nodes, "--nodes");
-            CliFiles.rejectGiven(
-                    spec.commandLine(),
-                    ReplaySchedulerOptions.NAMES,
-                    "applies to scheduling policies (--trace/--cluster), not to placement");
-        } else if (alphas != null) {
-            throw new ParameterException(
-                    spec.commandLine(), "--alpha applies to placement policies (--pods/--nodes), not to scheduling");
-        }
-        return placement;
+    private Slice slice() {
+        return new Slice.Choice(
+                        "--trace and --cluster",
+                        "--trace/--cluster",
+                        trace != null || cluster != null,
+                        "--pods",
+                        pods,
+                        "--nodes",
+                        nodes,
+                        ReplaySchedulerOptions.NAMES)
+                .resolve(spec.commandLine());
     }
 
     @Override
@@ -185,7 +178,11 @@ public final class CompareCommand implements Callable<Integer> {
         if (seeds.stream().distinct().count() != seeds.size())
             throw new ParameterException(spec.commandLine(), "--seeds lists a seed twice: " + seeds);
         if (PowerflowCompare.selected(spec.commandLine(), policies)) {
-            if (cluster != null || pods != null || nodes != null || alphas != null || metricsPort.ports != null)
+            if (cluster != null
+                    || pods != null
+                    || nodes != null
+                    || spec.commandLine().getParseResult().hasMatchedOption("--alpha")
+                    || metricsPort.ports != null)
                 throw new ParameterException(
                         spec.commandLine(),
                         "PowerFlow policies take --trace (a PowerFlow trace), not --cluster, --pods, --nodes, --alpha"
@@ -193,22 +190,44 @@ public final class CompareCommand implements Callable<Integer> {
             CliFiles.rejectGiven(spec.commandLine(), ReplaySchedulerOptions.NAMES, "applies to scheduling policies");
             return PowerflowCompare.run(spec.commandLine(), trace, policies, seeds, powerflow, title, out);
         }
-        if (choosePlacement()) {
-            StagedDirectory staged = CliFiles.stage(spec.commandLine(), "compare", out, pods, nodes);
-            if (staged == null) return ExitCode.BAD_INPUT;
-            try (staged) {
-                return PlacementCompare.run(
-                        spec.commandLine(),
-                        pods,
-                        nodes,
-                        policies,
-                        alphas == null ? List.of(0.1) : alphas,
-                        seeds,
-                        title,
-                        staged,
-                        out);
+        return slice().dispatch(new Slice.Handler<>() {
+            @Override
+            public Integer scheduling() throws Exception {
+                return compareScheduling();
             }
+
+            @Override
+            public Integer placement(Slice.Placement inputs) throws Exception {
+                return comparePlacement(inputs);
+            }
+        });
+    }
+
+    private int comparePlacement(Slice.Placement inputs) throws Exception {
+        Configuration options = scheduler.placementOptions();
+        List<Long> placementSeeds = spec.commandLine().getParseResult().hasMatchedOption("--seeds")
+                ? seeds
+                : List.of(options.get(PlacementOptions.SEED));
+        StagedDirectory staged = CliFiles.stage(spec.commandLine(), "compare", out, inputs.first(), inputs.second());
+        if (staged == null) return ExitCode.BAD_INPUT;
+        try (staged) {
+            return PlacementCompare.run(
+                    spec.commandLine(),
+                    inputs.first(),
+                    inputs.second(),
+                    policies,
+                    options.get(PlacementOptions.ALPHAS),
+                    options.get(PlacementOptions.WATERMARK_INTERVAL),
+                    placementSeeds,
+                    title,
+                    staged,
+                    out);
         }
+    }
+
+    private int compareScheduling() throws Exception {
+        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter stdout = spec.commandLine().getOut();
         scheduler.options();
         CliFiles.requireFile(spec.commandLine(), trace, "--trace");
         CliFiles.requireFile(spec.commandLine(), cluster, "--cluster");

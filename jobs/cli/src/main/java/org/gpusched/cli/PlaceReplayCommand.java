@@ -2,13 +2,16 @@ package org.gpusched.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.apache.flink.configuration.Configuration;
 import org.gpusched.placement.experiment.PolicySpec;
 import org.gpusched.placement.policy.PlacementPolicies;
 import org.gpusched.streaming.file.StagedDirectory;
+import org.gpusched.streaming.placement.PlacementOptions;
 import org.gpusched.streaming.placement.ReplayRun;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -19,8 +22,9 @@ import picocli.CommandLine.Spec;
 
 /** {@code gpusched place-replay}: time-driven replay of an Alibaba pod list with a PWR/FGD-family placement policy. */
 @Command(
-        name = "place-replay",
+        name = PlaceReplayCommand.NAME,
         mixinStandardHelpOptions = true,
+        defaultValueProvider = CommandConfiguration.Defaults.class,
         description = {
             "Time-driven placement replay of an Alibaba GPU pod list (openb_pod_list_*.csv) as a bounded Flink stream: "
                     + "each task arrives at creation_time (event time), is placed by --policy on the node list, and leaves at "
@@ -35,6 +39,8 @@ import picocli.CommandLine.Spec;
                     + "table on stdout. Several policies side by side: gpusched compare --pods --nodes."
         })
 public final class PlaceReplayCommand implements Callable<Integer> {
+    static final String NAME = "place-replay";
+
     @Spec
     CommandSpec spec;
 
@@ -60,19 +66,23 @@ public final class PlaceReplayCommand implements Callable<Integer> {
             description = "Placement policy: fgd, pwr, pwr-fgd, bestfit, dotprod, gpu-packing, gpu-clustering, random.")
     String policy;
 
-    @Option(
-            names = "--alpha",
-            paramLabel = "A",
-            defaultValue = "0.1",
-            description = "Alpha of pwr-fgd (default: ${DEFAULT-VALUE}).")
-    double alpha;
+    // --alpha and --seed set PlacementOptions keys: read through options() (flag, else --config file, else default)
+    @Option(names = "--alpha", paramLabel = "A", description = "Alpha of pwr-fgd (default: ${DEFAULT-VALUE}).")
+    String alpha;
 
     @Option(
             names = "--seed",
             paramLabel = "N",
-            defaultValue = "42",
             description = "Seed of the policy's tie-breaking random state (default: ${DEFAULT-VALUE}).")
-    long seed;
+    String seed;
+
+    @Option(
+            names = "--config",
+            paramLabel = "PATH",
+            description =
+                    "A Flink configuration file (config.yaml, or its directory) whose gpusched.placement.* keys set "
+                            + "these options (docs/configuration.md); a flag given here wins over the file.")
+    Path config;
 
     @Option(
             names = "--out",
@@ -84,12 +94,26 @@ public final class PlaceReplayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        return replay(spec.commandLine(), "place-replay", pods, nodes, policy, alpha, seed, out);
+        Configuration options =
+                CommandConfiguration.read(spec.commandLine(), config, PlacementOptions.ALL, new Configuration());
+        List<Double> alphas = options.get(PlacementOptions.ALPHAS);
+        if (alphas.size() != 1)
+            throw new ParameterException(
+                    spec.commandLine(), "--alpha takes one value here (compare --pods runs several), got " + alphas);
+        return replay(
+                spec.commandLine(),
+                NAME,
+                pods,
+                nodes,
+                policy,
+                alphas.get(0),
+                options.get(PlacementOptions.SEED),
+                options.get(PlacementOptions.WATERMARK_INTERVAL),
+                out);
     }
 
     /**
-     * One placement replay, for {@code place-replay} and for {@code replay --pods --nodes}: reads the inputs, runs the
-     * bounded stream, prints the table. Returns the exit code.
+     * One placement replay: reads the inputs, runs the bounded stream, prints the table. Returns the exit code.
      */
     static int replay(
             CommandLine commandLine,
@@ -99,6 +123,7 @@ public final class PlaceReplayCommand implements Callable<Integer> {
             String policy,
             double alpha,
             long seed,
+            Duration watermarkInterval,
             Path out)
             throws Exception {
         PrintWriter err = commandLine.getErr();
@@ -117,7 +142,18 @@ public final class PlaceReplayCommand implements Callable<Integer> {
         StagedDirectory staged = CliFiles.stage(commandLine, commandName, out, pods, nodes);
         if (staged == null) return ExitCode.BAD_INPUT;
         try (staged) {
-            return replay(commandLine, commandName, inputs, pods, nodes, policySpec, alpha, seed, out, staged);
+            return replay(
+                    commandLine,
+                    commandName,
+                    inputs,
+                    pods,
+                    nodes,
+                    policySpec,
+                    alpha,
+                    seed,
+                    watermarkInterval,
+                    out,
+                    staged);
         }
     }
 
@@ -130,6 +166,7 @@ public final class PlaceReplayCommand implements Callable<Integer> {
             PolicySpec policySpec,
             double alpha,
             long seed,
+            Duration watermarkInterval,
             Path out,
             StagedDirectory staged)
             throws Exception {
@@ -145,6 +182,7 @@ public final class PlaceReplayCommand implements Callable<Integer> {
                 inputs,
                 pods,
                 Map.of(run, staged.dir()),
+                watermarkInterval,
                 staged.dir().resolve(".parts"));
         staged.commit();
         PlacementReplayRunner.table(

@@ -2,6 +2,7 @@ package org.gpusched.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -52,6 +53,7 @@ final class PlacementCompare {
             Path nodes,
             List<String> policies,
             List<Double> alphas,
+            Duration watermarkInterval,
             List<Long> seeds,
             String title,
             StagedDirectory staged,
@@ -93,7 +95,13 @@ final class PlacementCompare {
         String command =
                 "gpusched " + String.join(" ", commandLine.getParseResult().originalArgs());
         List<PlacementReplayRunner.Result> results = PlacementReplayRunner.run(
-                err, command, inputs, pods, dirs, staged.dir().resolve(".parts"));
+                err,
+                command,
+                inputs,
+                pods,
+                dirs,
+                watermarkInterval,
+                staged.dir().resolve(".parts"));
         try {
             PlacementComparison.write(
                     results.stream().map(PlacementReplayRunner.Result::dir).toList(),

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,7 +59,11 @@ final class PlacementReplayRunner {
     /** A finished run: where it was written and its summary. */
     record Result(ReplayRun run, Path dir, ReplaySummary summary) {}
 
-    /** The policies named (case-insensitive), pwr-fgd once per alpha. @throws IllegalArgumentException naming the bad one */
+    /**
+     * The policies named (case-insensitive), pwr-fgd once per alpha (checked by {@link
+     * org.gpusched.streaming.placement.PlacementOptions#ALPHAS}'s rule). @throws IllegalArgumentException naming the bad
+     * one
+     */
     static List<PolicySpec> policies(List<String> names, List<Double> alphas) {
         List<PolicySpec> specs = new ArrayList<>();
         for (String raw : names) {
@@ -71,7 +76,6 @@ final class PlacementReplayRunner {
                 continue;
             }
             for (double a : alphas) {
-                if (!(a >= 0 && a <= 1)) throw new IllegalArgumentException("--alpha must be in [0, 1], got " + a);
                 specs.add(new PolicySpec(name, a));
             }
         }
@@ -85,7 +89,13 @@ final class PlacementReplayRunner {
      * {@code work}. Returns the results in the order of {@code dirs}.
      */
     static List<Result> run(
-            PrintWriter err, String command, Inputs inputs, Path pods, Map<ReplayRun, Path> dirs, Path work)
+            PrintWriter err,
+            String command,
+            Inputs inputs,
+            Path pods,
+            Map<ReplayRun, Path> dirs,
+            Duration watermarkInterval,
+            Path work)
             throws Exception {
         List<NodeSpec> nodes = inputs.nodes();
         ReplayTrace trace = inputs.trace();
@@ -99,7 +109,7 @@ final class PlacementReplayRunner {
         try {
             List<ObjectNode> rejected = PlacementReplay.run(
                     PlacementConfig.boundedReplay(
-                            nodes, trace, runs, Runtime.getRuntime().availableProcessors()),
+                            nodes, trace, runs, Runtime.getRuntime().availableProcessors(), watermarkInterval),
                     pods,
                     work,
                     e -> {

@@ -61,8 +61,9 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--nodes", hidden = true, paramLabel = "FILE")
     Path nodes;
 
+    // given to place-replay with the other arguments; only whether it was given counts here
     @Option(names = "--alpha", hidden = true, paramLabel = "A")
-    Double alpha;
+    String alpha;
 
     @Option(
             names = "--policy",
@@ -119,7 +120,7 @@ public final class ReplayCommand implements Callable<Integer> {
                     spec.commandLine(), trace, scheduler.options().get(SchedulerOptions.SEED), out);
         if (pods != null || nodes != null) return placeReplay();
         scheduler.options();
-        if (alpha != null)
+        if (spec.commandLine().getParseResult().hasMatchedOption("--alpha"))
             throw new ParameterException(
                     spec.commandLine(), "--alpha applies to placement policies (--pods), not to scheduling");
         if (trace == null || cluster == null)

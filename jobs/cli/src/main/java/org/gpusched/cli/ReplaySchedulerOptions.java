@@ -6,9 +6,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ReadableConfig;
 import org.gpusched.formats.ClusterSpec;
 import org.gpusched.formats.TimeOrder;
 import org.gpusched.streaming.SchedulerConfig;
+import org.gpusched.streaming.SchedulerOptions;
+import org.gpusched.streaming.placement.PlacementOptions;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -105,11 +108,29 @@ final class ReplaySchedulerOptions {
     String snapshotInterval;
 
     private Configuration options;
+    private Configuration placementOptions;
+    /** The cluster's Flink configuration under {@code flink run} ({@link FlinkJob}), else empty. */
+    private Configuration cluster = new Configuration();
 
-    /** Every scheduler option of the command (file, then flags), checked once; a bad one is a usage error. */
+    /** Sets the configuration whose {@code gpusched.*} keys come before --config and the flags. */
+    void clusterConfiguration(ReadableConfig flink) {
+        cluster = CommandConfiguration.gpuschedKeys(flink);
+        options = null;
+        placementOptions = null;
+    }
+
+    /** Every scheduler option of the command (cluster, file, then flags), checked once; a bad one is a usage error. */
     Configuration options() {
-        if (options == null) options = CommandConfiguration.read(spec.commandLine(), config);
+        if (options == null)
+            options = CommandConfiguration.read(spec.commandLine(), config, SchedulerOptions.ALL, cluster);
         return options;
+    }
+
+    /** Every placement option of the command, read as {@link #options} is. */
+    Configuration placementOptions() {
+        if (placementOptions == null)
+            placementOptions = CommandConfiguration.read(spec.commandLine(), config, PlacementOptions.ALL, cluster);
+        return placementOptions;
     }
 
     /** A replay-mode config over a bounded input (watermark only at its end), from the command's options. */

@@ -17,6 +17,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.gpusched.formats.ClusterSpec;
@@ -36,6 +37,7 @@ import org.gpusched.streaming.kafka.TopicOffsets;
 import org.gpusched.streaming.kafka.TopicReader;
 import org.gpusched.streaming.placement.KafkaPlacement;
 import org.gpusched.streaming.placement.PlacementConfig;
+import org.gpusched.streaming.placement.PlacementOptions;
 import org.gpusched.streaming.placement.ReplayRun;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -95,12 +97,13 @@ public final class RunCommand implements Callable<Integer> {
                             + "workload (usually the file published with produce --pods); its last time is reported for pods cut off by the trace's end.")
     Path workload;
 
+    // --alpha sets a PlacementOptions key: read through scheduler.placementOptions(), never from this field
     @Option(
             names = "--alpha",
             split = ",",
             paramLabel = "A",
-            description = "Placement: alpha of pwr-fgd, or a comma list (default: 0.1).")
-    List<Double> alphas;
+            description = "Placement: alpha of pwr-fgd, or a comma list (default: ${DEFAULT-VALUE}).")
+    List<String> alphas;
 
     @Option(
             names = "--policy",
@@ -117,7 +120,7 @@ public final class RunCommand implements Callable<Integer> {
             names = "--seed",
             paramLabel = "N",
             description = "Seed of the policies' random state and the noise (default: ${DEFAULT-VALUE}; "
-                    + "place-replay's default is 42).")
+                    + "placement policies: gpusched.placement.seed, docs/configuration.md).")
     String seed;
 
     @Mixin
@@ -228,33 +231,27 @@ public final class RunCommand implements Callable<Integer> {
     /** Where the job's outputs are also written as part files for --out, or null. */
     private Path runParts;
 
+    /**
+     * The Flink configuration of the cluster the job is submitted to ({@link FlinkJob}): its {@code gpusched.*} keys
+     * set the options a --config file or a flag does not.
+     */
+    void clusterConfiguration(ReadableConfig flink) {
+        scheduler.clusterConfiguration(flink);
+    }
+
     /** Placement (--nodes/--workload) or scheduling (--cluster): exactly one kind of inputs, and only its options. */
-    private boolean choosePlacement() {
-        boolean placement = CliFiles.placementInputs(
-                spec.commandLine(),
-                cluster != null,
-                "--cluster",
-                nodes != null || workload != null,
-                "--nodes and --workload");
-        if (placement) {
-            if (nodes == null || workload == null)
-                throw new ParameterException(spec.commandLine(), "placement policies need both --nodes and --workload");
-            CliFiles.requireFile(spec.commandLine(), nodes, "--nodes");
-            CliFiles.requireFile(spec.commandLine(), workload, "--workload");
-            CliFiles.rejectGiven(
-                    spec.commandLine(),
-                    Stream.concat(ReplaySchedulerOptions.NAMES.stream(), Stream.of("--mode"))
-                            .toList(),
-                    "applies to scheduling policies (--cluster), not to placement (--nodes)");
-            if (!spec.commandLine().getParseResult().hasMatchedOption("--policy"))
-                throw new ParameterException(
-                        spec.commandLine(),
-                        "--policy is required with --nodes: fgd, pwr, pwr-fgd, bestfit, dotprod, gpu-packing, gpu-clustering, random");
-        } else if (alphas != null) {
-            throw new ParameterException(
-                    spec.commandLine(), "--alpha applies to placement policies (--nodes), not to scheduling");
-        }
-        return placement;
+    private Slice slice() {
+        return new Slice.Choice(
+                        "--cluster",
+                        "--cluster",
+                        cluster != null,
+                        "--nodes",
+                        nodes,
+                        "--workload",
+                        workload,
+                        Stream.concat(ReplaySchedulerOptions.NAMES.stream(), Stream.of("--mode"))
+                                .toList())
+                .resolve(spec.commandLine());
     }
 
     /** What the job of either kind reads and writes, and how it is defined on an environment. */
@@ -300,24 +297,43 @@ public final class RunCommand implements Callable<Integer> {
                     "run", kafkaOptions.bootstrap, spec.commandLine().getErr())) return ExitCode.UNAVAILABLE;
             return run(kafka, job);
         }
-        boolean placement = choosePlacement();
-        if (out != null && (placement || !bounded))
-            throw new ParameterException(
-                    spec.commandLine(),
-                    "--out needs --bounded and the scheduler (--cluster): a run directory is written when the input ends");
-        job = placement ? placementJob(kafka) : schedulerJob(kafka);
+        job = slice().dispatch(new Slice.Handler<>() {
+            @Override
+            public Job scheduling() {
+                if (out != null && !bounded) throw outNeedsBoundedScheduler();
+                return schedulerJob(kafka);
+            }
+
+            @Override
+            public Job placement(Slice.Placement inputs) {
+                if (out != null) throw outNeedsBoundedScheduler();
+                if (!spec.commandLine().getParseResult().hasMatchedOption("--policy"))
+                    throw new ParameterException(
+                            spec.commandLine(),
+                            "--policy is required with --nodes: fgd, pwr, pwr-fgd, bestfit, dotprod, gpu-packing, gpu-clustering, random");
+                return placementJob(kafka);
+            }
+        });
         if (job == null) return ExitCode.BAD_INPUT;
         if (!BrokerCheck.reachable(
                 "run", kafkaOptions.bootstrap, spec.commandLine().getErr())) return ExitCode.UNAVAILABLE;
         return run(kafka, job);
     }
 
+    private ParameterException outNeedsBoundedScheduler() {
+        return new ParameterException(
+                spec.commandLine(),
+                "--out needs --bounded and the scheduler (--cluster): a run directory is written when the input ends");
+    }
+
     /** The placement policies on the pods topic; null (exit 1) when an input file cannot be used (message printed). */
     private Job placementJob(KafkaSettings kafka) {
+        Configuration options = scheduler.placementOptions();
+        long seed = options.get(PlacementOptions.SEED);
         List<ReplayRun> runs = new ArrayList<>();
         try {
-            for (PolicySpec p : PlacementReplayRunner.policies(policies, alphas == null ? List.of(0.1) : alphas))
-                runs.add(new ReplayRun(p, scheduler.options().get(SchedulerOptions.SEED)));
+            for (PolicySpec p : PlacementReplayRunner.policies(policies, options.get(PlacementOptions.ALPHAS)))
+                runs.add(new ReplayRun(p, seed));
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage().replace("placement policy", "--policy"));
         }
@@ -351,7 +367,7 @@ public final class RunCommand implements Callable<Integer> {
                         Locale.ROOT,
                         "placement, policies [%s], seed %d, %d nodes, target workload of %d tasks from %s",
                         names,
-                        scheduler.options().get(SchedulerOptions.SEED),
+                        seed,
                         inputs.nodes().size(),
                         inputs.trace().workloadTasks().size(),
                         workload),

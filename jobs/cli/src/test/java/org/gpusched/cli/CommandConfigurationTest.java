@@ -20,6 +20,7 @@ import org.apache.flink.configuration.GlobalConfiguration;
 import org.gpusched.streaming.SchedulerConfig;
 import org.gpusched.streaming.SchedulerOptions;
 import org.gpusched.streaming.SchedulerOptions.Setting;
+import org.gpusched.streaming.placement.PlacementOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -300,8 +301,9 @@ class CommandConfigurationTest {
         List<String> keys =
                 conf.keySet().stream().filter(k -> k.startsWith("gpusched.")).toList();
         assertFalse(keys.isEmpty(), "conf/config.yaml sets no gpusched.* option");
-        for (String k : keys) assertTrue(SchedulerOptions.byKey(k).isPresent(), "unknown option in conf: " + k);
+        for (String k : keys) assertTrue(SchedulerOptions.isKnown(k), "unknown option in conf: " + k);
         SchedulerOptions.validate(conf);
+        PlacementOptions.validate(conf);
     }
 
     @Test
@@ -309,8 +311,10 @@ class CommandConfigurationTest {
         List<String> rows = Files.readAllLines(Path.of("../../docs/configuration.md")).stream()
                 .filter(l -> l.startsWith("| `gpusched."))
                 .toList();
-        assertEquals(SchedulerOptions.ALL.size(), rows.size(), "one row per option");
-        for (Setting<?> s : SchedulerOptions.ALL) {
+        List<Setting<?>> all = new ArrayList<>(SchedulerOptions.ALL);
+        all.addAll(PlacementOptions.ALL);
+        assertEquals(all.size(), rows.size(), "one row per option");
+        for (Setting<?> s : all) {
             String row = rows.stream()
                     .filter(l -> l.startsWith("| `" + s.key() + "`"))
                     .findFirst()
@@ -326,5 +330,152 @@ class CommandConfigurationTest {
             else if (s.option().hasDefaultValue())
                 assertTrue(cells[3].contains(shown), s.key() + ": " + shown + " in " + row);
         }
+    }
+
+    private static final String PODS = "src/test/resources/place-replay/pods.csv";
+    private static final String NODES = "src/test/resources/place-replay/nodes.csv";
+
+    @Test
+    void placementFlagsRestateNoDefaultAndHelpPrintsThePlacementOptionsDefault() {
+        for (String name : List.of("place-replay", "compare", "run")) {
+            for (OptionSpec option : command(name).getCommandSpec().options()) {
+                if (PlacementOptions.byFlag(option.longestName()).isEmpty()) continue;
+                assertNull(option.defaultValue(), name + " " + option.longestName() + " restates a default");
+            }
+            assertTrue(
+                    helpByOption(name).get("--alpha").contains("default: 0.1"),
+                    name + ": " + helpByOption(name).get("--alpha"));
+        }
+        assertEquals("0.1", PlacementOptions.byFlag("--alpha").orElseThrow().flagDefault());
+        assertEquals("42", PlacementOptions.byFlag("--seed").orElseThrow().flagDefault());
+        assertTrue(helpByOption("place-replay").get("--seed").contains("default: 42"));
+        assertTrue(helpByOption("run").get("--seed").contains("default: 1"), "run's --seed is the scheduler's too");
+        assertEquals(Duration.ofMillis(200), PlacementOptions.WATERMARK_INTERVAL.defaultValue());
+    }
+
+    @Test
+    void anInvalidPlacementOptionIsOneLineNamingTheFlagWithExitTwo() {
+        String out = tmp.resolve("never").toString();
+        List<String[]> cases = List.of(
+                new String[] {"--alpha", "2", "--alpha must be in [0, 1], got 2"},
+                new String[] {"--alpha", "x", "--alpha must be a comma list of numbers, got 'x'"},
+                new String[] {"--seed", "x", "--seed must be an integer, got 'x'"});
+        for (String[] c : cases) {
+            List<String[]> commands = new ArrayList<>();
+            commands.add(placeReplay(out, c[0], c[1]));
+            if (!c[0].equals("--seed")) // compare takes --seeds
+            commands.add(new String[] {
+                "compare", "--pods", PODS, "--nodes", NODES, "--policies", "pwr-fgd", "--out", out, c[0], c[1]
+            });
+            for (String[] args : commands) {
+                var r = WorkloadCommandsTest.gpusched(args);
+                String where = String.join(" ", args) + ": ";
+                assertEquals(ExitCode.BAD_INPUT, r.exit(), where + r.err());
+                assertEquals(1, r.err().lines().count(), where + r.err());
+                assertTrue(r.err().contains(c[2]), where + r.err());
+            }
+        }
+        var many = WorkloadCommandsTest.gpusched(placeReplay(out, "--alpha", "0.1,0.2"));
+        assertEquals(ExitCode.BAD_INPUT, many.exit(), many.err());
+        assertTrue(many.err().contains("--alpha takes one value here"), many.err());
+        assertFalse(Files.exists(tmp.resolve("never")));
+    }
+
+    /** A place-replay of the test pod list that never runs (its output directory is never made), with {@code extra}. */
+    private static String[] placeReplay(String out, String... extra) {
+        List<String> args = new ArrayList<>(
+                List.of("place-replay", "--pods", PODS, "--nodes", NODES, "--policy", "pwr-fgd", "--out", out));
+        args.addAll(List.of(extra));
+        return args.toArray(String[]::new);
+    }
+
+    @Test
+    void placementOptionsComeFromTheFlagThenTheFileThenTheDefault() throws Exception {
+        Path conf = tmp.resolve("config.yaml");
+        Files.writeString(conf, """
+                gpusched:
+                  placement:
+                    alpha: [0.2, 0.3]
+                    seed: 9
+                """);
+        CompareCommand compare = new CompareCommand();
+        new CommandLine(compare)
+                .parseArgs(
+                        "--pods",
+                        PODS,
+                        "--nodes",
+                        NODES,
+                        "--policies",
+                        "pwr-fgd",
+                        "--out",
+                        "x",
+                        "--config",
+                        conf.toString());
+        Configuration options = compare.scheduler.placementOptions();
+        assertEquals(List.of(0.2, 0.3), options.get(PlacementOptions.ALPHAS), "file over default");
+        assertEquals(9L, options.get(PlacementOptions.SEED), "file over default");
+        assertEquals(Duration.ofMillis(200), options.get(PlacementOptions.WATERMARK_INTERVAL), "default");
+        RunCommand run = new RunCommand();
+        new CommandLine(run)
+                .parseArgs(
+                        "--bootstrap",
+                        "127.0.0.1:1",
+                        "--nodes",
+                        NODES,
+                        "--workload",
+                        PODS,
+                        "--policy",
+                        "pwr-fgd",
+                        "--config",
+                        conf.toString(),
+                        "--alpha",
+                        "0.5",
+                        "--seed",
+                        "3");
+        options = run.scheduler.placementOptions();
+        assertEquals(List.of(0.5), options.get(PlacementOptions.ALPHAS), "flag over file");
+        assertEquals(3L, options.get(PlacementOptions.SEED), "flag over file");
+    }
+
+    @Test
+    void underFlinkRunTheClustersGpuschedKeysComeAfterTheFileAndBeforeTheDefault() throws Exception {
+        // the cluster's configuration as Flink itself reads a config.yaml (as FLINK_CONF_DIR is read under flink run)
+        Path clusterDir = Files.createDirectories(tmp.resolve("cluster"));
+        Files.writeString(clusterDir.resolve("config.yaml"), """
+                taskmanager:
+                  numberOfTaskSlots: 4
+                gpusched:
+                  noise: 0.2
+                  max-iterations: 9
+                  controllers: 2
+                  placement:
+                    seed: 11
+                """);
+        Configuration cluster = GlobalConfiguration.loadConfiguration(clusterDir.toString());
+        Path file = tmp.resolve("config.yaml");
+        Files.writeString(file, "gpusched:\n  noise: 0.3\n");
+        CommandLine cl = FlinkJob.commandLine(cluster);
+        cl.parseArgs(FlinkJob.runArgs(new String[] {
+            "--bootstrap", "127.0.0.1:1", "--cluster", CLUSTER, "--config", file.toString(), "--iterations", "5"
+        }));
+        RunCommand run = (RunCommand) cl.getSubcommands().get("run").getCommand();
+        Configuration options = run.scheduler.options();
+        assertEquals(5, options.get(SchedulerOptions.MAX_ITERATIONS), "flag over cluster");
+        assertEquals(0.3, options.get(SchedulerOptions.NOISE), "--config file over cluster");
+        assertEquals(2, options.get(SchedulerOptions.CONTROLLERS), "cluster over default");
+        assertEquals(SchedulerConfig.Dispatch.ROUND_ROBIN, options.get(SchedulerOptions.DISPATCH), "default");
+        assertFalse(options.containsKey("taskmanager.numberOfTaskSlots"), "only the gpusched.* keys count");
+        assertEquals(11L, run.scheduler.placementOptions().get(PlacementOptions.SEED), "cluster over default");
+
+        // a bad value in the cluster's configuration names the key and where it came from, exit 2
+        Files.writeString(clusterDir.resolve("config.yaml"), "gpusched:\n  noise: 2\n");
+        CommandLine bad = FlinkJob.commandLine(GlobalConfiguration.loadConfiguration(clusterDir.toString()));
+        java.io.StringWriter err = new java.io.StringWriter();
+        bad.setErr(new java.io.PrintWriter(err, true));
+        int code = bad.execute(FlinkJob.runArgs(new String[] {"--bootstrap", "127.0.0.1:1", "--cluster", CLUSTER}));
+        assertEquals(ExitCode.BAD_INPUT, code, err.toString());
+        assertTrue(
+                err.toString().contains("gpusched.noise in the cluster's Flink configuration must be in [0, 1), got 2"),
+                err.toString());
     }
 }

@@ -14,6 +14,7 @@ import org.gpusched.core.policy.PolicyConfig;
 import org.gpusched.streaming.SchedulerConfig.Dispatch;
 import org.gpusched.streaming.SchedulerConfig.Mode;
 import org.gpusched.streaming.SchedulerConfig.Stability;
+import org.gpusched.streaming.placement.PlacementOptions;
 
 /**
  * Every option of the scheduler job, each declared once: its key, type, default and description (the
@@ -181,7 +182,7 @@ public final class SchedulerOptions {
         }
 
         /** The value of this option in {@code conf} (its default when unset), checked against the rule. */
-        T checked(Configuration conf) {
+        public T checked(Configuration conf) {
             T value;
             try {
                 value = conf.get(option);
@@ -199,6 +200,7 @@ public final class SchedulerOptions {
         private String typeWord() {
             if (form == Form.WORDS) return "one of " + String.join(", ", choices());
             if (form == Form.SECONDS) return "a duration";
+            if (form == Form.LIST) return "a comma list of numbers";
             // the options without a default are numbers, but for the cluster file, whose text always parses
             Class<?> type = option.hasDefaultValue() ? option.defaultValue().getClass() : Double.class;
             if (type == Integer.class || type == Long.class) return "an integer";
@@ -309,10 +311,24 @@ public final class SchedulerOptions {
      * IllegalArgumentException naming it.
      */
     public static void validate(Configuration conf) {
+        validate(conf, ALL);
+    }
+
+    /**
+     * Checks the options of {@code settings} in {@code conf} against their types and rules, and that every
+     * {@code gpusched.*} key it holds is an option of either slice ({@link #isKnown}).
+     */
+    public static void validate(Configuration conf, List<Setting<?>> settings) {
         for (String key : conf.keySet()) {
-            if (key.startsWith("gpusched.") && byKey(key).isEmpty())
+            if (key.startsWith("gpusched.") && !isKnown(key))
                 throw new IllegalArgumentException("unknown option " + key + " (the options: docs/configuration.md)");
         }
-        for (Setting<?> s : ALL) s.checked(conf);
+        for (Setting<?> s : settings) s.checked(conf);
+    }
+
+    /** Whether {@code key} is an option of the scheduler or of the placement job ({@link PlacementOptions}). */
+    public static boolean isKnown(String key) {
+        return byKey(key).isPresent()
+                || PlacementOptions.ALL.stream().anyMatch(s -> s.key().equals(key));
     }
 }

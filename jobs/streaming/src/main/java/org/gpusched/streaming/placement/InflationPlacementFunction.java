@@ -9,7 +9,7 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.gpusched.placement.experiment.CurvePoint;
@@ -19,23 +19,25 @@ import org.gpusched.placement.model.NodeSpec;
 import org.gpusched.placement.model.Placement;
 import org.gpusched.placement.model.TargetWorkload;
 import org.gpusched.placement.model.Task;
+import org.gpusched.streaming.state.InflatedTask;
+import org.gpusched.streaming.state.InflationProgress;
 
 /**
  * The placement operator of the inflation experiment, keyed by run (policy, seed): each arrival goes through the same
  * {@link InflationStepper} as the plain-Java loop, and the grid points it crosses are emitted.
  *
- * <p>State: {@link #PROGRESS} the run's random state and counters, {@link #LOG} every placement of the run (trace row,
- * node, GPUs); both are cleared by the run's last arrival, after its end record is emitted. The cluster itself is a
+ * <p>State (Avro, {@code schemas/internal}): {@link #PROGRESS} the run's random state and counters, {@link #LOG} every
+ * placement of the run (trace row, node, GPUs); no timers. Both are cleared by the run's last arrival, after its end record is emitted. The cluster itself is a
  * transient cache per key, rebuilt from the log on the first arrival after a restore, so a restarted job decides
  * exactly as an uninterrupted one.
  */
 public final class InflationPlacementFunction extends KeyedProcessFunction<String, InflationArrival, InflationOutput> {
     private static final long serialVersionUID = 1L;
 
-    static final ValueStateDescriptor<RunProgress> PROGRESS =
-            new ValueStateDescriptor<>("inflation-progress", TypeInformation.of(RunProgress.class));
-    static final ListStateDescriptor<PlacedTask> LOG =
-            new ListStateDescriptor<>("inflation-placements", TypeInformation.of(PlacedTask.class));
+    static final ValueStateDescriptor<InflationProgress> PROGRESS =
+            new ValueStateDescriptor<>("inflation-progress", new AvroTypeInfo<>(InflationProgress.class));
+    static final ListStateDescriptor<InflatedTask> LOG =
+            new ListStateDescriptor<>("inflation-placements", new AvroTypeInfo<>(InflatedTask.class));
 
     private final List<NodeSpec> nodes;
     private final List<Task> trace;
@@ -43,8 +45,8 @@ public final class InflationPlacementFunction extends KeyedProcessFunction<Strin
     private final double step;
     private final double load;
 
-    private transient ValueState<RunProgress> progress;
-    private transient ListState<PlacedTask> log;
+    private transient ValueState<InflationProgress> progress;
+    private transient ListState<InflatedTask> log;
     private transient TargetWorkload workload;
     private transient Map<String, InflationStepper> steppers;
 
@@ -68,7 +70,7 @@ public final class InflationPlacementFunction extends KeyedProcessFunction<Strin
     @Override
     public void processElement(InflationArrival arrival, Context ctx, Collector<InflationOutput> out) throws Exception {
         String key = ctx.getCurrentKey();
-        RunProgress saved = progress.value();
+        InflationProgress saved = progress.value();
         InflationStepper stepper = steppers.get(key);
         if (stepper == null) {
             stepper = saved == null
@@ -76,7 +78,7 @@ public final class InflationPlacementFunction extends KeyedProcessFunction<Strin
                     : restore(arrival, saved);
             steppers.put(key, stepper);
         }
-        long nanos = saved == null ? 0 : saved.placeNanos;
+        long nanos = saved == null ? 0 : saved.getPlaceNanos();
         Task task = trace.get(arrival.traceIndex);
         List<CurvePoint> points = new ArrayList<>(1);
         long t0 = System.nanoTime();
@@ -97,24 +99,26 @@ public final class InflationPlacementFunction extends KeyedProcessFunction<Strin
             steppers.remove(key);
             return;
         }
-        if (p != null) log.add(new PlacedTask(arrival.traceIndex, p.node(), p.gpus()));
+        if (p != null) log.add(new InflatedTask(arrival.traceIndex, p.node(), ints(p.gpus())));
         InflationStepper.Progress now = stepper.progress();
-        RunProgress next = new RunProgress();
-        next.randomState = now.randomState();
-        next.requestedMilli = now.requestedMilli();
-        next.failed = now.failed();
-        next.arrived = now.arrived();
-        next.nextGrid = now.nextGrid();
-        next.placeNanos = nanos;
-        progress.update(next);
+        progress.update(new InflationProgress(
+                now.randomState(), now.requestedMilli(), now.failed(), now.arrived(), now.nextGrid(), nanos));
     }
 
-    private InflationStepper restore(InflationArrival arrival, RunProgress saved) throws Exception {
+    private static List<Integer> ints(int[] values) {
+        List<Integer> list = new ArrayList<>(values.length);
+        for (int v : values) list.add(v);
+        return list;
+    }
+
+    private InflationStepper restore(InflationArrival arrival, InflationProgress saved) throws Exception {
         List<Task> tasks = new ArrayList<>();
         List<Placement> placements = new ArrayList<>();
-        for (PlacedTask e : log.get()) {
-            tasks.add(trace.get(e.traceIndex));
-            placements.add(new Placement(e.node, e.gpus));
+        for (InflatedTask e : log.get()) {
+            tasks.add(trace.get(e.getTraceIndex()));
+            placements.add(new Placement(
+                    e.getNode(),
+                    e.getGpus().stream().mapToInt(Integer::intValue).toArray()));
         }
         return InflationStepper.restore(
                 nodes,
@@ -126,7 +130,11 @@ public final class InflationPlacementFunction extends KeyedProcessFunction<Strin
                 tasks,
                 placements,
                 new InflationStepper.Progress(
-                        saved.randomState, saved.requestedMilli, saved.failed, saved.arrived, saved.nextGrid));
+                        saved.getRandomState(),
+                        saved.getRequestedMilli(),
+                        saved.getFailed(),
+                        saved.getArrived(),
+                        saved.getNextGrid()));
     }
 
     private static InflationOutput point(InflationArrival arrival, CurvePoint p, long nanos) {

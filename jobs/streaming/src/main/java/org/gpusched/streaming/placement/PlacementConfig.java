@@ -44,12 +44,22 @@ public record PlacementConfig(
         runs = List.copyOf(runs);
     }
 
+    /** {@link #boundedReplay(List, ReplayTrace, List, int, Duration)} at the default watermark interval. */
+    public static PlacementConfig boundedReplay(
+            List<NodeSpec> nodes, ReplayTrace workload, List<ReplayRun> runs, int maxParallelism) {
+        return boundedReplay(nodes, workload, runs, maxParallelism, PlacementOptions.WATERMARK_INTERVAL.defaultValue());
+    }
+
     /**
      * The bounded replay of a pod list: one watermark at the end of the input, no checkpoints, one placement subtask per
      * run up to {@code maxParallelism}.
      */
     public static PlacementConfig boundedReplay(
-            List<NodeSpec> nodes, ReplayTrace workload, List<ReplayRun> runs, int maxParallelism) {
+            List<NodeSpec> nodes,
+            ReplayTrace workload,
+            List<ReplayRun> runs,
+            int maxParallelism,
+            Duration watermarkInterval) {
         return new PlacementConfig(
                 nodes,
                 workload,
@@ -57,7 +67,7 @@ public record PlacementConfig(
                 END_OF_INPUT,
                 Math.max(1, Math.min(runs.size(), maxParallelism)),
                 Duration.ZERO,
-                Duration.ofMillis(200));
+                watermarkInterval);
     }
 
     public boolean watermarkAtEndOfInputOnly() {

@@ -9,7 +9,9 @@ import java.util.function.Consumer;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.CloseableIterator;
 import org.gpusched.placement.experiment.CurvePoint;
@@ -21,8 +23,8 @@ import org.gpusched.placement.model.ClusterState;
 /**
  * The inflation experiment as a bounded Flink stream: run descriptors -> {@link ArrivalGenerator} (each seed's task
  * sequence) -> keyBy run -> {@link InflationPlacementFunction} (the same placement step as the plain-Java loop) ->
- * curve points and run ends. {@link #define} builds the pipeline on given sources (tests call it); {@link #run} runs it
- * on a local mini cluster and assembles the same {@link InflationExperiment.Result} as the plain-Java path.
+ * curve points and run ends. {@link #define} builds the pipeline on given sources and sinks (tests call it);
+ * {@link #run} runs it on a local mini cluster and assembles the same {@link InflationExperiment.Result} as the plain-Java path.
  */
 public final class StreamingInflation {
     private StreamingInflation() {}
@@ -37,10 +39,47 @@ public final class StreamingInflation {
         }
     }
 
-    public static DataStream<InflationOutput> define(
-            DataStream<InflationRunStart> runs, InflationExperiment.Config config) {
+    /** Where the runs of an experiment come from (the descriptors the arrivals are expanded from). */
+    public interface Sources {
+        DataStream<InflationRunStart> runs(StreamExecutionEnvironment env);
+    }
+
+    /** Where the curve points and run ends go. */
+    public interface Sinks {
+        void outputs(DataStream<InflationOutput> outputs);
+    }
+
+    /** The runs given as a bounded collection. */
+    public record RunList(List<InflationRunStart> starts) implements Sources {
+        @Override
+        public DataStream<InflationRunStart> runs(StreamExecutionEnvironment env) {
+            return env.fromData(starts).uid("inflation-runs").name("inflation runs");
+        }
+    }
+
+    /** The outputs collected by the client ({@link #outputs} is the iterator once the job is defined). */
+    public static final class Collected implements Sinks {
+        CloseableIterator<InflationOutput> outputs;
+
+        @Override
+        public void outputs(DataStream<InflationOutput> stream) {
+            outputs = stream.collectAsync();
+        }
+    }
+
+    /**
+     * The experiment's data flow on {@code env}, as the scheduler's and the placement job's {@code define}: runs ->
+     * arrivals -> keyBy run -> placement -> sinks. Generic types are off: every record is a Flink POJO or basic type and
+     * the state is Avro.
+     */
+    public static SingleOutputStreamOperator<InflationOutput> define(
+            StreamExecutionEnvironment env, Sources sources, Sinks sinks, InflationExperiment.Config config) {
+        Configuration pipeline = new Configuration();
+        pipeline.set(PipelineOptions.GENERIC_TYPES, false);
+        env.configure(pipeline);
         long capacity = new ClusterState(config.nodes(), null).gpuMilliCapacity();
-        return runs.flatMap(new ArrivalGenerator(config.trace(), capacity, config.load()))
+        SingleOutputStreamOperator<InflationOutput> outputs = sources.runs(env)
+                .flatMap(new ArrivalGenerator(config.trace(), capacity, config.load()))
                 .uid("inflation-arrivals")
                 .name("inflation arrivals")
                 .keyBy(new RunKey())
@@ -48,6 +87,8 @@ public final class StreamingInflation {
                         config.nodes(), config.trace(), config.policies(), config.step(), config.load()))
                 .uid("inflation-placement")
                 .name("inflation placement");
+        sinks.outputs(outputs);
+        return outputs;
     }
 
     /** Runs the experiment on a local Flink mini cluster with {@code config.threads()} parallelism. */
@@ -57,19 +98,17 @@ public final class StreamingInflation {
         // harmless "Broken pipe"/"job has terminated" warnings; every run's end record is checked below instead.
         org.apache.logging.log4j.core.config.Configurator.setLevel(
                 "org.apache.flink.streaming.api.operators.collect", org.apache.logging.log4j.Level.ERROR);
-        Configuration conf = new Configuration();
-        conf.set(
-                PipelineOptions.GENERIC_TYPES, false); // every record and state type must be a POJO/basic type, no Kryo
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
         env.setParallelism(config.threads());
         List<InflationRunStart> starts = new ArrayList<>();
         for (int p = 0; p < config.policies().size(); p++)
             for (long seed : config.seeds()) starts.add(new InflationRunStart(p, seed));
-        DataStream<InflationRunStart> runs =
-                env.fromData(starts).uid("inflation-runs").name("inflation runs");
+        Collected sink = new Collected();
+        define(env, new RunList(starts), sink, config);
+        JobClient job = env.executeAsync("gpusched inflate");
         Map<String, List<CurvePoint>> curves = new HashMap<>();
         List<InflationRun.Result> results = new ArrayList<>();
-        try (CloseableIterator<InflationOutput> it = define(runs, config).executeAndCollect("gpusched inflate")) {
+        try (CloseableIterator<InflationOutput> it = sink.outputs) {
             while (it.hasNext()) {
                 InflationOutput o = it.next();
                 PolicySpec spec = config.policies().get(o.policyIndex);
@@ -96,6 +135,7 @@ public final class StreamingInflation {
                 progress.accept(r);
             }
         }
+        job.getJobExecutionResult().get();
         if (results.size() != starts.size())
             throw new IllegalStateException(
                     "the stream ended with " + results.size() + " of " + starts.size() + " runs finished");

@@ -80,6 +80,8 @@ class InflationPlacementFunctionTest {
                 out.stream().map(InflationPlacementFunctionTest::describe).toList());
         assertTrue(plain.failed() > 0, "the run reaches saturation");
         assertEquals(0, h.numKeyedStateEntries(), "progress and placement log are cleared by the last arrival");
+        assertEquals(0, h.numEventTimeTimers(), "arrivals are placed as they come: no event-time timer");
+        assertEquals(0, h.numProcessingTimeTimers(), "no processing-time timer");
         h.close();
     }
 
@@ -102,6 +104,7 @@ class InflationPlacementFunctionTest {
                 .map(InflationPlacementFunctionTest::describe)
                 .toList());
         assertEquals(2, before.numKeyedStateEntries(), "mid-run: progress and placement log");
+        assertEquals(0, before.numEventTimeTimers() + before.numProcessingTimeTimers(), "mid-run: no timer");
         var snapshot = before.snapshot(1, 1);
         before.close();
 

@@ -24,8 +24,8 @@ import org.gpusched.streaming.kafka.KafkaSettings;
 import org.junit.jupiter.api.Test;
 
 /**
- * The placement job graph, for both entry points (pod-list file with collected events, Kafka topics): no Kryo, a uid
- * and a name on every operator, Avro state, event time in milliseconds.
+ * The placement job graph, for both entry points (pod-list file with collected events, Kafka topics), and the
+ * inflation experiment's: no Kryo, a uid and a name on every operator, Avro state, event time in milliseconds.
  */
 class PlacementJobTest {
     private static final ReplayTrace TRACE = ReplayTrace.scan(ReplayPlacementFunctionTest.PODS);
@@ -112,6 +112,31 @@ class PlacementJobTest {
             assertInstanceOf(AvroSerializer.class, map.getValueSerializer(), d.getName());
         }
         assertNotNull(ReplayPlacementFunction.DEPARTURES.getSerializer());
+    }
+
+    @Test
+    void everyOperatorOfTheInflationJobHasAUidAndANameAndItsStateIsAvro() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        StreamingInflation.define(
+                env,
+                new StreamingInflation.RunList(List.of(new InflationRunStart(0, 4))),
+                new StreamingInflation.Collected(),
+                InflationFixture.config(1));
+        Set<String> uids = checkGraph(env);
+        assertTrue(
+                uids.containsAll(List.of("inflation-runs", "inflation-arrivals", "inflation-placement")),
+                uids.toString());
+
+        org.apache.flink.api.common.ExecutionConfig serializers = new org.apache.flink.api.common.ExecutionConfig();
+        ((org.apache.flink.api.common.serialization.SerializerConfigImpl) serializers.getSerializerConfig())
+                .setGenericTypes(false);
+        InflationPlacementFunction.PROGRESS.initializeSerializerUnlessSet(serializers);
+        InflationPlacementFunction.LOG.initializeSerializerUnlessSet(serializers);
+        assertInstanceOf(AvroSerializer.class, InflationPlacementFunction.PROGRESS.getSerializer());
+        var log = assertInstanceOf(
+                org.apache.flink.api.common.typeutils.base.ListSerializer.class,
+                InflationPlacementFunction.LOG.getSerializer());
+        assertInstanceOf(AvroSerializer.class, log.getElementSerializer());
     }
 
     @Test
