@@ -31,8 +31,7 @@ class VmSizeDrawTest {
     private static final int S = 0, L = 1;
 
     private static SchedulingProblem fourJobs() {
-        List<NodeType> catalog =
-                List.of(NodeType.priced("S", "P600", 2, 0.10), NodeType.priced("L", "P600", 4, 0.40));
+        List<NodeType> catalog = List.of(NodeType.priced("S", "P600", 2, 0.10), NodeType.priced("L", "P600", 4, 0.40));
         List<Node> nodes = new ArrayList<>();
         for (int n = 0; n < 4; n++) nodes.add(Node.rightsizable("vm" + n));
         var times = times("S", 1, 3600, "L", 1, 3600);
