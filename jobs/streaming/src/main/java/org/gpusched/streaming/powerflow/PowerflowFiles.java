@@ -10,6 +10,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.gpusched.streaming.RawRecord;
 import org.gpusched.streaming.avro.JobModelFit;
 import org.gpusched.streaming.avro.PlacementDecision;
+import org.gpusched.streaming.avro.PowerflowJobEnergy;
+import org.gpusched.streaming.avro.PowerflowPowerSample;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.Telemetry;
 import org.gpusched.streaming.file.JsonLinesSink;
@@ -18,13 +20,15 @@ import org.gpusched.streaming.file.NumberedLineFormat;
 /**
  * The powerflow scheduler over files: a PowerFlow trace (JSON Lines) in, and optionally telemetry and completions files
  * (live semantics over recorded inputs); JSON Lines part files out, one per output ({@link #DECISIONS}, {@link #MODELS},
- * {@link #TELEMETRY}, {@link #REJECTED}), merged by the caller.
+ * {@link #TELEMETRY}, {@link #REJECTED}, {@link #JOB_ENERGY}, {@link #POWER}), merged by {@link PowerflowRunDirectory}.
  */
 public final class PowerflowFiles {
     public static final String DECISIONS = "decisions";
     public static final String MODELS = "models";
     public static final String TELEMETRY = "telemetry";
     public static final String REJECTED = "rejected";
+    public static final String JOB_ENERGY = "job-energy";
+    public static final String POWER = "power";
 
     private PowerflowFiles() {}
 
@@ -78,6 +82,16 @@ public final class PowerflowFiles {
         @Override
         public void telemetry(DataStream<Telemetry> s) {
             sink(s, TELEMETRY);
+        }
+
+        @Override
+        public void jobEnergy(DataStream<PowerflowJobEnergy> s) {
+            sink(s, JOB_ENERGY);
+        }
+
+        @Override
+        public void power(DataStream<PowerflowPowerSample> s) {
+            sink(s, POWER);
         }
 
         private <T extends GenericRecord> void sink(DataStream<T> stream, String name) {
