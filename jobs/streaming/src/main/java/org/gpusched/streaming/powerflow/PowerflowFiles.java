@@ -3,8 +3,6 @@ package org.gpusched.streaming.powerflow;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.gpusched.streaming.RawRecord;
@@ -14,8 +12,7 @@ import org.gpusched.streaming.avro.PowerflowJobEnergy;
 import org.gpusched.streaming.avro.PowerflowPowerSample;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.Telemetry;
-import org.gpusched.streaming.file.JsonLinesSink;
-import org.gpusched.streaming.file.NumberedLineFormat;
+import org.gpusched.streaming.file.FileStreams;
 
 /**
  * The powerflow scheduler over files: a PowerFlow trace (JSON Lines) in, and optionally telemetry and completions files
@@ -36,29 +33,17 @@ public final class PowerflowFiles {
     public record Sources(Path trace, Path telemetry, Path completions) implements PowerflowSources {
         @Override
         public DataStream<RawRecord> jobs(StreamExecutionEnvironment env) {
-            return lines(env, trace, "powerflow-trace");
+            return FileStreams.lines(env, trace, "powerflow-trace");
         }
 
         @Override
         public Optional<DataStream<RawRecord>> telemetry(StreamExecutionEnvironment env) {
-            return Optional.ofNullable(telemetry).map(p -> lines(env, p, "powerflow-telemetry"));
+            return Optional.ofNullable(telemetry).map(p -> FileStreams.lines(env, p, "powerflow-telemetry"));
         }
 
         @Override
         public Optional<DataStream<RawRecord>> completions(StreamExecutionEnvironment env) {
-            return Optional.ofNullable(completions).map(p -> lines(env, p, "powerflow-completions"));
-        }
-
-        private static DataStream<RawRecord> lines(StreamExecutionEnvironment env, Path file, String what) {
-            FileSource<RawRecord> source = FileSource.forRecordStreamFormat(
-                            new NumberedLineFormat(file.toString()),
-                            new org.apache.flink.core.fs.Path(
-                                    file.toAbsolutePath().toUri()))
-                    .build();
-            return env.fromSource(source, WatermarkStrategy.noWatermarks(), what + " file")
-                    .uid("source-" + what)
-                    .name(what + " " + file.getFileName())
-                    .setParallelism(1);
+            return Optional.ofNullable(completions).map(p -> FileStreams.lines(env, p, "powerflow-completions"));
         }
     }
 
@@ -95,9 +80,7 @@ public final class PowerflowFiles {
         }
 
         private <T extends GenericRecord> void sink(DataStream<T> stream, String name) {
-            stream.sinkTo(new JsonLinesSink<>(dir, name))
-                    .uid("powerflow-file-sink-" + name)
-                    .name(name + " file");
+            FileStreams.jsonLines(stream, dir, name, "powerflow-file-sink-");
         }
     }
 }

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.gpusched.audit.AuditReport;
@@ -113,58 +114,50 @@ class PowerflowReplayEnergyIT {
     @Test
     void aTamperedJobEnergyIsCaughtNamingTheJob() throws Exception {
         Path copy = copyOf("job-energy");
-        Path jobs = copy.resolve("jobs-" + RUN + ".csv");
-        List<String> lines = new ArrayList<>(Files.readAllLines(jobs));
-        String[] f = lines.get(2).split(",", -1);
-        f[5] = String.valueOf(Double.parseDouble(f[5]) * 0.99);
-        lines.set(2, String.join(",", f));
-        Files.write(jobs, lines);
+        String job =
+                edit(copy.resolve("jobs-" + RUN + ".csv"), 2, 5, e -> String.valueOf(Double.parseDouble(e) * 0.99));
         AuditReport r = PowerflowEnergyAudit.audit(copy, TOL).get(RUN);
         assertFalse(r.ok());
         Violation v = r.violations().stream()
                 .filter(x -> x.kind() == Violation.Kind.METRICS)
                 .findFirst()
                 .orElseThrow(() -> new AssertionError(r.format()));
-        assertEquals(f[0], v.job(), r.format());
+        assertEquals(job, v.job(), r.format());
         assertTrue(v.message().contains("reported energy"), v.message());
     }
 
     @Test
     void aTamperedTotalOrFinishIsCaughtNamingTheField() throws Exception {
         Path copy = copyOf("total");
-        Path results = copy.resolve("results.csv");
-        List<String> lines = new ArrayList<>(Files.readAllLines(results));
-        String[] f = lines.get(1).split(",", -1);
-        f[5] = String.valueOf(Double.parseDouble(f[5]) * 0.98);
-        lines.set(1, String.join(",", f));
-        Files.write(results, lines);
-        Path jobs = copy.resolve("jobs-" + RUN + ".csv");
-        List<String> rows = new ArrayList<>(Files.readAllLines(jobs));
-        String[] j = rows.get(1).split(",", -1);
-        j[3] = String.valueOf(Double.parseDouble(j[3]) - 60);
-        rows.set(1, String.join(",", j));
-        Files.write(jobs, rows);
+        edit(copy.resolve("results.csv"), 1, 5, e -> String.valueOf(Double.parseDouble(e) * 0.98));
+        String job = edit(copy.resolve("jobs-" + RUN + ".csv"), 1, 3, t -> String.valueOf(Double.parseDouble(t) - 60));
         AuditReport r = PowerflowEnergyAudit.audit(copy, TOL).get(RUN);
         assertTrue(r.violations().stream().anyMatch(v -> v.message().startsWith("energyKWh: reported")), r.format());
         assertTrue(
                 r.violations().stream()
-                        .anyMatch(v -> v.kind() == Violation.Kind.COMPLETION_TIME && j[0].equals(v.job())),
+                        .anyMatch(v -> v.kind() == Violation.Kind.COMPLETION_TIME && job.equals(v.job())),
                 r.format());
     }
 
     @Test
     void aDecisionMovedToAnotherPowerLimitIsCaughtInTheEnergy() throws Exception {
         Path copy = copyOf("limit");
-        Path decisions = copy.resolve("decisions-" + RUN + ".csv");
-        List<String> lines = new ArrayList<>(Files.readAllLines(decisions));
-        String[] f = lines.get(1).split(",", -1);
-        f[3] = Double.parseDouble(f[3]) == 100.0 ? "250.0" : "100.0";
-        lines.set(1, String.join(",", f));
-        Files.write(decisions, lines);
+        edit(copy.resolve("decisions-" + RUN + ".csv"), 1, 3, w -> Double.parseDouble(w) == 100.0 ? "250.0" : "100.0");
         AuditReport r = PowerflowEnergyAudit.audit(copy, TOL).get(RUN);
         assertTrue(r.has(Violation.Kind.METRICS), r.format());
     }
 
+    /** Replaces one CSV cell (line {@code line}, 0 = header) by {@code change} of it; the line's first cell. */
+    private static String edit(Path csv, int line, int column, UnaryOperator<String> change) throws Exception {
+        List<String> lines = new ArrayList<>(Files.readAllLines(csv));
+        String[] cells = lines.get(line).split(",", -1);
+        cells[column] = change.apply(cells[column]);
+        lines.set(line, String.join(",", cells));
+        Files.write(csv, lines);
+        return cells[0];
+    }
+
+    /** A copy of the replay's run directory to tamper with. */
     private static Path copyOf(String name) throws Exception {
         Path copy = Files.createDirectories(tmp.resolve(name));
         try (var files = Files.list(run)) {
