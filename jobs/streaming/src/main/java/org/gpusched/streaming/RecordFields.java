@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.gpusched.formats.FormatException;
 import org.gpusched.formats.LineReader;
@@ -33,6 +34,36 @@ public final class RecordFields {
             super(message, null, false, false);
             this.field = field == null ? FormatException.WHOLE_RECORD : field;
         }
+    }
+
+    /** Reads one record of a parser's input. */
+    @FunctionalInterface
+    public interface Reader<T> {
+        T read(RawRecord raw) throws Rejection;
+    }
+
+    /**
+     * What {@code reader} makes of the record, or null: a blank text line is skipped, and an unreadable record, a
+     * {@link Rejection} or any exception or Error while reading it (an OutOfMemoryError included) goes to {@code
+     * reject} with the reason and field, so that one record cannot stop the job.
+     */
+    public static <T> T readOrReject(RawRecord raw, Reader<T> reader, Consumer<RejectedRecord> reject) {
+        if (raw.error != null) {
+            reject.accept(rejected(raw, raw.error, null));
+            return null;
+        }
+        if (raw.text != null && raw.text.isBlank()) return null;
+        try {
+            return reader.read(raw);
+        } catch (Rejection e) {
+            reject.accept(rejected(raw, e.getMessage(), e.field));
+        } catch (RuntimeException | Error e) {
+            reject.accept(rejected(
+                    raw,
+                    "the record could not be read (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")",
+                    null));
+        }
+        return null;
     }
 
     private final ObjectMapper json = JsonMapper.builder()

@@ -3,7 +3,6 @@ package org.gpusched.streaming;
 import static org.gpusched.streaming.RecordFields.checkTime;
 import static org.gpusched.streaming.RecordFields.number;
 import static org.gpusched.streaming.RecordFields.optionalText;
-import static org.gpusched.streaming.RecordFields.rejected;
 import static org.gpusched.streaming.RecordFields.text;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -78,28 +77,8 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
     @Override
     public void processElement(RawRecord raw, Context ctx, Collector<ControllerEvent> out) {
         if (fields == null) open(null);
-        if (raw.error != null) {
-            ctx.output(REJECTED, rejected(raw, raw.error, FormatException.WHOLE_RECORD));
-            return;
-        }
-        if (raw.text != null && raw.text.isBlank()) return;
-        ControllerEvent event;
-        try {
-            event = parse(raw);
-        } catch (Rejection e) {
-            ctx.output(REJECTED, rejected(raw, e.getMessage(), e.field));
-            return;
-        } catch (RuntimeException | Error e) {
-            ctx.output(
-                    REJECTED,
-                    rejected(
-                            raw,
-                            "the record could not be read (" + e.getClass().getSimpleName() + ": " + e.getMessage()
-                                    + ")",
-                            FormatException.WHOLE_RECORD));
-            return;
-        }
-        out.collect(event);
+        ControllerEvent event = RecordFields.readOrReject(raw, this::parse, r -> ctx.output(REJECTED, r));
+        if (event != null) out.collect(event);
     }
 
     private ControllerEvent parse(RawRecord raw) throws Rejection {

@@ -5,7 +5,6 @@ import static org.gpusched.streaming.RecordFields.number;
 import static org.gpusched.streaming.RecordFields.optionalInt;
 import static org.gpusched.streaming.RecordFields.optionalNumber;
 import static org.gpusched.streaming.RecordFields.optionalText;
-import static org.gpusched.streaming.RecordFields.rejected;
 import static org.gpusched.streaming.RecordFields.text;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -55,35 +54,20 @@ public final class PowerflowParser extends ProcessFunction<RawRecord, PowerflowE
     @Override
     public void processElement(RawRecord raw, Context ctx, Collector<PowerflowEvent> out) {
         if (fields == null) open(null);
-        if (raw.error != null) {
-            ctx.output(REJECTED, rejected(raw, raw.error, null));
-            return;
-        }
-        if (raw.text != null && raw.text.isBlank()) return;
-        PowerflowEvent event;
-        try {
-            event = switch (topic) {
-                case POWERFLOW_JOBS -> job(raw);
-                case COMPLETIONS -> completion(raw);
-                default -> telemetry(raw);
-            };
-        } catch (Rejection e) {
-            ctx.output(REJECTED, rejected(raw, e.getMessage(), e.field));
-            return;
-        } catch (RuntimeException | Error e) {
-            ctx.output(
-                    REJECTED,
-                    rejected(
-                            raw,
-                            "the record could not be read (" + e.getClass().getSimpleName() + ": " + e.getMessage()
-                                    + ")",
-                            null));
-            return;
-        }
+        PowerflowEvent event = RecordFields.readOrReject(raw, this::parse, r -> ctx.output(REJECTED, r));
         if (event == null) return;
         event.setSource(raw.source == null ? topic.topic() : raw.source);
         event.setPosition(raw.position == null ? "" : raw.position);
         out.collect(event);
+    }
+
+    /** The event, or null for telemetry this policy does not use. */
+    private PowerflowEvent parse(RawRecord raw) throws Rejection {
+        return switch (topic) {
+            case POWERFLOW_JOBS -> job(raw);
+            case COMPLETIONS -> completion(raw);
+            default -> telemetry(raw);
+        };
     }
 
     private PowerflowEvent job(RawRecord raw) throws Rejection {
