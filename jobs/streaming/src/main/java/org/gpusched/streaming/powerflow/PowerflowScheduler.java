@@ -2,8 +2,11 @@ package org.gpusched.streaming.powerflow;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -106,6 +109,13 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
     private transient PowerFlowPolicy policy;
     private transient ClusterView cluster;
     private transient GroundTruth truth;
+    /**
+     * The model instance of each active job's latest fit, kept while the fit is the same so that the policy's table of
+     * model values lasts across decisions (models are pure: a new instance gives the same values, only slower).
+     */
+    private transient Map<String, KeptModel> models;
+
+    private record KeptModel(JobModelFit fit, PerformanceModel model) {}
 
     public PowerflowScheduler(PowerflowSettings settings) {
         this.settings = settings;
@@ -121,6 +131,7 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
         policy = new PowerFlowPolicy(settings.eta());
         cluster = settings.cluster();
         truth = settings.replay() ? settings.groundTruth() : null;
+        models = new HashMap<>();
     }
 
     @Override
@@ -217,6 +228,9 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
         active.sort(Comparator.comparingLong(PowerflowJobState::getIndex));
         List<JobView> views = new ArrayList<>();
         for (PowerflowJobState j : active) if (ready(j, now)) views.add(view(j));
+        Set<String> ids = new HashSet<>();
+        for (PowerflowJobState j : active) ids.add(j.getJob().getId());
+        models.keySet().retainAll(ids);
         Map<Long, Assignment> decided = views.isEmpty() ? Map.of() : policy.decide(cluster, views);
         for (PowerflowJobState j : active) {
             Assignment a = decided.getOrDefault(j.getIndex(), Assignment.WAITING);
@@ -293,12 +307,21 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
                 Math.max(0, r.getIterations() - j.getIterationsDone()),
                 j.getAttainedGpuSeconds(),
                 settings.maxGpus(r.getWorkload(), r.getGlobalBatch()),
-                JobModels.model(j.getFit()),
+                model(j),
                 j.getGpus() == 0 ? Assignment.WAITING : new Assignment(j.getGpus(), j.getPowerLimitWatts()));
     }
 
+    private PerformanceModel model(PowerflowJobState j) {
+        KeptModel kept = models.get(j.getJob().getId());
+        if (kept == null || !kept.fit().equals(j.getFit())) {
+            kept = new KeptModel(j.getFit(), JobModels.model(j.getFit()));
+            models.put(j.getJob().getId(), kept);
+        }
+        return kept.model();
+    }
+
     private Double expectedEnd(PowerflowJobState j, long now) {
-        PerformanceModel m = JobModels.model(j.getFit());
+        PerformanceModel m = model(j);
         double remaining = Math.max(0, j.getJob().getIterations() - j.getIterationsDone());
         return now / 1000.0 + remaining * m.stepTime(configuration(j));
     }
