@@ -141,8 +141,9 @@ public final class PowerflowEnergyAudit {
                         j.finish = now;
                         j.gpus = 0;
                     }
+                // within the time tolerance: the streaming replay decides at whole milliseconds
                 for (JobState j : jobs.values())
-                    if (!j.arrived && j.ready <= now) {
+                    if (!j.arrived && j.ready <= now + tol.timeSeconds()) {
                         j.arrived = true;
                         if (profiled) profile(j);
                         if (j.complete()) j.finish = now;

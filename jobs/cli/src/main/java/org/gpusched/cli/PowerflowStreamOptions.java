@@ -1,22 +1,20 @@
 package org.gpusched.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.gpusched.streaming.EmbeddedFlink;
-import org.gpusched.streaming.file.RunDirectoryWriter;
 import org.gpusched.streaming.file.StagedDirectory;
 import org.gpusched.streaming.powerflow.PowerflowFiles;
 import org.gpusched.streaming.powerflow.PowerflowPipeline;
+import org.gpusched.streaming.powerflow.PowerflowRunDirectory;
 import org.gpusched.streaming.powerflow.PowerflowSettings;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -69,7 +67,8 @@ public final class PowerflowStreamOptions {
 
     /**
      * {@code replay --policy powerflow}: the trace through the scheduler with the simulated cluster, on the embedded
-     * mini cluster; writes decisions.jsonl, telemetry.jsonl, models.jsonl and rejected.jsonl to {@code out}.
+     * mini cluster; writes decisions.jsonl, telemetry.jsonl, models.jsonl, rejected.jsonl, job-energy.jsonl, power.jsonl
+     * and the energy and JCT accounting that {@code validate} audits ({@link PowerflowRunDirectory}) to {@code out}.
      */
     int replay(CommandLine cmd, Path trace, long seed, Path out) throws Exception {
         PrintWriter err = cmd.getErr();
@@ -92,11 +91,10 @@ public final class PowerflowStreamOptions {
                     env, new PowerflowFiles.Sources(trace, null, null), new PowerflowFiles.Sinks(parts), cfg);
             long started = System.nanoTime();
             env.execute("gpusched replay powerflow " + trace.getFileName());
-            int decisions = merge(parts, PowerflowFiles.DECISIONS, staged.dir());
-            int telemetry = merge(parts, PowerflowFiles.TELEMETRY, staged.dir());
-            int models = merge(parts, PowerflowFiles.MODELS, staged.dir());
-            int rejected = merge(parts, PowerflowFiles.REJECTED, staged.dir());
+            PowerflowRunDirectory.Written written = PowerflowRunDirectory.write(parts, staged.dir(), cfg, trace);
             deleteTree(parts);
+            int decisions = written.lines().get(PowerflowFiles.DECISIONS),
+                    rejected = written.lines().get(PowerflowFiles.REJECTED);
             if (decisions == 0) {
                 err.println("gpusched replay: " + trace + ": no valid job (" + rejected + " rejected; see "
                         + out.resolve("rejected.jsonl") + ")");
@@ -110,24 +108,24 @@ public final class PowerflowStreamOptions {
                             cfg.eta(),
                             cfg.totalGpus(),
                             decisions,
-                            telemetry,
-                            models,
+                            written.lines().get(PowerflowFiles.TELEMETRY),
+                            written.lines().get(PowerflowFiles.MODELS),
                             rejected,
                             (System.nanoTime() - started) / 1e9,
                             out);
+            if (written.run() != null)
+                cmd.getOut()
+                        .printf(
+                                Locale.ROOT,
+                                "%d jobs: mean JCT %.1f s, energy %.3f kWh (idle %.3f kWh); audit: gpusched validate %s%n",
+                                written.run().jobs(),
+                                written.run().meanJctSeconds(),
+                                written.run().energyKWh(),
+                                written.run().idleKWh(),
+                                out);
+            else err.println("gpusched replay: " + written.noAccounting());
             return ExitCode.OK;
         }
-    }
-
-    /** One output's part files as NAME.jsonl in time order (then sequence); how many lines. */
-    private static int merge(Path parts, String name, Path dir) throws IOException {
-        List<JsonNode> lines = new ArrayList<>(RunDirectoryWriter.read(parts, name));
-        lines.sort(Comparator.comparingDouble((JsonNode n) -> n.path("time").asDouble())
-                .thenComparingLong(n -> n.path("seq").asLong()));
-        List<String> text = new ArrayList<>(lines.size());
-        for (JsonNode n : lines) text.add(n.toString());
-        Files.write(dir.resolve(name + ".jsonl"), text);
-        return lines.size();
     }
 
     private static void deleteTree(Path dir) throws IOException {

@@ -33,7 +33,8 @@ import picocli.CommandLine.Spec;
             "DIR is a run directory of replay or run --out, or a compare directory, whose",
             "runs are audited one by one. Placement replays (place-replay, compare --pods)",
             "have no schedule to audit and are refused. A PowerFlow run directory",
-            "(gpusched powerflow --out) is audited run by run: each job's progress,",
+            "(gpusched powerflow --out, replay --policy powerflow --out) is audited run",
+            "by run: each job's progress,",
             "completion and energy, idle energy, power after each decision and the totals",
             "recomputed from decisions-RUN.csv and the ground truth (docs/powerflow.md);",
             "--cost-tolerance is then the relative energy tolerance."

@@ -202,6 +202,41 @@ class PowerflowCommandsIT {
     }
 
     @Test
+    void replayPowerflowWritesTheEnergyAccountingThatValidateRecomputesAndATamperedTotalIsAFinding() throws Exception {
+        Path dir = tmp.resolve("replay");
+        var r = WorkloadCommandsTest.gpusched(
+                "replay",
+                "--policy",
+                "powerflow",
+                "--trace",
+                trace.toString(),
+                "--gpus",
+                "16",
+                "--eta",
+                "0.5",
+                "--seed",
+                "3",
+                "--out",
+                dir.toString());
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("10 jobs: mean JCT") && r.out().contains("audit: gpusched validate"), r.out());
+        var clean = WorkloadCommandsTest.gpusched("validate", dir.toString());
+        assertEquals(0, clean.exit(), clean.out() + clean.err());
+        assertTrue(
+                clean.out().contains("== powerflow@eta0.50") && clean.out().contains("OK: no violation"), clean.out());
+
+        Path results = dir.resolve("results.csv");
+        List<String> rows = new ArrayList<>(Files.readAllLines(results));
+        String[] f = rows.get(1).split(",", -1);
+        f[6] = String.valueOf(Double.parseDouble(f[6]) + 0.5); // idle_kwh
+        rows.set(1, String.join(",", f));
+        Files.write(results, rows);
+        var tampered = WorkloadCommandsTest.gpusched("validate", dir.toString());
+        assertEquals(ExitCode.FINDINGS, tampered.exit(), tampered.out() + tampered.err());
+        assertTrue(tampered.out().contains("idleKWh: reported"), tampered.out());
+    }
+
+    @Test
     void validateAndReportOnAPowerflowDirectoryNameTheFileAndLineOfHostileInputAndFindAChangedDecision()
             throws Exception {
         Path dir = tmp.resolve("run");

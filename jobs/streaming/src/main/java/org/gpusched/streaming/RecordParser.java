@@ -1,21 +1,16 @@
 package org.gpusched.streaming;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
+import static org.gpusched.streaming.RecordFields.checkTime;
+import static org.gpusched.streaming.RecordFields.number;
+import static org.gpusched.streaming.RecordFields.optionalText;
+import static org.gpusched.streaming.RecordFields.text;
+
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
@@ -26,9 +21,9 @@ import org.gpusched.core.model.Job;
 import org.gpusched.core.model.NodeType;
 import org.gpusched.core.random.RandomState;
 import org.gpusched.formats.FormatException;
-import org.gpusched.formats.LineReader;
 import org.gpusched.formats.TraceJob;
 import org.gpusched.formats.TraceJson;
+import org.gpusched.streaming.RecordFields.Rejection;
 import org.gpusched.streaming.avro.ExecutionTime;
 import org.gpusched.streaming.avro.JobCompleted;
 import org.gpusched.streaming.avro.JobSubmitted;
@@ -37,7 +32,6 @@ import org.gpusched.streaming.avro.NodeEventKind;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.Telemetry;
 import org.gpusched.streaming.avro.TelemetryKind;
-import org.gpusched.streaming.kafka.AvroBinary;
 import org.gpusched.streaming.state.ControllerEvent;
 import org.gpusched.streaming.state.EventKind;
 
@@ -60,9 +54,8 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
 
     private final Topics topic;
     private final SchedulerConfig config;
-    private transient ObjectMapper json;
+    private transient RecordFields fields;
     private transient Map<String, NodeType> types;
-    private transient Map<Class<?>, AvroBinary<?>> avro;
 
     public RecordParser(Topics topic, SchedulerConfig config) {
         if (!topic.isInput()) throw new IllegalArgumentException(topic + " is not an input topic");
@@ -72,13 +65,8 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
 
     @Override
     public void open(OpenContext openContext) {
-        json = JsonMapper.builder()
-                .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
-                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                .build();
+        fields = new RecordFields();
         types = config.cluster().typesByName();
-        avro = new HashMap<>();
     }
 
     /**
@@ -88,29 +76,9 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
      */
     @Override
     public void processElement(RawRecord raw, Context ctx, Collector<ControllerEvent> out) {
-        if (json == null) open(null);
-        if (raw.error != null) {
-            ctx.output(REJECTED, rejected(raw, raw.error, FormatException.WHOLE_RECORD));
-            return;
-        }
-        if (raw.text != null && raw.text.isBlank()) return;
-        ControllerEvent event;
-        try {
-            event = parse(raw);
-        } catch (Rejection e) {
-            ctx.output(REJECTED, rejected(raw, e.getMessage(), e.field));
-            return;
-        } catch (RuntimeException | Error e) {
-            ctx.output(
-                    REJECTED,
-                    rejected(
-                            raw,
-                            "the record could not be read (" + e.getClass().getSimpleName() + ": " + e.getMessage()
-                                    + ")",
-                            FormatException.WHOLE_RECORD));
-            return;
-        }
-        out.collect(event);
+        if (fields == null) open(null);
+        ControllerEvent event = RecordFields.readOrReject(raw, this::parse, r -> ctx.output(REJECTED, r));
+        if (event != null) out.collect(event);
     }
 
     private ControllerEvent parse(RawRecord raw) throws Rejection {
@@ -124,37 +92,6 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
         event.setSource(raw.source == null ? topic.topic() : raw.source);
         event.setPosition(raw.position == null ? "" : raw.position);
         return event;
-    }
-
-    /** A record the job cannot use: reason and, when known, the field. */
-    static final class Rejection extends Exception {
-        final String field;
-
-        Rejection(String message, String field) {
-            super(message, null, false, false);
-            this.field = field == null ? FormatException.WHOLE_RECORD : field;
-        }
-    }
-
-    /**
-     * The rejection of a record, its text or bytes cut to {@value LineReader#MAX_LINE_BYTES} (a file line longer is
-     * already cut by its reader) so that one huge record cannot make the rejected output unreadable.
-     */
-    static RejectedRecord rejected(RawRecord raw, String reason, String field) {
-        String text = raw.text == null || raw.text.length() <= LineReader.MAX_LINE_BYTES
-                ? raw.text
-                : raw.text.substring(0, LineReader.MAX_LINE_BYTES);
-        byte[] bytes = raw.bytes == null || raw.bytes.length <= LineReader.MAX_LINE_BYTES
-                ? raw.bytes
-                : Arrays.copyOf(raw.bytes, LineReader.MAX_LINE_BYTES);
-        return RejectedRecord.newBuilder()
-                .setSource(raw.source == null ? "" : raw.source)
-                .setPosition(raw.position == null ? "" : raw.position)
-                .setText(text)
-                .setBytes(bytes == null ? null : java.nio.ByteBuffer.wrap(bytes))
-                .setReason(reason)
-                .setField(field == null ? FormatException.WHOLE_RECORD : field)
-                .build();
     }
 
     /** Flink timestamp of a time in seconds: rounded up to the ms so nothing is processed before it happens. */
@@ -175,7 +112,7 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
             }
             job = toAvro(parsed);
         } else {
-            job = decode(raw, JobSubmitted.class);
+            job = fields.decode(raw, JobSubmitted.class);
             validate(job);
         }
         checkAgainstCluster(job);
@@ -270,18 +207,7 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
     // ---------------------------------------------------------------- other topics
 
     private ControllerEvent completion(RawRecord raw) throws Rejection {
-        JobCompleted c;
-        if (raw.text != null) {
-            JsonNode root = jsonObject(raw.text);
-            c = JobCompleted.newBuilder()
-                    .setTime(number(root, "time"))
-                    .setJob(text(root, "job"))
-                    .build();
-        } else {
-            c = decode(raw, JobCompleted.class);
-        }
-        checkTime(c.getTime(), "time");
-        if (c.getJob() == null || c.getJob().isBlank()) throw new Rejection("field 'job' is missing", "job");
+        JobCompleted c = fields.completion(raw);
         return event(toMillis(c.getTime()), EventKind.COMPLETION, c.getJob())
                 .setCompleted(c)
                 .build();
@@ -290,7 +216,7 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
     private ControllerEvent nodeEvent(RawRecord raw) throws Rejection {
         NodeEvent e;
         if (raw.text != null) {
-            JsonNode root = jsonObject(raw.text);
+            JsonNode root = fields.object(raw.text);
             NodeEventKind kind = kind(root, NodeEventKind.class, "one of ADDED, REMOVED, FAILED, TYPE_CHANGED");
             List<String> allowed = new ArrayList<>();
             JsonNode a = root.get("allowedTypes");
@@ -308,7 +234,7 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
                     .setAllowedTypes(allowed)
                     .build();
         } else {
-            e = decode(raw, NodeEvent.class);
+            e = fields.decode(raw, NodeEvent.class);
         }
         checkTime(e.getTime(), "time");
         if (e.getNode() == null || e.getNode().isBlank()) throw new Rejection("field 'node' is missing", "node");
@@ -344,7 +270,7 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
     private ControllerEvent telemetry(RawRecord raw) throws Rejection {
         Telemetry t;
         if (raw.text != null) {
-            JsonNode root = jsonObject(raw.text);
+            JsonNode root = fields.object(raw.text);
             TelemetryKind kind = kind(root, TelemetryKind.class, "JOB_PROGRESS or NODE_POWER");
             t = Telemetry.newBuilder()
                     .setTime(number(root, "time"))
@@ -355,7 +281,7 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
                     .setPowerWatts(root.hasNonNull("powerWatts") ? number(root, "powerWatts") : null)
                     .build();
         } else {
-            t = decode(raw, Telemetry.class);
+            t = fields.decode(raw, Telemetry.class);
         }
         checkTime(t.getTime(), "time");
         String id;
@@ -389,60 +315,5 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
                 .setTimeMillis(millis)
                 .setKind(kind)
                 .setId(id);
-    }
-
-    private static void checkTime(double t, String field) throws Rejection {
-        if (!(t >= 0 && t <= TraceJson.MAX_SECONDS))
-            throw new Rejection(
-                    "field '" + field + "' must be a time in [0, " + TraceJson.MAX_SECONDS + "] seconds, got " + t,
-                    field);
-    }
-
-    /** One record of the topic's schema, decoded within its own size ({@link AvroBinary}); anything else is rejected. */
-    @SuppressWarnings("unchecked")
-    private <T extends SpecificRecordBase> T decode(RawRecord raw, Class<T> type) throws Rejection {
-        AvroBinary<T> coder = (AvroBinary<T>) avro.computeIfAbsent(type, k -> new AvroBinary<>(type));
-        try {
-            return coder.decode(raw.bytes);
-        } catch (IOException e) {
-            throw new Rejection(e.getMessage(), FormatException.WHOLE_RECORD);
-        }
-    }
-
-    private JsonNode jsonObject(String text) throws Rejection {
-        JsonNode root;
-        try {
-            root = json.readTree(text);
-        } catch (JsonProcessingException e) {
-            String message = e.getOriginalMessage();
-            if (message.startsWith("Duplicate field '")) {
-                String field = message.substring(
-                        "Duplicate field '".length(),
-                        Math.max("Duplicate field '".length(), message.lastIndexOf('\'')));
-                throw new Rejection("field '" + field + "' is given twice", field);
-            }
-            throw new Rejection("not valid JSON (" + message + ")", null);
-        }
-        if (root == null || !root.isObject()) throw new Rejection("a record must be a JSON object", null);
-        return root;
-    }
-
-    private static double number(JsonNode root, String field) throws Rejection {
-        JsonNode v = root.get(field);
-        if (v == null || v.isNull()) throw new Rejection("field '" + field + "' is missing", field);
-        if (!v.isNumber()) throw new Rejection("field '" + field + "' must be a number, got " + v, field);
-        return v.doubleValue();
-    }
-
-    private static String text(JsonNode root, String field) throws Rejection {
-        JsonNode v = root.get(field);
-        if (v == null || v.isNull() || v.asText().isBlank())
-            throw new Rejection("field '" + field + "' is missing", field);
-        return v.asText();
-    }
-
-    private static String optionalText(JsonNode root, String field) {
-        JsonNode v = root.get(field);
-        return v == null || v.isNull() ? null : v.asText();
     }
 }

@@ -70,8 +70,12 @@ public final class EnergyModel {
     }
 
     public double energyPerIteration(ThroughputModel time, Configuration c) {
-        double perGpu =
-                gradPower(c) * time.gradTime(c) + syncPower(c) * time.syncTime(c) + staticPower(c) * time.stepTime(c);
+        return energyPerIteration(time, c, time.stepTime(c));
+    }
+
+    /** With the step time {@code time.stepTime(c)} already known. */
+    public double energyPerIteration(ThroughputModel time, Configuration c, double stepTime) {
+        double perGpu = gradPower(c) * time.gradTime(c) + syncPower(c) * time.syncTime(c) + staticPower(c) * stepTime;
         return c.gpus() * perGpu;
     }
 }

@@ -12,6 +12,15 @@ public interface JobModel {
     /** Joules per iteration over all the job's GPUs. */
     double energyPerIteration(Configuration c);
 
+    /**
+     * Step time and energy per iteration at {@code c} into {@code out[0]} and {@code out[1]}: exactly the values of
+     * {@link #stepTime} and {@link #energyPerIteration}; an implementation may share the work of the two.
+     */
+    default void evaluate(Configuration c, double[] out) {
+        out[0] = stepTime(c);
+        out[1] = energyPerIteration(c);
+    }
+
     /** Average power of the job's GPUs together, in watts. */
     default double power(Configuration c) {
         return energyPerIteration(c) / stepTime(c);

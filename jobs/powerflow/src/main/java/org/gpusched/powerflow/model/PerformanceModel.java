@@ -13,6 +13,14 @@ public record PerformanceModel(ThroughputModel time, EnergyModel energy) impleme
         return Math.max(energy.energyPerIteration(time, c), 0.1 * c.gpus() * time.stepTime(c));
     }
 
+    /** The step time once instead of three times (here and twice inside the energy): the same values, a third of the work. */
+    @Override
+    public void evaluate(Configuration c, double[] out) {
+        double step = time.stepTime(c);
+        out[0] = step;
+        out[1] = Math.max(energy.energyPerIteration(time, c, step), 0.1 * c.gpus() * step);
+    }
+
     @Override
     public double power(Configuration c) {
         return energyPerIteration(c) / stepTime(c);

@@ -20,6 +20,7 @@ final class ModelTable {
     /** [log2 gpus][level]: step time and energy per iteration; rows allocated when first used, NaN = not computed. */
     private final double[][] time = new double[31][], energy = new double[31][];
 
+    private final double[] pair = new double[2];
     private int efficientLevel = -1;
 
     ModelTable(JobView job, ClusterView cluster, boolean memoize) {
@@ -41,17 +42,24 @@ final class ModelTable {
     /** Step time at {@code gpus} (a power of two) and limit level {@code level}. */
     double stepTime(int gpus, int level) {
         if (!memoize) return model.stepTime(config(gpus, level));
-        double[] row = row(time, gpus);
-        if (Double.isNaN(row[level])) row[level] = model.stepTime(config(gpus, level));
-        return row[level];
+        int k = Integer.numberOfTrailingZeros(gpus);
+        if (time[k] == null || Double.isNaN(time[k][level])) evaluate(gpus, level);
+        return time[k][level];
     }
 
     /** Energy per iteration at {@code gpus} (a power of two) and limit level {@code level}. */
     double energy(int gpus, int level) {
         if (!memoize) return model.energyPerIteration(config(gpus, level));
-        double[] row = row(energy, gpus);
-        if (Double.isNaN(row[level])) row[level] = model.energyPerIteration(config(gpus, level));
-        return row[level];
+        int k = Integer.numberOfTrailingZeros(gpus);
+        if (energy[k] == null || Double.isNaN(energy[k][level])) evaluate(gpus, level);
+        return energy[k][level];
+    }
+
+    /** Both values of a cell in one model evaluation: the cold path (every job new) asks for both of most cells. */
+    private void evaluate(int gpus, int level) {
+        model.evaluate(config(gpus, level), pair);
+        row(time, gpus)[level] = pair[0];
+        row(energy, gpus)[level] = pair[1];
     }
 
     double power(int gpus, int level) {

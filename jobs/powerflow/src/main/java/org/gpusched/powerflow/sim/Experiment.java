@@ -80,7 +80,7 @@ public final class Experiment {
         List<Row> rows = new ArrayList<>();
         for (PolicySet.Run r : runs) {
             String name = r.family().equals("powerflow")
-                    ? String.format(Locale.ROOT, "powerflow@eta%.2f", r.setting())
+                    ? powerflowRun(r.setting())
                     : r.policy().name();
             long t0 = System.nanoTime();
             Simulation.Result res = sim.run(r.policy(), trace);
@@ -113,6 +113,30 @@ public final class Experiment {
         List<Versus> versus = versus(rows);
         writeResults(out, rows, versus);
         return rows;
+    }
+
+    /**
+     * Writes the run directory of one run simulated elsewhere (the streaming replay) in the same files as {@link #run}:
+     * the setup the audit needs, the run's jobs, power and decisions, and results.csv, results.json and summary.txt.
+     */
+    public static void write(
+            Path out,
+            RunSetup setup,
+            org.gpusched.powerflow.truth.PowerflowConfig config,
+            List<TraceJob> trace,
+            Row row,
+            Simulation.Result res)
+            throws IOException {
+        RunSetup.write(out, setup, config, trace);
+        writeJobs(out.resolve("jobs-" + row.run() + ".csv"), res);
+        writePower(out.resolve("power-" + row.run() + ".csv"), res);
+        writeChanges(out.resolve("decisions-" + row.run() + ".csv"), res);
+        writeResults(out, List.of(row), versus(List.of(row)));
+    }
+
+    /** The name of a PowerFlow run at {@code eta} in a run directory. */
+    public static String powerflowRun(double eta) {
+        return String.format(Locale.ROOT, "powerflow@eta%.2f", eta);
     }
 
     /**

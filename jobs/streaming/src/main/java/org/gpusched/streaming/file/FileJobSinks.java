@@ -74,6 +74,6 @@ public final class FileJobSinks implements JobSinks {
     }
 
     private <T extends GenericRecord> void sink(DataStream<T> stream, String name) {
-        stream.sinkTo(new JsonLinesSink<>(dir, name)).uid("file-sink-" + name).name(name + " file");
+        FileStreams.jsonLines(stream, dir, name, "file-sink-");
     }
 }

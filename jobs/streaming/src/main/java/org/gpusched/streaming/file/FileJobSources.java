@@ -2,8 +2,6 @@ package org.gpusched.streaming.file;
 
 import java.nio.file.Path;
 import java.util.Optional;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.gpusched.streaming.JobSources;
@@ -33,32 +31,21 @@ public final class FileJobSources implements JobSources {
 
     @Override
     public DataStream<RawRecord> submissions(StreamExecutionEnvironment env) {
-        return lines(env, trace, "trace");
+        return FileStreams.lines(env, trace, "trace");
     }
 
     @Override
     public Optional<DataStream<RawRecord>> nodeEvents(StreamExecutionEnvironment env) {
-        return Optional.ofNullable(nodeEvents).map(p -> lines(env, p, "node-events"));
+        return Optional.ofNullable(nodeEvents).map(p -> FileStreams.lines(env, p, "node-events"));
     }
 
     @Override
     public Optional<DataStream<RawRecord>> telemetry(StreamExecutionEnvironment env) {
-        return Optional.ofNullable(telemetry).map(p -> lines(env, p, "telemetry"));
+        return Optional.ofNullable(telemetry).map(p -> FileStreams.lines(env, p, "telemetry"));
     }
 
     @Override
     public Optional<DataStream<RawRecord>> completions(StreamExecutionEnvironment env) {
-        return Optional.ofNullable(completions).map(p -> lines(env, p, "completions"));
-    }
-
-    private static DataStream<RawRecord> lines(StreamExecutionEnvironment env, Path file, String what) {
-        FileSource<RawRecord> source = FileSource.forRecordStreamFormat(
-                        new NumberedLineFormat(file.toString()),
-                        new org.apache.flink.core.fs.Path(file.toAbsolutePath().toUri()))
-                .build();
-        return env.fromSource(source, WatermarkStrategy.noWatermarks(), what + " file")
-                .uid("source-" + what)
-                .name(what + " " + file.getFileName())
-                .setParallelism(1);
+        return Optional.ofNullable(completions).map(p -> FileStreams.lines(env, p, "completions"));
     }
 }

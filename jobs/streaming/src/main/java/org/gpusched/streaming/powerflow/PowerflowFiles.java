@@ -3,28 +3,29 @@ package org.gpusched.streaming.powerflow;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.gpusched.streaming.RawRecord;
 import org.gpusched.streaming.avro.JobModelFit;
 import org.gpusched.streaming.avro.PlacementDecision;
+import org.gpusched.streaming.avro.PowerflowJobEnergy;
+import org.gpusched.streaming.avro.PowerflowPowerSample;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.Telemetry;
-import org.gpusched.streaming.file.JsonLinesSink;
-import org.gpusched.streaming.file.NumberedLineFormat;
+import org.gpusched.streaming.file.FileStreams;
 
 /**
  * The powerflow scheduler over files: a PowerFlow trace (JSON Lines) in, and optionally telemetry and completions files
  * (live semantics over recorded inputs); JSON Lines part files out, one per output ({@link #DECISIONS}, {@link #MODELS},
- * {@link #TELEMETRY}, {@link #REJECTED}), merged by the caller.
+ * {@link #TELEMETRY}, {@link #REJECTED}, {@link #JOB_ENERGY}, {@link #POWER}), merged by {@link PowerflowRunDirectory}.
  */
 public final class PowerflowFiles {
     public static final String DECISIONS = "decisions";
     public static final String MODELS = "models";
     public static final String TELEMETRY = "telemetry";
     public static final String REJECTED = "rejected";
+    public static final String JOB_ENERGY = "job-energy";
+    public static final String POWER = "power";
 
     private PowerflowFiles() {}
 
@@ -32,29 +33,17 @@ public final class PowerflowFiles {
     public record Sources(Path trace, Path telemetry, Path completions) implements PowerflowSources {
         @Override
         public DataStream<RawRecord> jobs(StreamExecutionEnvironment env) {
-            return lines(env, trace, "powerflow-trace");
+            return FileStreams.lines(env, trace, "powerflow-trace");
         }
 
         @Override
         public Optional<DataStream<RawRecord>> telemetry(StreamExecutionEnvironment env) {
-            return Optional.ofNullable(telemetry).map(p -> lines(env, p, "powerflow-telemetry"));
+            return Optional.ofNullable(telemetry).map(p -> FileStreams.lines(env, p, "powerflow-telemetry"));
         }
 
         @Override
         public Optional<DataStream<RawRecord>> completions(StreamExecutionEnvironment env) {
-            return Optional.ofNullable(completions).map(p -> lines(env, p, "powerflow-completions"));
-        }
-
-        private static DataStream<RawRecord> lines(StreamExecutionEnvironment env, Path file, String what) {
-            FileSource<RawRecord> source = FileSource.forRecordStreamFormat(
-                            new NumberedLineFormat(file.toString()),
-                            new org.apache.flink.core.fs.Path(
-                                    file.toAbsolutePath().toUri()))
-                    .build();
-            return env.fromSource(source, WatermarkStrategy.noWatermarks(), what + " file")
-                    .uid("source-" + what)
-                    .name(what + " " + file.getFileName())
-                    .setParallelism(1);
+            return Optional.ofNullable(completions).map(p -> FileStreams.lines(env, p, "powerflow-completions"));
         }
     }
 
@@ -80,10 +69,18 @@ public final class PowerflowFiles {
             sink(s, TELEMETRY);
         }
 
+        @Override
+        public void jobEnergy(DataStream<PowerflowJobEnergy> s) {
+            sink(s, JOB_ENERGY);
+        }
+
+        @Override
+        public void power(DataStream<PowerflowPowerSample> s) {
+            sink(s, POWER);
+        }
+
         private <T extends GenericRecord> void sink(DataStream<T> stream, String name) {
-            stream.sinkTo(new JsonLinesSink<>(dir, name))
-                    .uid("powerflow-file-sink-" + name)
-                    .name(name + " file");
+            FileStreams.jsonLines(stream, dir, name, "powerflow-file-sink-");
         }
     }
 }

@@ -1,20 +1,20 @@
 package org.gpusched.streaming.powerflow;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
+import static org.gpusched.streaming.RecordFields.checkTime;
+import static org.gpusched.streaming.RecordFields.number;
+import static org.gpusched.streaming.RecordFields.optionalInt;
+import static org.gpusched.streaming.RecordFields.optionalNumber;
+import static org.gpusched.streaming.RecordFields.optionalText;
+import static org.gpusched.streaming.RecordFields.text;
+
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import java.io.IOException;
-import java.nio.ByteBuffer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
-import org.gpusched.formats.FormatException;
-import org.gpusched.formats.TraceJson;
 import org.gpusched.streaming.RawRecord;
+import org.gpusched.streaming.RecordFields;
+import org.gpusched.streaming.RecordFields.Rejection;
 import org.gpusched.streaming.RecordParser;
 import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.avro.JobCompleted;
@@ -22,7 +22,6 @@ import org.gpusched.streaming.avro.PowerflowJob;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.Telemetry;
 import org.gpusched.streaming.avro.TelemetryKind;
-import org.gpusched.streaming.kafka.AvroBinary;
 import org.gpusched.streaming.state.PowerflowEvent;
 import org.gpusched.streaming.state.PowerflowEventKind;
 
@@ -39,7 +38,7 @@ public final class PowerflowParser extends ProcessFunction<RawRecord, PowerflowE
     static final double MAX_POWER_WATTS = 1e7;
 
     private final Topics topic;
-    private transient ObjectMapper json;
+    private transient RecordFields fields;
 
     public PowerflowParser(Topics topic) {
         if (topic != Topics.POWERFLOW_JOBS && topic != Topics.TELEMETRY && topic != Topics.COMPLETIONS)
@@ -49,60 +48,32 @@ public final class PowerflowParser extends ProcessFunction<RawRecord, PowerflowE
 
     @Override
     public void open(OpenContext openContext) {
-        json = JsonMapper.builder()
-                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                .build();
-    }
-
-    /** A record the scheduler cannot use: reason and field. */
-    static final class Rejection extends Exception {
-        final String field;
-
-        Rejection(String message, String field) {
-            super(message, null, false, false);
-            this.field = field;
-        }
+        fields = new RecordFields();
     }
 
     @Override
     public void processElement(RawRecord raw, Context ctx, Collector<PowerflowEvent> out) {
-        if (json == null) open(null);
-        if (raw.error != null) {
-            ctx.output(REJECTED, rejected(raw, raw.error, null));
-            return;
-        }
-        if (raw.text != null && raw.text.isBlank()) return;
-        PowerflowEvent event;
-        try {
-            event = switch (topic) {
-                case POWERFLOW_JOBS -> job(raw);
-                case COMPLETIONS -> completion(raw);
-                default -> telemetry(raw);
-            };
-        } catch (Rejection e) {
-            ctx.output(REJECTED, rejected(raw, e.getMessage(), e.field));
-            return;
-        } catch (RuntimeException | Error e) {
-            ctx.output(
-                    REJECTED,
-                    rejected(
-                            raw,
-                            "the record could not be read (" + e.getClass().getSimpleName() + ": " + e.getMessage()
-                                    + ")",
-                            null));
-            return;
-        }
+        if (fields == null) open(null);
+        PowerflowEvent event = RecordFields.readOrReject(raw, this::parse, r -> ctx.output(REJECTED, r));
         if (event == null) return;
         event.setSource(raw.source == null ? topic.topic() : raw.source);
         event.setPosition(raw.position == null ? "" : raw.position);
         out.collect(event);
     }
 
+    /** The event, or null for telemetry this policy does not use. */
+    private PowerflowEvent parse(RawRecord raw) throws Rejection {
+        return switch (topic) {
+            case POWERFLOW_JOBS -> job(raw);
+            case COMPLETIONS -> completion(raw);
+            default -> telemetry(raw);
+        };
+    }
+
     private PowerflowEvent job(RawRecord raw) throws Rejection {
         PowerflowJob j;
         if (raw.text != null) {
-            JsonNode root = object(raw.text);
+            JsonNode root = fields.object(raw.text);
             for (var names = root.fieldNames(); names.hasNext(); ) {
                 String n = names.next();
                 if (!java.util.Set.of("id", "submit", "workload", "batch", "gpus", "iterations")
@@ -126,7 +97,7 @@ public final class PowerflowParser extends ProcessFunction<RawRecord, PowerflowE
                     .setIterations(number(root, "iterations"))
                     .build();
         } else {
-            j = decode(raw, PowerflowJob.class);
+            j = fields.decode(raw, PowerflowJob.class);
         }
         checkTime(j.getSubmit(), "submit");
         if (j.getId().isBlank()) throw new Rejection("field 'id' is missing", "id");
@@ -143,18 +114,7 @@ public final class PowerflowParser extends ProcessFunction<RawRecord, PowerflowE
     }
 
     private PowerflowEvent completion(RawRecord raw) throws Rejection {
-        JobCompleted c;
-        if (raw.text != null) {
-            JsonNode root = object(raw.text);
-            c = JobCompleted.newBuilder()
-                    .setTime(number(root, "time"))
-                    .setJob(text(root, "job"))
-                    .build();
-        } else {
-            c = decode(raw, JobCompleted.class);
-        }
-        checkTime(c.getTime(), "time");
-        if (c.getJob() == null || c.getJob().isBlank()) throw new Rejection("field 'job' is missing", "job");
+        JobCompleted c = fields.completion(raw);
         return event(c.getTime(), PowerflowEventKind.COMPLETION, c.getJob())
                 .setCompleted(c)
                 .build();
@@ -163,7 +123,7 @@ public final class PowerflowParser extends ProcessFunction<RawRecord, PowerflowE
     private PowerflowEvent telemetry(RawRecord raw) throws Rejection {
         Telemetry t;
         if (raw.text != null) {
-            JsonNode root = object(raw.text);
+            JsonNode root = fields.object(raw.text);
             String k = text(root, "kind");
             TelemetryKind kind;
             try {
@@ -186,7 +146,7 @@ public final class PowerflowParser extends ProcessFunction<RawRecord, PowerflowE
                     .setLocalBatch(optionalNumber(root, "localBatch"))
                     .build();
         } else {
-            t = decode(raw, Telemetry.class);
+            t = fields.decode(raw, Telemetry.class);
         }
         checkTime(t.getTime(), "time");
         if (t.getKind() != TelemetryKind.JOB_PROGRESS) return null;
@@ -242,75 +202,5 @@ public final class PowerflowParser extends ProcessFunction<RawRecord, PowerflowE
                 .setTimeMillis(RecordParser.toMillis(seconds))
                 .setKind(kind)
                 .setJob(job);
-    }
-
-    private static void checkTime(double t, String field) throws Rejection {
-        if (!(t >= 0 && t <= TraceJson.MAX_SECONDS))
-            throw new Rejection(
-                    "field '" + field + "' must be a time in [0, " + TraceJson.MAX_SECONDS + "] seconds, got " + t,
-                    field);
-    }
-
-    private static <T extends org.apache.avro.specific.SpecificRecordBase> T decode(RawRecord raw, Class<T> type)
-            throws Rejection {
-        try {
-            return new AvroBinary<>(type).decode(raw.bytes);
-        } catch (IOException e) {
-            throw new Rejection(e.getMessage(), null);
-        }
-    }
-
-    private JsonNode object(String text) throws Rejection {
-        JsonNode root;
-        try {
-            root = json.readTree(text);
-        } catch (JsonProcessingException e) {
-            throw new Rejection("not valid JSON (" + e.getOriginalMessage() + ")", null);
-        }
-        if (root == null || !root.isObject()) throw new Rejection("a record must be a JSON object", null);
-        return root;
-    }
-
-    private static double number(JsonNode root, String field) throws Rejection {
-        JsonNode v = root.get(field);
-        if (v == null || v.isNull()) throw new Rejection("field '" + field + "' is missing", field);
-        if (!v.isNumber()) throw new Rejection("field '" + field + "' must be a number, got " + v, field);
-        return v.doubleValue();
-    }
-
-    private static Double optionalNumber(JsonNode root, String field) throws Rejection {
-        JsonNode v = root.get(field);
-        return v == null || v.isNull() ? null : number(root, field);
-    }
-
-    private static Integer optionalInt(JsonNode root, String field) throws Rejection {
-        Double d = optionalNumber(root, field);
-        if (d == null) return null;
-        if (d != Math.rint(d) || Math.abs(d) > Integer.MAX_VALUE)
-            throw new Rejection("field '" + field + "' must be a whole number, got " + d, field);
-        return d.intValue();
-    }
-
-    private static String text(JsonNode root, String field) throws Rejection {
-        JsonNode v = root.get(field);
-        if (v == null || v.isNull() || v.asText().isBlank())
-            throw new Rejection("field '" + field + "' is missing", field);
-        return v.asText();
-    }
-
-    private static String optionalText(JsonNode root, String field) {
-        JsonNode v = root.get(field);
-        return v == null || v.isNull() ? null : v.asText();
-    }
-
-    private static RejectedRecord rejected(RawRecord raw, String reason, String field) {
-        return RejectedRecord.newBuilder()
-                .setSource(raw.source == null ? "" : raw.source)
-                .setPosition(raw.position == null ? "" : raw.position)
-                .setText(raw.text)
-                .setBytes(raw.bytes == null ? null : ByteBuffer.wrap(raw.bytes))
-                .setReason(reason)
-                .setField(field == null ? FormatException.WHOLE_RECORD : field)
-                .build();
     }
 }

@@ -22,7 +22,7 @@ import org.gpusched.streaming.state.PowerflowEvent;
  * live:   jobs, telemetry, completions -> parse -> event time -> keyBy(job) -> JobModelFunction (fits)
  *           -> keyBy(policy) -> PowerflowScheduler -> decisions;  fits -> models
  * replay: jobs -> parse -> event time -> keyBy(policy) -> PowerflowScheduler (simulated cluster inside)
- *           -> decisions;  simulated telemetry, completions and fits -> their sinks
+ *           -> decisions;  simulated telemetry, completions, fits, job energy and power -> their sinks
  * rejected records of every parser -> rejected
  * </pre>
  */
@@ -68,6 +68,8 @@ public final class PowerflowPipeline {
             sinks.models(scheduler.getSideOutput(PowerflowScheduler.MODELS));
             sinks.telemetry(scheduler.getSideOutput(PowerflowScheduler.TELEMETRY));
             sinks.completions(scheduler.getSideOutput(PowerflowScheduler.COMPLETIONS));
+            sinks.jobEnergy(scheduler.getSideOutput(PowerflowScheduler.JOB_ENERGY));
+            sinks.power(scheduler.getSideOutput(PowerflowScheduler.POWER));
         }
         DataStream<RejectedRecord> rejected = parsers.get(0).getSideOutput(PowerflowParser.REJECTED);
         for (int i = 1; i < parsers.size(); i++)

@@ -2,8 +2,11 @@ package org.gpusched.streaming.powerflow;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -29,6 +32,8 @@ import org.gpusched.streaming.avro.JobCompleted;
 import org.gpusched.streaming.avro.JobModelFit;
 import org.gpusched.streaming.avro.PlacementDecision;
 import org.gpusched.streaming.avro.PowerflowJob;
+import org.gpusched.streaming.avro.PowerflowJobEnergy;
+import org.gpusched.streaming.avro.PowerflowPowerSample;
 import org.gpusched.streaming.avro.Telemetry;
 import org.gpusched.streaming.avro.TelemetryKind;
 import org.gpusched.streaming.state.JobModelState;
@@ -58,7 +63,8 @@ import org.gpusched.streaming.state.SimulatedJob;
  * <p>State: {@link #JOBS}, the active jobs (request, latest fit, progress, assignment, and in replay the simulated
  * execution with its noise generator and telemetry); a job leaves it when it completes. {@link #PENDING}, events not yet
  * passed by the watermark. {@link #CLOCK}, the time of the last handled event; {@link #COUNTERS}, the next job index
- * and decision sequence number. An idle key holds only the clock and counters.
+ * and decision sequence number; {@link #CLUSTER_POWER} (replay), the last power sample and the idle energy so far. An idle
+ * key holds only these.
  */
 public final class PowerflowScheduler extends KeyedProcessFunction<String, PowerflowEvent, PlacementDecision> {
     private static final long serialVersionUID = 1L;
@@ -71,6 +77,10 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
     /** [next job index, next decision sequence number]. */
     public static final ValueStateDescriptor<long[]> COUNTERS = new ValueStateDescriptor<>(
             "counters", org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+    /** Replay: [time of the last power sample (s), GPUs allocated and nodes on after it, idle energy so far (J)]. */
+    public static final ValueStateDescriptor<double[]> CLUSTER_POWER = new ValueStateDescriptor<>(
+            "cluster-power",
+            org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo.DOUBLE_PRIMITIVE_ARRAY_TYPE_INFO);
 
     /** Replay: the simulated completions. */
     public static final OutputTag<JobCompleted> COMPLETIONS =
@@ -78,6 +88,12 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
     /** Replay: the simulated telemetry. */
     public static final OutputTag<Telemetry> TELEMETRY =
             new OutputTag<>("powerflow-telemetry", new AvroTypeInfo<>(Telemetry.class));
+    /** Replay: each finished job's true energy and JCT. */
+    public static final OutputTag<PowerflowJobEnergy> JOB_ENERGY =
+            new OutputTag<>("powerflow-job-energy", new AvroTypeInfo<>(PowerflowJobEnergy.class));
+    /** Replay: the cluster's true power after each decision. */
+    public static final OutputTag<PowerflowPowerSample> POWER =
+            new OutputTag<>("powerflow-power", new AvroTypeInfo<>(PowerflowPowerSample.class));
     /** Replay: every fit (live fits come from {@link JobModelFunction#MODELS}). */
     public static final OutputTag<JobModelFit> MODELS =
             new OutputTag<>("powerflow-models", new AvroTypeInfo<>(JobModelFit.class));
@@ -89,9 +105,17 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
     private transient ListState<PowerflowEvent> pending;
     private transient ValueState<Long> clock;
     private transient ValueState<long[]> counters;
+    private transient ValueState<double[]> clusterPower;
     private transient PowerFlowPolicy policy;
     private transient ClusterView cluster;
     private transient GroundTruth truth;
+    /**
+     * The model instance of each active job's latest fit, kept while the fit is the same so that the policy's table of
+     * model values lasts across decisions (models are pure: a new instance gives the same values, only slower).
+     */
+    private transient Map<String, KeptModel> models;
+
+    private record KeptModel(JobModelFit fit, PerformanceModel model) {}
 
     public PowerflowScheduler(PowerflowSettings settings) {
         this.settings = settings;
@@ -103,9 +127,11 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
         pending = getRuntimeContext().getListState(PENDING);
         clock = getRuntimeContext().getState(CLOCK);
         counters = getRuntimeContext().getState(COUNTERS);
+        clusterPower = getRuntimeContext().getState(CLUSTER_POWER);
         policy = new PowerFlowPolicy(settings.eta());
         cluster = settings.cluster();
         truth = settings.replay() ? settings.groundTruth() : null;
+        models = new HashMap<>();
     }
 
     @Override
@@ -202,6 +228,9 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
         active.sort(Comparator.comparingLong(PowerflowJobState::getIndex));
         List<JobView> views = new ArrayList<>();
         for (PowerflowJobState j : active) if (ready(j, now)) views.add(view(j));
+        Set<String> ids = new HashSet<>();
+        for (PowerflowJobState j : active) ids.add(j.getJob().getId());
+        models.keySet().retainAll(ids);
         Map<Long, Assignment> decided = views.isEmpty() ? Map.of() : policy.decide(cluster, views);
         for (PowerflowJobState j : active) {
             Assignment a = decided.getOrDefault(j.getIndex(), Assignment.WAITING);
@@ -226,6 +255,40 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
                 ctx.timerService().registerEventTimeTimer(now + (long) Math.ceil(remaining * o.stepTime() * 1000));
             }
         }
+        if (truth != null) samplePower(now, ctx, count);
+    }
+
+    /**
+     * Replay: the cluster's true power after a decision, to {@link #POWER}, and the idle GPUs' energy since the last
+     * sample. Nodes on are {@code ceil(allocated / GPUs per node)}: with migration, power-of-two jobs pack nodes fully
+     * (buddy allocation), and a node with no job is off.
+     */
+    private void samplePower(long now, OnTimerContext ctx, long[] count) throws Exception {
+        double t = now / 1000.0;
+        double[] last = clusterPower.value();
+        double idleWatts = truth.config().gpu().idleWatts();
+        int perNode = settings.gpusPerNode();
+        double idle = last == null ? 0 : last[3] + (t - last[0]) * idleWatts * (last[2] * perNode - last[1]);
+        int allocated = 0;
+        double watts = 0;
+        for (PowerflowJobState j : jobs.values())
+            if (j.getGpus() > 0) {
+                allocated += j.getGpus();
+                watts += outcome(j).power();
+            }
+        int nodesOn = (allocated + perNode - 1) / perNode;
+        watts += idleWatts * (nodesOn * perNode - allocated);
+        clusterPower.update(new double[] {t, allocated, nodesOn, idle});
+        ctx.output(
+                POWER,
+                PowerflowPowerSample.newBuilder()
+                        .setTime(t)
+                        .setWatts(watts)
+                        .setGpusAllocated(allocated)
+                        .setNodesOn(nodesOn)
+                        .setIdleEnergyJoules(idle)
+                        .setSeq(count[1])
+                        .build());
     }
 
     private boolean ready(PowerflowJobState j, long now) {
@@ -244,12 +307,21 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
                 Math.max(0, r.getIterations() - j.getIterationsDone()),
                 j.getAttainedGpuSeconds(),
                 settings.maxGpus(r.getWorkload(), r.getGlobalBatch()),
-                JobModels.model(j.getFit()),
+                model(j),
                 j.getGpus() == 0 ? Assignment.WAITING : new Assignment(j.getGpus(), j.getPowerLimitWatts()));
     }
 
+    private PerformanceModel model(PowerflowJobState j) {
+        KeptModel kept = models.get(j.getJob().getId());
+        if (kept == null || !kept.fit().equals(j.getFit())) {
+            kept = new KeptModel(j.getFit(), JobModels.model(j.getFit()));
+            models.put(j.getJob().getId(), kept);
+        }
+        return kept.model();
+    }
+
     private Double expectedEnd(PowerflowJobState j, long now) {
-        PerformanceModel m = JobModels.model(j.getFit());
+        PerformanceModel m = model(j);
         double remaining = Math.max(0, j.getJob().getIterations() - j.getIterationsDone());
         return now / 1000.0 + remaining * m.stepTime(configuration(j));
     }
@@ -313,7 +385,8 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
         }
         model = JobModels.fit(model, t, settings.freqLevels(), true);
         ctx.output(MODELS, model.getFit());
-        long ready = now + (long) Math.ceil((t - now / 1000.0) * 1000);
+        // ready when the whole pre-run would have ended, as in the simulator, even if the job's work ended earlier
+        long ready = now + (long) Math.ceil(settings.profileSecondsPerLimit() * settings.powerLimits().length * 1000);
         return PowerflowJobState.newBuilder(job)
                 .setIterationsDone(done)
                 .setFit(model.getFit())
@@ -375,7 +448,13 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
         double dt = (to - from) / 1000.0;
         for (PowerflowJobState j : active) {
             SimulatedJob sim = j.getReplay();
-            if (sim.getReadyMillis() == to) reschedule = true;
+            if (sim.getReadyMillis() == to) {
+                reschedule = true;
+                if (j.getIterationsDone() >= (1 - DONE) * j.getJob().getIterations()) {
+                    finish(j, to, ctx, out, count);
+                    continue;
+                }
+            }
             if (j.getGpus() == 0) continue;
             GroundTruth.Outcome o = outcome(j);
             double iterations = j.getJob().getIterations();
@@ -406,23 +485,43 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
                     .build();
             double remainingSeconds = (iterations - done) * o.stepTime();
             if (remainingSeconds <= 0.001 + DONE * iterations * o.stepTime()) {
-                complete(advanced, to, out, count);
-                ctx.output(
-                        COMPLETIONS,
-                        JobCompleted.newBuilder()
-                                .setTime(to / 1000.0)
-                                .setJob(j.getJob().getId())
-                                .setNode(null)
-                                .setType(settings.gpuModel())
-                                .setGpus(j.getGpus())
-                                .setPolicy(PowerflowSettings.POLICY)
-                                .setController(0)
-                                .build());
+                finish(advanced, to, ctx, out, count);
                 reschedule = true;
             } else {
                 jobs.put(j.getJob().getId(), advanced);
             }
         }
         return reschedule;
+    }
+
+    /** Replay: a job's work is done; its completion, true energy and JCT go out and it leaves the state. */
+    private void finish(
+            PowerflowJobState j, long to, OnTimerContext ctx, Collector<PlacementDecision> out, long[] count)
+            throws Exception {
+        PowerflowJob r = j.getJob();
+        double t = to / 1000.0;
+        ctx.output(
+                JOB_ENERGY,
+                PowerflowJobEnergy.newBuilder()
+                        .setTime(t)
+                        .setJob(r.getId())
+                        .setWorkload(r.getWorkload())
+                        .setSubmit(r.getSubmit())
+                        .setJctSeconds(t - r.getSubmit())
+                        .setEnergyJoules(j.getReplay().getEnergyJoules())
+                        .setSeq(count[1])
+                        .build());
+        complete(j, to, out, count);
+        ctx.output(
+                COMPLETIONS,
+                JobCompleted.newBuilder()
+                        .setTime(t)
+                        .setJob(r.getId())
+                        .setNode(null)
+                        .setType(settings.gpuModel())
+                        .setGpus(j.getGpus())
+                        .setPolicy(PowerflowSettings.POLICY)
+                        .setController(0)
+                        .build());
     }
 }

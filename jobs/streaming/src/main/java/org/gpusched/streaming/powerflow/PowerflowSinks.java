@@ -4,6 +4,8 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.gpusched.streaming.avro.JobCompleted;
 import org.gpusched.streaming.avro.JobModelFit;
 import org.gpusched.streaming.avro.PlacementDecision;
+import org.gpusched.streaming.avro.PowerflowJobEnergy;
+import org.gpusched.streaming.avro.PowerflowPowerSample;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.Telemetry;
 
@@ -25,4 +27,10 @@ public interface PowerflowSinks {
 
     /** Replay only: the simulated telemetry the models were fitted from. */
     default void telemetry(DataStream<Telemetry> telemetry) {}
+
+    /** Replay only: each finished job's true energy and JCT. */
+    default void jobEnergy(DataStream<PowerflowJobEnergy> jobEnergy) {}
+
+    /** Replay only: the cluster's true power after each decision. */
+    default void power(DataStream<PowerflowPowerSample> power) {}
 }

@@ -156,7 +156,11 @@ class PowerflowSchedulerTest {
         assertEquals(in.size(), h.getSideOutput(PowerflowScheduler.COMPLETIONS).size());
         assertFalse(h.getSideOutput(PowerflowScheduler.TELEMETRY).isEmpty());
         assertTrue(h.getSideOutput(PowerflowScheduler.MODELS).size() >= in.size(), "a fit per profile at least");
-        assertEquals(2, h.numKeyedStateEntries(), "no job left in state: only the clock and the counters");
+        assertEquals(in.size(), h.getSideOutput(PowerflowScheduler.JOB_ENERGY).size(), "each job's energy once");
+        assertEquals(
+                3,
+                h.numKeyedStateEntries(),
+                "no job left in state: only the clock, the counters and the cluster's power");
     }
 
     @Test
