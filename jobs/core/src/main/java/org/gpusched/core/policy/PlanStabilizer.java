@@ -196,16 +196,18 @@ public final class PlanStabilizer {
         return b == a ? total : total + nodeShare(problem, p, b);
     }
 
+    /** Job j's own terms of f_OBJ at {@code placed} (null: waiting), with its move's charge when moves are charged. */
     private static double jobTerm(SchedulingProblem problem, int j, Placement placed) {
         var job = problem.job(j).job();
         double now = problem.now();
+        double charge = problem.moveCharge(j, placed);
         if (placed == null) {
             double late =
                     now + problem.parameters().horizonSeconds() + problem.postponedRemaining(j) - job.dueSeconds();
-            return late > 0 ? problem.parameters().rho() * job.weightPerHour() * late / 3600.0 : 0;
+            return (late > 0 ? problem.parameters().rho() * job.weightPerHour() * late / 3600.0 : 0) + charge;
         }
         double late = now + problem.remainingAt(j, placed) - job.dueSeconds();
-        return late > 0 ? job.weightPerHour() * late / 3600.0 : 0;
+        return (late > 0 ? job.weightPerHour() * late / 3600.0 : 0) + charge;
     }
 
     private static double nodeShare(SchedulingProblem problem, Plan p, int n) {
