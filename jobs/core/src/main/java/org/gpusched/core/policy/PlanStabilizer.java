@@ -238,9 +238,9 @@ public final class PlanStabilizer {
     }
 
     /**
-     * Moves of one job after which plans leave it where it runs until it ends (a node failure may still stop it): the
-     * doubled overhead alone does not bound them when a plan that moves it also starts jobs whose postponement f_OBJ
-     * prices at rho times their weight.
+     * Moves of one job after which plans leave it where it runs until it ends (a node failure may still stop it). A
+     * safety net: the optimizers' f_OBJ charges a move aside at the postponement's scale
+     * ({@link SchedulingProblem#moveCharge}), and with it no job of the stability benchmark reaches this many moves.
      */
     public static final int MAX_MOVES = 10;
 
