@@ -130,10 +130,15 @@ final class JobConfigurations {
         for (int j = 0; j < jobs; j++) {
             var job = p.job(j).job();
             double slowest = p.slowestRemaining(j);
-            // a move's charge is rho x weight x at most what preempting the job loses on its slowest configuration
-            if (chargesMoves) slowest = 2 * p.postponedRemaining(j);
+            double charge = 0;
+            if (chargesMoves) {
+                // after a move a job needs at most its postponed M_j; its charge is rho x weight x at most that
+                slowest = p.postponedRemaining(j);
+                charge = rho * job.weightPerHour() * slowest / 3600.0;
+            }
             bound += (1 + rho) * job.weightPerHour() * Math.max(0, now + horizon + slowest - job.dueSeconds()) / 3600.0
-                    + slowest / 3600.0 * maxRate;
+                    + slowest / 3600.0 * maxRate
+                    + charge;
         }
         unitsPerCost = Math.min(UNITS_PER_COST, MAX_UNITS / bound);
         double minPositiveWeight = Double.POSITIVE_INFINITY;
