@@ -44,7 +44,7 @@ final class ProblemBuilder {
             tables.add(e.times);
         }
         return SchedulingProblem.ofDistinctJobs(
-                facts.nowSeconds(), cluster, states, tables, topology.currentType, facts.config.objective());
+                facts.nowSeconds(), cluster, states, tables, topology.currentType, facts.config.optimizerObjective());
     }
 
     /**

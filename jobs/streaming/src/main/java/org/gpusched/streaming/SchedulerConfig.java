@@ -247,6 +247,11 @@ public final class SchedulerConfig implements Serializable {
         return new ObjectiveParameters(rho, horizonSeconds, mu);
     }
 
+    /** f_OBJ as the optimizers are given it: {@link #objective()}, charging moves under {@link Stability#STABLE}. */
+    public ObjectiveParameters optimizerObjective() {
+        return objective().withChargedMoves(stability == Stability.STABLE);
+    }
+
     public PolicyConfig policyConfig() {
         return PolicyConfig.DEFAULTS.withMaxIterations(maxIterations).withThreads(optimizerThreads);
     }

@@ -213,6 +213,58 @@ public final class SchedulingProblem {
         return row[p.gpus()] * restartLeft[j] + restart[j];
     }
 
+    /**
+     * {@link #remainingAt} for job j on node n as type t with g GPUs, without building a placement: NaN when it cannot
+     * run there.
+     */
+    public double remainingAt(int j, int n, int t, int g) {
+        double[] row = times[j][t];
+        if (g >= row.length) return Double.NaN;
+        Placement current = jobs.get(j).current();
+        if (current == null || current.node() == n && current.type() == t && current.gpus() == g)
+            return row[g] * left[j];
+        return row[g] * restartLeft[j] + restart[j];
+    }
+
+    /** Whether f_OBJ charges moves of running jobs ({@link ObjectiveParameters#chargeMoves}). */
+    public boolean chargesMoves() {
+        return parameters.chargeMoves();
+    }
+
+    /**
+     * What f_OBJ charges, when moves are charged, for placing running job j on node n as type t with g GPUs instead of
+     * where it runs: rho x weight x the hours by which the move puts its end off (the work it loses, its progress
+     * since the last snapshot and the restore ({@link JobState}), plus any slowdown of the new configuration); 0
+     * where it runs, for a move that ends it sooner (its own tardiness term prices that, loss included), for a
+     * waiting job, or when moves are not charged. The papers price a waiting job's postponement at rho times its
+     * weight but a running job's displacement at its weight only, so a plan that moves a running job aside to start a
+     * waiting one always won, however much the move cost; at the same scale, such a start is made only when it gains
+     * more than the displaced job loses.
+     */
+    public double moveCharge(int j, int n, int t, int g) {
+        if (!parameters.chargeMoves()) return 0;
+        Placement current = jobs.get(j).current();
+        if (current == null || current.node() == n && current.type() == t && current.gpus() == g) return 0;
+        double[] row = times[j][t];
+        if (g >= row.length) return 0;
+        double later = row[g] * restartLeft[j] + restart[j] - times[j][current.type()][current.gpus()] * left[j];
+        return chargeFor(j, later);
+    }
+
+    /**
+     * {@link #moveCharge(int, int, int, int)} for placement p; p null: preempting a running job, charged the work it
+     * loses (its wait is the postponement term's).
+     */
+    public double moveCharge(int j, Placement p) {
+        if (p != null) return moveCharge(j, p.node(), p.type(), p.gpus());
+        if (!parameters.chargeMoves() || jobs.get(j).current() == null) return 0;
+        return chargeFor(j, postponed[j] - slowest[j]);
+    }
+
+    private double chargeFor(int j, double lostSeconds) {
+        return lostSeconds > 0 ? parameters.rho() * jobs.get(j).job().weightPerHour() * lostSeconds / 3600.0 : 0;
+    }
+
     /** Remaining time on the fastest configuration present in the cluster. */
     public double fastestRemaining(int j) {
         return fastest[j];

@@ -17,7 +17,10 @@ import org.gpusched.core.model.SchedulingProblem;
  *       variable by minimization, so it charges the job with the least such cost; we use that same reading
  *       (least remaining x rate on the node), which is the first-ending job whenever the rate does not depend on
  *       g (VM pricing) and keeps the heuristics and the MILP on one objective;</li>
- *   <li>plus mu x idle GPUs on each used node (P2a).</li>
+ *   <li>plus mu x idle GPUs on each used node (P2a);</li>
+ *   <li>when moves are charged ({@link org.gpusched.core.objective.ObjectiveParameters#chargeMoves}, not in the
+ *       papers), each running job moved or preempted: rho x weight x the hours the move loses
+ *       ({@link SchedulingProblem#moveCharge}).</li>
  * </ul>
  */
 public final class ObjectiveFunction {
@@ -25,11 +28,13 @@ public final class ObjectiveFunction {
 
     public static double evaluate(SchedulingProblem problem, Placement[] placements, int[] nodeTypes) {
         Sum sum = new Sum(problem.parameters(), problem.cluster(), problem.now(), placements.length);
+        boolean charged = problem.chargesMoves();
         for (int j = 0; j < placements.length; j++) {
             var job = problem.job(j).job();
             Placement p = placements[j];
             if (p == null) sum.postponed(job.weightPerHour(), job.dueSeconds(), problem.postponedRemaining(j));
             else sum.scheduled(job.weightPerHour(), job.dueSeconds(), problem.remainingAt(j, p), p);
+            if (charged) sum.moveCharge(problem.moveCharge(j, p));
         }
         return sum.total(nodeTypes);
     }
@@ -70,6 +75,11 @@ public final class ObjectiveFunction {
         public void postponed(double weightPerHour, double dueSeconds, double slowestRemaining) {
             double late = now + params.horizonSeconds() + slowestRemaining - dueSeconds;
             if (late > 0) total += params.rho() * weightPerHour * late / 3600.0;
+        }
+
+        /** What moving a running job costs on top of its terms ({@link SchedulingProblem#moveCharge}). */
+        public void moveCharge(double charge) {
+            total += charge;
         }
 
         /** A job placed at {@code p}, {@code remaining} seconds from its end there. */

@@ -8,8 +8,11 @@ import org.gpusched.core.model.InvalidInstanceException;
  * @param rho            penalty coefficient of postponed jobs (papers: 100)
  * @param horizonSeconds H, the periodic rescheduling interval used in the worst-case tardiness (papers: 1 h)
  * @param mu             cost per idle GPU on a used node (hierarchical paper: 1; ANDREAS: 0)
+ * @param chargeMoves    whether f_OBJ charges each move of a running job (migration, resize, preemption) the work it
+ *                       loses at the postponement's scale, rho x weight x the hours lost
+ *                       ({@link org.gpusched.core.model.SchedulingProblem#moveCharge}); the papers do not (false)
  */
-public record ObjectiveParameters(double rho, double horizonSeconds, double mu) {
+public record ObjectiveParameters(double rho, double horizonSeconds, double mu, boolean chargeMoves) {
     public static final ObjectiveParameters DEFAULTS = new ObjectiveParameters(100, 3600, 0);
 
     public ObjectiveParameters {
@@ -17,5 +20,14 @@ public record ObjectiveParameters(double rho, double horizonSeconds, double mu) 
             throw new InvalidInstanceException("objective parameters: need rho >= 0, H > 0, mu >= 0; got rho=" + rho
                     + " H=" + horizonSeconds + " mu=" + mu);
         }
+    }
+
+    /** The papers' f_OBJ: moves are not charged. */
+    public ObjectiveParameters(double rho, double horizonSeconds, double mu) {
+        this(rho, horizonSeconds, mu, false);
+    }
+
+    public ObjectiveParameters withChargedMoves(boolean charged) {
+        return new ObjectiveParameters(rho, horizonSeconds, mu, charged);
     }
 }

@@ -309,26 +309,49 @@ final class GreedyConstruction {
     /** Places job j on node n with the current candidate configuration, switching n on if it is off. */
     private void assign(int j, int n) {
         double cost = candCost;
+        long delta = candDelta;
+        JobConfigurations cf = configs;
+        if (cf.chargesMoves && cf.jobCurNode[j] >= 0 && cf.jobCurNode[j] != n) {
+            // its current configuration on another node: a migration, with what it loses (other configurations
+            // carry theirs already)
+            if (candType == cf.jobCurType[j] && candGpus == cf.jobCurG[j]) {
+                double r = remainingOn(j, n, candType, candGpus);
+                cost = r / 3600.0 * tables.rate[candType * tables.stride + candGpus];
+                delta = deltaUnits(j, n, candType, candGpus, r);
+            }
+        }
         pool.take(n, candType, candGpus, j, cost);
         jobNode[j] = n;
         jobType[j] = candType;
         jobGpus[j] = candGpus;
-        jobDeltaUnits[j] = candDelta;
+        jobDeltaUnits[j] = delta;
         jobCost[j] = cost;
-        placedDelta += candDelta;
+        placedDelta += delta;
         placed[placedCount++] = j;
     }
 
     /** After post-processing changed a job's type or GPU count. */
     void refreshJob(int j) {
-        JobConfigurations cf = configs;
         int t = jobType[j], g = jobGpus[j];
-        double r = tables.problem.remaining(j, t, g);
-        double late = tables.now + r - cf.due[j];
+        double r = remainingOn(j, jobNode[j], t, g);
         placedDelta -= jobDeltaUnits[j];
-        jobDeltaUnits[j] = cf.units(late > 0 ? cf.weight[j] * late / 3600.0 : 0) - cf.postponedUnits[j];
+        jobDeltaUnits[j] = deltaUnits(j, jobNode[j], t, g, r);
         placedDelta += jobDeltaUnits[j];
         jobCost[j] = r / 3600.0 * tables.rate[t * tables.stride + g];
+    }
+
+    /** Seconds job j needs on node n as type t with g GPUs: with what a move loses when moves are charged. */
+    double remainingOn(int j, int n, int t, int g) {
+        return configs.chargesMoves ? tables.problem.remainingAt(j, n, t, g) : tables.problem.remaining(j, t, g);
+    }
+
+    /** Job j's f_OBJ change, in units, placed on node n as type t with g GPUs ({@code r} seconds) instead of waiting. */
+    private long deltaUnits(int j, int n, int t, int g, double r) {
+        JobConfigurations cf = configs;
+        double late = tables.now + r - cf.due[j];
+        long delta = cf.units(late > 0 ? cf.weight[j] * late / 3600.0 : 0) - cf.postponedUnits[j];
+        if (cf.chargesMoves) delta += cf.units(tables.problem.moveCharge(j, n, t, g));
+        return delta;
     }
 
     /**

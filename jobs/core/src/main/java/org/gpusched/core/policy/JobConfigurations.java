@@ -41,6 +41,7 @@ final class JobConfigurations {
     private int[] cfgOrder = new int[0];
     private int[] lateType = new int[0], lateGpus = new int[0];
     private double[] lateTime = new double[0];
+    private long[] lateCharge = new long[0];
     /** Position of a configuration in its job's preference order (valid once the job's list is sorted). */
     private int[] cfgRank = new int[0];
     /**
@@ -68,6 +69,12 @@ final class JobConfigurations {
     private int[] sortScratch = new int[0];
     private double[] sortKey = new double[0];
     long postponedTotal;
+    /**
+     * Whether f_OBJ charges moves ({@link SchedulingProblem#chargesMoves}): then a running job's configurations other
+     * than its current one take the time the move loses and its charge, and its postponement the preemption's.
+     */
+    boolean chargesMoves;
+
     double unitsPerCost = UNITS_PER_COST;
     long[] postponedUnits = new long[0];
 
@@ -99,6 +106,7 @@ final class JobConfigurations {
         lateType = GreedyArrays.grow(lateType, tables.perJobMax());
         lateGpus = GreedyArrays.grow(lateGpus, tables.perJobMax());
         lateTime = GreedyArrays.grow(lateTime, tables.perJobMax());
+        lateCharge = GreedyArrays.grow(lateCharge, tables.perJobMax());
 
         int perJob = 0;
         for (int t = 0; t < types; t++) if (p.typeAvailable(t)) perJob += typeGpus[t];
@@ -114,6 +122,7 @@ final class JobConfigurations {
         bestUpTo = GreedyArrays.grow(bestUpTo, jobs * types * stride);
 
         double horizon = p.parameters().horizonSeconds();
+        chargesMoves = p.chargesMoves();
         // An upper bound of |f_OBJ| for any schedule picks the fixed-point scale: 1e-6 unless that could overflow.
         double maxRate = 0;
         for (int i = 0; i < types * stride; i++) maxRate = Math.max(maxRate, tables.rate[i]);
@@ -121,8 +130,15 @@ final class JobConfigurations {
         for (int j = 0; j < jobs; j++) {
             var job = p.job(j).job();
             double slowest = p.slowestRemaining(j);
+            double charge = 0;
+            if (chargesMoves) {
+                // after a move a job needs at most its postponed M_j; its charge is rho x weight x at most that
+                slowest = p.postponedRemaining(j);
+                charge = rho * job.weightPerHour() * slowest / 3600.0;
+            }
             bound += (1 + rho) * job.weightPerHour() * Math.max(0, now + horizon + slowest - job.dueSeconds()) / 3600.0
-                    + slowest / 3600.0 * maxRate;
+                    + slowest / 3600.0 * maxRate
+                    + charge;
         }
         unitsPerCost = Math.min(UNITS_PER_COST, MAX_UNITS / bound);
         double minPositiveWeight = Double.POSITIVE_INFINITY;
@@ -138,8 +154,10 @@ final class JobConfigurations {
             jobCurNode[j] = cur == null ? -1 : cur.node();
             jobCurType[j] = cur == null ? -1 : cur.type();
             jobCurG[j] = cur == null ? -1 : cur.gpus();
-            double worstLate = now + horizon + p.slowestRemaining(j) - due[j];
+            boolean charged = chargesMoves && cur != null;
+            double worstLate = now + horizon + (charged ? p.postponedRemaining(j) : p.slowestRemaining(j)) - due[j];
             postponedPenalty[j] = worstLate > 0 ? rho * weight[j] * worstLate / 3600.0 : 0;
+            if (charged) postponedPenalty[j] += p.moveCharge(j, null);
             postponedUnits[j] = units(postponedPenalty[j]);
             postponedTotal += postponedUnits[j];
 
@@ -152,13 +170,20 @@ final class JobConfigurations {
                 for (int g = 1; g <= typeGpus[t]; g++) {
                     double r = p.remaining(j, t, g);
                     if (Double.isNaN(r)) continue;
+                    long charge = 0;
+                    if (charged && (t != cur.type() || g != cur.gpus())) {
+                        // any node: it is moved
+                        r = p.remainingAt(j, -1, t, g);
+                        charge = units(p.moveCharge(j, -1, t, g));
+                    }
                     double late = now + r - due[j];
                     if (late < 0) {
-                        putConfig(opening, c++, t, g, r, -postponedUnits[j]);
+                        putConfig(opening, c++, t, g, r, charge - postponedUnits[j]);
                         onTime++;
                     } else {
                         lateType[lateCount] = t;
                         lateGpus[lateCount] = g;
+                        lateCharge[lateCount] = charge;
                         lateTime[lateCount++] = r;
                     }
                 }
@@ -171,7 +196,7 @@ final class JobConfigurations {
                         lateType[i],
                         lateGpus[i],
                         lateTime[i],
-                        units(weight[j] * late / 3600.0) - postponedUnits[j]);
+                        units(weight[j] * late / 3600.0) + lateCharge[i] - postponedUnits[j]);
             }
             dueCount[j] = onTime;
             cfgSorted[j] = 0;

@@ -196,16 +196,18 @@ public final class PlanStabilizer {
         return b == a ? total : total + nodeShare(problem, p, b);
     }
 
+    /** Job j's own terms of f_OBJ at {@code placed} (null: waiting), with its move's charge when moves are charged. */
     private static double jobTerm(SchedulingProblem problem, int j, Placement placed) {
         var job = problem.job(j).job();
         double now = problem.now();
+        double charge = problem.moveCharge(j, placed);
         if (placed == null) {
             double late =
                     now + problem.parameters().horizonSeconds() + problem.postponedRemaining(j) - job.dueSeconds();
-            return late > 0 ? problem.parameters().rho() * job.weightPerHour() * late / 3600.0 : 0;
+            return (late > 0 ? problem.parameters().rho() * job.weightPerHour() * late / 3600.0 : 0) + charge;
         }
         double late = now + problem.remainingAt(j, placed) - job.dueSeconds();
-        return late > 0 ? job.weightPerHour() * late / 3600.0 : 0;
+        return (late > 0 ? job.weightPerHour() * late / 3600.0 : 0) + charge;
     }
 
     private static double nodeShare(SchedulingProblem problem, Plan p, int n) {
@@ -236,9 +238,9 @@ public final class PlanStabilizer {
     }
 
     /**
-     * Moves of one job after which plans leave it where it runs until it ends (a node failure may still stop it): the
-     * doubled overhead alone does not bound them when a plan that moves it also starts jobs whose postponement f_OBJ
-     * prices at rho times their weight.
+     * Moves of one job after which plans leave it where it runs until it ends (a node failure may still stop it). A
+     * safety net: the optimizers' f_OBJ charges a move aside at the postponement's scale
+     * ({@link SchedulingProblem#moveCharge}), and with it no job of the stability benchmark reaches this many moves.
      */
     public static final int MAX_MOVES = 10;
 

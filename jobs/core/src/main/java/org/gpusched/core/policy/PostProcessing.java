@@ -40,9 +40,10 @@ final class PostProcessing {
         for (int i = 0; i < count; i++) {
             int j = np.nodeJobs[n * p.maxG + i];
             int g = c.jobGpus[j];
-            double r = p.problem.remaining(j, t, g);
+            double r = c.remainingOn(j, n, t, g);
             double late = p.now + r - cf.due[j];
             if (late > 0) tard += cf.weight[j] * late / 3600.0;
+            if (cf.chargesMoves) tard += p.problem.moveCharge(j, n, t, g);
             first = Math.min(first, r / 3600.0 * p.rate[t * p.stride + g]);
         }
         return tard + first + p.mu * np.nodeFree[n];
@@ -66,13 +67,14 @@ final class PostProcessing {
             for (int i = 0; i < count && holds; i++) {
                 int j = np.nodeJobs[n * p.maxG + i];
                 int g = c.jobGpus[j];
-                double r = p.problem.remaining(j, u, g);
+                double r = c.remainingOn(j, n, u, g);
                 if (Double.isNaN(r)) {
                     holds = false;
                     break;
                 }
                 double late = p.now + r - cf.due[j];
                 if (late > 0) tard += cf.weight[j] * late / 3600.0;
+                if (cf.chargesMoves) tard += p.problem.moveCharge(j, n, u, g);
                 first = Math.min(first, r / 3600.0 * p.rate[u * p.stride + g]);
             }
             if (!holds) continue;

@@ -1,0 +1,112 @@
+package org.gpusched.core.policy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.util.List;
+import org.gpusched.core.model.Cluster;
+import org.gpusched.core.model.JobState;
+import org.gpusched.core.model.Node;
+import org.gpusched.core.model.NodeType;
+import org.gpusched.core.model.Placement;
+import org.gpusched.core.model.Schedule;
+import org.gpusched.core.model.SchedulingProblem;
+import org.gpusched.core.objective.ObjectiveFunction;
+import org.gpusched.core.objective.ObjectiveParameters;
+import org.gpusched.core.random.RandomState;
+import org.junit.jupiter.api.Test;
+
+/**
+ * f_OBJ with moves charged (the product's stable setting): a running job moved aside pays rho x weight x the hours its
+ * end is put off, so a start that needs it moved is made only when the start gains more.
+ */
+class ChargedMovesTest {
+    private static final NodeType A = Instances.linear("A", "X", 2, 1.0);
+    private static final NodeType B = Instances.linear("B", "Y", 2, 1.0);
+    private static final ObjectiveParameters CHARGED = Instances.PAPER.withChargedMoves(true);
+    private static final double NOW = 1000;
+
+    /**
+     * Job r runs on both GPUs of n0, half done, a quarter done as of its last snapshot, 300 s to restore: 1,800 s
+     * left in place; on one GPU (7,200 s in full) it would need 7,200 x 0.75 + 300 = 5,700 s, 3,900 s more. It is
+     * never late; its weight is 1/h. On n1 (type B, one GPU) it would need 24,000 x 0.75 + 300 = 18,300 s.
+     */
+    private static JobState running() {
+        var times = Instances.times("A", 1, 7200.0, 2, 3600.0, "B", 1, 24000.0);
+        return new JobState(Instances.job("r", 0, 1e9, 1, times), 0.5, new Placement(0, 0, 2), 0.25, 300);
+    }
+
+    private static SchedulingProblem problem(ObjectiveParameters params, List<JobState> jobs) {
+        Cluster cluster = new Cluster(List.of(A, B), List.of(Node.fixed("n0", "A"), Node.fixed("n1", "B")));
+        return new SchedulingProblem(NOW, cluster, jobs, new int[] {0, -1}, params);
+    }
+
+    @Test
+    void aMoveIsChargedTheHoursItPutsTheJobsEndOff() {
+        SchedulingProblem charged = problem(CHARGED, List.of(running()));
+        SchedulingProblem paper = problem(Instances.PAPER, List.of(running()));
+
+        assertEquals(0, charged.moveCharge(0, new Placement(0, 0, 2)), "where it runs");
+        // resized to one GPU: 3,900 s later, 100 x 1/h x 3,900 / 3,600 h
+        assertEquals(108.3333333, charged.moveCharge(0, new Placement(0, 0, 1)), 1e-6);
+        // migrated as it is: only what the move loses, 3,600 x (0.75 - 0.5) + 300 = 1,200 s
+        assertEquals(100 * 1200 / 3600.0, charged.moveCharge(0, new Placement(1, 0, 2)), 1e-9);
+        // to n1 as B on one GPU: 16,500 s later
+        assertEquals(100 * 16500 / 3600.0, charged.moveCharge(0, new Placement(1, 1, 1)), 1e-9);
+        // preempted: the work it loses on its slowest configuration (B, 24,000 s), 24,000 x 0.25 + 300 = 6,300 s
+        assertEquals(100 * 6300 / 3600.0, charged.moveCharge(0, null), 1e-9);
+        assertEquals(0, paper.moveCharge(0, new Placement(0, 0, 1)), "the papers charge no move");
+
+        Placement[] resized = {new Placement(0, 0, 1)};
+        int[] types = {0, -1};
+        assertEquals(
+                ObjectiveFunction.evaluate(paper, resized, types) + 108.3333333,
+                ObjectiveFunction.evaluate(charged, resized, types),
+                1e-6);
+    }
+
+    @Test
+    void aMoveThatEndsTheJobSoonerIsNotCharged() {
+        // r on one GPU of n0 (7,200 s x 0.5 = 3,600 s left) moved to both: 3,600 x 0.75 + 300 = 3,000 s, sooner
+        var times = Instances.times("A", 1, 7200.0, 2, 3600.0);
+        JobState r = new JobState(Instances.job("r", 0, 1e9, 1, times), 0.5, new Placement(0, 0, 1), 0.25, 300);
+        assertEquals(0, problem(CHARGED, List.of(r)).moveCharge(0, new Placement(0, 0, 2)));
+    }
+
+    /**
+     * Waiting job w needs one GPU of A for 3,600 s; n0 has room for it only if r gives up a GPU (n1, type B, has no
+     * time for w). Left waiting, w is priced rho x 1/h x (now + H + 3,600 s - due); started now, it ends at 4,600 s.
+     * Starting it costs r's resize, 108.3 when charged (sending r to n1 instead: 458.3).
+     */
+    private static Schedule plan(ObjectiveParameters params, double dueOfWaiting) {
+        var times = Instances.times("A", 1, 3600.0);
+        JobState w = JobState.waiting(Instances.job("w", NOW, dueOfWaiting, 1, times));
+        SchedulingProblem problem = problem(params, List.of(running(), w));
+        PolicyConfig config = PolicyConfig.DEFAULTS.withMaxIterations(200).withThreads(1);
+        Schedule plan = new AndreasRandomizedGreedyPolicy(config).schedule(problem, new RandomState(7));
+        assertEquals(ObjectiveFunction.evaluate(problem, plan.placements(), plan.nodeTypes()), plan.objective(), 1e-9);
+        return plan;
+    }
+
+    @Test
+    void aStartThatNeedsARunningJobMovedIsNotMadeWhenTheMoveLosesMore() {
+        // due 6,400 s: waiting costs 100 x (1,000 + 3,600 + 3,600 - 6,400) / 3,600 = 50, started it is on time: the
+        // start gains 50, less than the resize's 108.3; the papers' f_OBJ charges the resize nothing and starts it
+        Schedule charged = plan(CHARGED, 6400);
+        assertEquals(new Placement(0, 0, 2), charged.placement(0), "r keeps both GPUs");
+        assertNull(charged.placement(1), "w waits");
+
+        Schedule paper = plan(Instances.PAPER, 6400);
+        assertEquals(new Placement(0, 0, 1), paper.placement(0));
+        assertEquals(new Placement(0, 0, 1), paper.placement(1));
+    }
+
+    @Test
+    void aStartThatNeedsARunningJobMovedIsMadeWhenItGainsMore() {
+        // due 1,000 s: waiting costs 100 x 7,200 / 3,600 = 200, started it is an hour late (1): the start gains 199,
+        // more than the resize's 108.3
+        Schedule charged = plan(CHARGED, 1000);
+        assertEquals(new Placement(0, 0, 1), charged.placement(0), "r gives up a GPU");
+        assertEquals(new Placement(0, 0, 1), charged.placement(1), "w starts");
+    }
+}
