@@ -17,6 +17,12 @@ public final class SchedulingProblem {
     private final double[][][] times;
     /** left[j] = 1 - done: the remaining time on a configuration is its full time x left[j]. */
     private final double[] left;
+    /**
+     * Whether some job, waiting or running, would end past its due date even on its fastest configuration started
+     * at the horizon: then the cluster is short of time, and a move's whole delay is charged at rho's scale; otherwise
+     * only the lateness a move adds is (moves that consolidate jobs on time stay as cheap as the real cost says).
+     */
+    private final boolean deadlinePressure;
     /** restartLeft[j] = 1 - doneIfRestarted and restart[j] its restart seconds: job j's figures off its current placement. */
     private final double[] restartLeft;
 
@@ -96,6 +102,7 @@ public final class SchedulingProblem {
         fastest = new double[this.jobs.size()];
         slowest = new double[this.jobs.size()];
         DistinctIds ids = checkIds ? new DistinctIds(this.jobs.size()) : null;
+        boolean pressed = false;
         for (int j = 0; j < this.jobs.size(); j++) {
             JobState state = this.jobs.get(j);
             Job job = state.job();
@@ -118,6 +125,7 @@ public final class SchedulingProblem {
             fastest[j] = min;
             slowest[j] = max;
             postponed[j] = state.current() == null ? max : table.slowest(cluster) * restartLeft[j] + restart[j];
+            if (now + this.parameters.horizonSeconds() + min > job.dueSeconds()) pressed = true;
             Placement p = state.current();
             if (p != null) {
                 if (p.node() >= cluster.nodeCount())
@@ -140,6 +148,7 @@ public final class SchedulingProblem {
                 }
             }
         }
+        deadlinePressure = pressed;
     }
 
     /**
@@ -234,9 +243,10 @@ public final class SchedulingProblem {
     /**
      * What f_OBJ charges, when moves are charged, for placing running job j on node n as type t with g GPUs instead of
      * where it runs: rho x weight x the hours by which the move puts its end off (the work it loses, its progress
-     * since the last snapshot and the restore ({@link JobState}), plus any slowdown of the new configuration); 0
-     * where it runs, for a move that ends it sooner (its own tardiness term prices that, loss included), for a
-     * waiting job, or when moves are not charged. The papers price a waiting job's postponement at rho times its
+     * since the last snapshot and the restore ({@link JobState}), plus any slowdown of the new configuration) while
+     * some job of the problem is short of time ({@link #deadlinePressure}), otherwise rho x weight x the hours of
+     * lateness past its due date the move adds; 0 where it runs, for a move that ends it sooner (its own tardiness
+     * term prices that, loss included), for a waiting job, or when moves are not charged. The papers price a waiting job's postponement at rho times its
      * weight but a running job's displacement at its weight only, so a plan that moves a running job aside to start a
      * waiting one always won, however much the move cost; at the same scale, such a start is made only when it gains
      * more than the displaced job loses.
@@ -247,17 +257,20 @@ public final class SchedulingProblem {
         if (current == null || current.node() == n && current.type() == t && current.gpus() == g) return 0;
         double[] row = times[j][t];
         if (g >= row.length) return 0;
-        double later = row[g] * restartLeft[j] + restart[j] - times[j][current.type()][current.gpus()] * left[j];
-        return chargeFor(j, later);
+        double stay = now + times[j][current.type()][current.gpus()] * left[j];
+        double moved = now + row[g] * restartLeft[j] + restart[j];
+        if (deadlinePressure) return chargeFor(j, moved - stay);
+        double due = jobs.get(j).job().dueSeconds();
+        return chargeFor(j, Math.max(0, moved - due) - Math.max(0, stay - due));
     }
 
     /**
      * {@link #moveCharge(int, int, int, int)} for placement p; p null: preempting a running job, charged the work it
-     * loses (its wait is the postponement term's).
+     * loses while some job is short of time (its wait is the postponement term's), else nothing.
      */
     public double moveCharge(int j, Placement p) {
         if (p != null) return moveCharge(j, p.node(), p.type(), p.gpus());
-        if (!parameters.chargeMoves() || jobs.get(j).current() == null) return 0;
+        if (!parameters.chargeMoves() || !deadlinePressure || jobs.get(j).current() == null) return 0;
         return chargeFor(j, postponed[j] - slowest[j]);
     }
 

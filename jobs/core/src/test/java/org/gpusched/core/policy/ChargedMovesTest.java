@@ -17,8 +17,9 @@ import org.gpusched.core.random.RandomState;
 import org.junit.jupiter.api.Test;
 
 /**
- * f_OBJ with moves charged (the product's stable setting): a running job moved aside pays rho x weight x the hours its
- * end is put off, so a start that needs it moved is made only when the start gains more.
+ * f_OBJ with moves charged (the product's stable setting): while some job is short of time, a running job moved aside
+ * pays rho x weight x the hours its end is put off, so a start that needs it moved is made only when the start gains
+ * more; otherwise it pays for the lateness the move adds only.
  */
 class ChargedMovesTest {
     private static final NodeType A = Instances.linear("A", "X", 2, 1.0);
@@ -41,10 +42,15 @@ class ChargedMovesTest {
         return new SchedulingProblem(NOW, cluster, jobs, new int[] {0, -1}, params);
     }
 
+    /** A waiting job already due: it is late whatever runs, so the problem is short of time. */
+    private static JobState pressing() {
+        return JobState.waiting(Instances.job("p", NOW, NOW, 1, Instances.times("A", 1, 3600.0)));
+    }
+
     @Test
     void aMoveIsChargedTheHoursItPutsTheJobsEndOff() {
-        SchedulingProblem charged = problem(CHARGED, List.of(running()));
-        SchedulingProblem paper = problem(Instances.PAPER, List.of(running()));
+        SchedulingProblem charged = problem(CHARGED, List.of(running(), pressing()));
+        SchedulingProblem paper = problem(Instances.PAPER, List.of(running(), pressing()));
 
         assertEquals(0, charged.moveCharge(0, new Placement(0, 0, 2)), "where it runs");
         // resized to one GPU: 3,900 s later, 100 x 1/h x 3,900 / 3,600 h
@@ -57,7 +63,7 @@ class ChargedMovesTest {
         assertEquals(100 * 6300 / 3600.0, charged.moveCharge(0, null), 1e-9);
         assertEquals(0, paper.moveCharge(0, new Placement(0, 0, 1)), "the papers charge no move");
 
-        Placement[] resized = {new Placement(0, 0, 1)};
+        Placement[] resized = {new Placement(0, 0, 1), null};
         int[] types = {0, -1};
         assertEquals(
                 ObjectiveFunction.evaluate(paper, resized, types) + 108.3333333,
@@ -66,11 +72,32 @@ class ChargedMovesTest {
     }
 
     @Test
+    void withNoJobShortOfTimeAMoveIsChargedOnlyTheLatenessItAdds() {
+        // r alone: on its fastest configuration it would end at 1,000 + 3,600 (H) + 1,800 = 6,400 s at the latest
+        JobState farDue = running();
+        assertEquals(0, problem(CHARGED, List.of(farDue)).moveCharge(0, new Placement(0, 0, 1)), "on time either way");
+        assertEquals(0, problem(CHARGED, List.of(farDue)).moveCharge(0, null), "preempted, on time in the worst case");
+
+        // due 6,500 s: in place it ends at 2,800 s; resized to one GPU at 6,700 s, 200 s late: 100 x 1/h x 200 s
+        var times = Instances.times("A", 1, 7200.0, 2, 3600.0, "B", 1, 24000.0);
+        JobState r = new JobState(Instances.job("r", 0, 6500, 1, times), 0.5, new Placement(0, 0, 2), 0.25, 300);
+        SchedulingProblem problem = problem(CHARGED, List.of(r));
+        assertEquals(100 * 200 / 3600.0, problem.moveCharge(0, new Placement(0, 0, 1)), 1e-9);
+        // migrated as it is, it ends at 4,000 s, on time
+        assertEquals(0, problem.moveCharge(0, new Placement(1, 0, 2)));
+        // with a job short of time beside it, the resize pays its whole delay, 3,900 s
+        assertEquals(
+                100 * 3900 / 3600.0,
+                problem(CHARGED, List.of(r, pressing())).moveCharge(0, new Placement(0, 0, 1)),
+                1e-9);
+    }
+
+    @Test
     void aMoveThatEndsTheJobSoonerIsNotCharged() {
         // r on one GPU of n0 (7,200 s x 0.5 = 3,600 s left) moved to both: 3,600 x 0.75 + 300 = 3,000 s, sooner
         var times = Instances.times("A", 1, 7200.0, 2, 3600.0);
         JobState r = new JobState(Instances.job("r", 0, 1e9, 1, times), 0.5, new Placement(0, 0, 1), 0.25, 300);
-        assertEquals(0, problem(CHARGED, List.of(r)).moveCharge(0, new Placement(0, 0, 2)));
+        assertEquals(0, problem(CHARGED, List.of(r, pressing())).moveCharge(0, new Placement(0, 0, 2)));
     }
 
     /**
