@@ -125,7 +125,8 @@ public final class SchedulingProblem {
             fastest[j] = min;
             slowest[j] = max;
             postponed[j] = state.current() == null ? max : table.slowest(cluster) * restartLeft[j] + restart[j];
-            if (now + this.parameters.horizonSeconds() + min > job.dueSeconds()) pressed = true;
+            if (this.parameters.chargeMoves() && now + this.parameters.horizonSeconds() + min > job.dueSeconds())
+                pressed = true;
             Placement p = state.current();
             if (p != null) {
                 if (p.node() >= cluster.nodeCount())
@@ -223,8 +224,9 @@ public final class SchedulingProblem {
     }
 
     /**
-     * {@link #remainingAt} for job j on node n as type t with g GPUs, without building a placement: NaN when it cannot
-     * run there.
+     * Seconds job j needs on node n as type t with g GPUs, NaN when it cannot run there: {@link #remaining} where a
+     * running job runs now, else with what moving it costs. Unlike {@link #remainingAt(int, Placement)}, a waiting job
+     * is priced at {@link #remaining} (the greedy engine's own reading, without a preempted job's restore).
      */
     public double remainingAt(int j, int n, int t, int g) {
         double[] row = times[j][t];
@@ -255,10 +257,10 @@ public final class SchedulingProblem {
         if (!parameters.chargeMoves()) return 0;
         Placement current = jobs.get(j).current();
         if (current == null || current.node() == n && current.type() == t && current.gpus() == g) return 0;
-        double[] row = times[j][t];
-        if (g >= row.length) return 0;
-        double stay = now + times[j][current.type()][current.gpus()] * left[j];
-        double moved = now + row[g] * restartLeft[j] + restart[j];
+        double movedRemaining = remainingAt(j, n, t, g);
+        if (Double.isNaN(movedRemaining)) return 0;
+        double stay = now + remaining(j, current.type(), current.gpus());
+        double moved = now + movedRemaining;
         if (deadlinePressure) return chargeFor(j, moved - stay);
         double due = jobs.get(j).job().dueSeconds();
         return chargeFor(j, Math.max(0, moved - due) - Math.max(0, stay - due));

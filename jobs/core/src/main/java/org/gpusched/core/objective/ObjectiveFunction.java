@@ -19,8 +19,7 @@ import org.gpusched.core.model.SchedulingProblem;
  *       g (VM pricing) and keeps the heuristics and the MILP on one objective;</li>
  *   <li>plus mu x idle GPUs on each used node (P2a);</li>
  *   <li>when moves are charged ({@link org.gpusched.core.objective.ObjectiveParameters#chargeMoves}, not in the
- *       papers), each running job moved or preempted: rho x weight x the hours the move loses
- *       ({@link SchedulingProblem#moveCharge}).</li>
+ *       papers), each running job moved or preempted: {@link SchedulingProblem#moveCharge}.</li>
  * </ul>
  */
 public final class ObjectiveFunction {

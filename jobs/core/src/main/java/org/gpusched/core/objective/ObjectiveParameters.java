@@ -8,8 +8,9 @@ import org.gpusched.core.model.InvalidInstanceException;
  * @param rho            penalty coefficient of postponed jobs (papers: 100)
  * @param horizonSeconds H, the periodic rescheduling interval used in the worst-case tardiness (papers: 1 h)
  * @param mu             cost per idle GPU on a used node (hierarchical paper: 1; ANDREAS: 0)
- * @param chargeMoves    whether f_OBJ charges each move of a running job (migration, resize, preemption) the work it
- *                       loses at the postponement's scale, rho x weight x the hours lost
+ * @param chargeMoves    whether f_OBJ charges each move of a running job (migration, resize, preemption) at the
+ *                       postponement's scale, rho x weight x the hours it puts the job's end off while some job is short
+ *                       of time, else x the lateness it adds
  *                       ({@link org.gpusched.core.model.SchedulingProblem#moveCharge}); the papers do not (false)
  */
 public record ObjectiveParameters(double rho, double horizonSeconds, double mu, boolean chargeMoves) {

@@ -240,7 +240,8 @@ public final class PlanStabilizer {
     /**
      * Moves of one job after which plans leave it where it runs until it ends (a node failure may still stop it). A
      * safety net: the optimizers' f_OBJ charges a move aside at the postponement's scale
-     * ({@link SchedulingProblem#moveCharge}), and with it no job of the stability benchmark reaches this many moves.
+     * ({@link SchedulingProblem#moveCharge}); with it one job of the stability benchmark's 8,203 reaches this many
+     * moves (docs/benchmarks-scale.md).
      */
     public static final int MAX_MOVES = 10;
 
