@@ -31,6 +31,7 @@ final class ReplaySchedulerOptions {
             "--noise",
             "--period",
             "--stability",
+            "--optimizer-scope",
             "--move-overhead",
             "--snapshot-interval");
 
@@ -92,6 +93,13 @@ final class ReplaySchedulerOptions {
             description =
                     "stable: an optimizer moves a running job only when the move pays for its overhead, on nodes matched to the running ones; paper: plans as the optimizer gives them, as in the papers (for the papers' free moves add --move-overhead 0 --snapshot-interval 0) (default: ${DEFAULT-VALUE}).")
     String stability;
+
+    @Option(
+            names = "--optimizer-scope",
+            paramLabel = "SCOPE",
+            description =
+                    "all-nodes: an optimizer re-decides every node and running job at each event (the papers); nodes-with-room: only the nodes with a free GPU or switched off and the jobs on them, the jobs of full nodes keep running where they are (an event then costs the cluster's spare room, not its size) (default: ${DEFAULT-VALUE}).")
+    String optimizerScope;
 
     @Option(
             names = "--move-overhead",

@@ -135,11 +135,19 @@ final class ControllerStep {
             objective = call.objective;
             nanos = call.nanos;
         } else if (topology != null) {
-            Cluster cluster = topology.cluster;
+            boolean scoped = facts.config.optimizerScope() == SchedulerConfig.OptimizerScope.NODES_WITH_ROOM;
             List<ActiveJobs.Entry> candidates = problems.optimizerCandidates(topology);
-            if (!candidates.isEmpty()) {
-                SchedulingProblem problem = problems.problem(topology, candidates);
-                double beyondWindow = problems.postponedBeyond(topology, candidates);
+            RoomScope scope = scoped ? RoomScope.of(topology, jobs.runningInOrder(), candidates) : null;
+            Cluster cluster = scope == null ? topology.cluster : scope.cluster;
+            if (scoped) candidates = scope == null ? List.of() : problems.within(topology, scope, candidates);
+            if (scoped && candidates.isEmpty()) {
+                objective = problems.keptObjective(topology);
+            } else if (!candidates.isEmpty()) {
+                SchedulingProblem problem = scope == null
+                        ? problems.problem(topology, candidates)
+                        : problems.problem(topology, scope, candidates);
+                double beyondWindow = problems.postponedBeyond(topology, candidates)
+                        + (scope == null ? 0 : problems.keptRunning(topology, scope));
                 RandomState random = new RandomState(facts.state.getRandomState());
                 long start = System.nanoTime();
                 Schedule schedule = scheduler.schedule(problem, random);
@@ -149,7 +157,14 @@ final class ControllerStep {
                 facts.state.setRandomState(random.state());
                 objective = schedule.objective() + beyondWindow;
                 changes.addAll(carryOut(cluster, candidates, schedule));
-                facts.updateNodeTypes(topology, schedule::nodeType);
+                if (scope == null || scope.whole()) {
+                    facts.updateNodeTypes(topology, schedule::nodeType);
+                } else {
+                    Schedule carried = schedule;
+                    facts.updateNodeTypes(
+                            topology,
+                            n -> scope.scopeNode[n] < 0 ? topology.load.type(n) : carried.nodeType(scope.scopeNode[n]));
+                }
             }
         }
         changes.forEach(facts::emit);

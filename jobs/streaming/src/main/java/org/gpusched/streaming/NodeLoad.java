@@ -45,6 +45,16 @@ final class NodeLoad {
         return busy[n] > 0;
     }
 
+    /** Whether node n's jobs hold every GPU of the type they run it as. */
+    boolean full(int n) {
+        return busy[n] > 0 && busy[n] >= catalog.get(type[n]).gpus();
+    }
+
+    /** The catalog index of the type node n's jobs run it as (meaningful while it is {@link #used}). */
+    int type(int n) {
+        return type[n];
+    }
+
     /** GPUs held by running jobs, over every node. */
     int busyGpus() {
         return busyGpus;

@@ -33,18 +33,65 @@ final class ProblemBuilder {
 
     /** The problem of {@code jobsAsked} on the topology's cluster: their done fractions now and current placements. */
     SchedulingProblem problem(Topology topology, List<ActiveJobs.Entry> jobsAsked) {
-        Cluster cluster = topology.cluster;
+        return problem(topology, topology.cluster, null, topology.currentType, jobsAsked);
+    }
+
+    /** The problem of {@code jobsAsked}, all on nodes of {@code scope} or waiting, on the scope's cluster. */
+    SchedulingProblem problem(Topology topology, RoomScope scope, List<ActiveJobs.Entry> jobsAsked) {
+        return problem(topology, scope.cluster, scope.scopeNode, scope.currentType, jobsAsked);
+    }
+
+    /** {@code nodeOf}: per topology node, its index in {@code cluster} (null: the same). */
+    private SchedulingProblem problem(
+            Topology topology, Cluster cluster, int[] nodeOf, int[] currentType, List<ActiveJobs.Entry> jobsAsked) {
+        Cluster whole = topology.cluster;
         List<JobState> states = new ArrayList<>(jobsAsked.size());
         List<JobTimes> tables = new ArrayList<>(jobsAsked.size());
         for (ActiveJobs.Entry e : jobsAsked) {
             JobRecord j = e.record;
-            Placement current =
-                    j.getNode() == null ? null : new Placement(e.nodeIndex(cluster), e.typeIndex(cluster), j.getGpus());
+            Placement current = null;
+            if (j.getNode() != null) {
+                int n = e.nodeIndex(whole);
+                current = new Placement(nodeOf == null ? n : nodeOf[n], e.typeIndex(whole), j.getGpus());
+            }
             states.add(facts.jobState(e, current));
             tables.add(e.times);
         }
         return SchedulingProblem.ofDistinctJobs(
-                facts.nowSeconds(), cluster, states, tables, topology.currentType, facts.config.optimizerObjective());
+                facts.nowSeconds(), cluster, states, tables, currentType, facts.config.optimizerObjective());
+    }
+
+    /**
+     * Of the optimizer's candidates ({@link #optimizerCandidates}), those within {@code scope}: the running ones on its nodes and
+     * the waiting ones some node of it can run; the others are left to {@link #postponedBeyond} (waiting) and
+     * {@link #keptRunning} (running).
+     */
+    List<ActiveJobs.Entry> within(Topology topology, RoomScope scope, List<ActiveJobs.Entry> all) {
+        if (scope.whole()) return all;
+        Cluster whole = topology.cluster;
+        List<ActiveJobs.Entry> within = new ArrayList<>(all.size());
+        for (ActiveJobs.Entry e : all) {
+            boolean in = e.running()
+                    ? scope.scopeNode[e.nodeIndex(whole)] >= 0
+                    : e.times(whole).runsOn(scope.cluster);
+            if (in) within.add(e);
+        }
+        return within;
+    }
+
+    /** f_OBJ's terms of the runnable running jobs on full nodes (outside {@code scope}), where they run. */
+    double keptRunning(Topology topology, RoomScope scope) {
+        if (scope != null && scope.whole()) return 0;
+        Cluster whole = topology.cluster;
+        ObjectiveFunction.Sum sum =
+                new ObjectiveFunction.Sum(facts.config.objective(), whole, facts.nowSeconds(), jobs.runningCount());
+        int[] types = new int[whole.nodeCount()];
+        for (int n = 0; n < types.length; n++) types[n] = topology.load.used(n) ? topology.load.type(n) : -1;
+        for (ActiveJobs.Entry e : jobs.runningInOrder()) {
+            if (!e.priced(whole).runnable) continue;
+            if (scope == null || scope.scopeNode[e.nodeIndex(whole)] < 0) price(sum, whole, e, null);
+        }
+        return sum.total(types);
     }
 
     /**

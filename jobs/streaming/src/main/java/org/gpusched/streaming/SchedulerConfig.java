@@ -10,6 +10,7 @@ import static org.gpusched.streaming.SchedulerOptions.MODE;
 import static org.gpusched.streaming.SchedulerOptions.MOVE_OVERHEAD_SECONDS;
 import static org.gpusched.streaming.SchedulerOptions.MU;
 import static org.gpusched.streaming.SchedulerOptions.NOISE;
+import static org.gpusched.streaming.SchedulerOptions.OPTIMIZER_SCOPE;
 import static org.gpusched.streaming.SchedulerOptions.OPTIMIZER_THREADS;
 import static org.gpusched.streaming.SchedulerOptions.OUT_OF_ORDERNESS;
 import static org.gpusched.streaming.SchedulerOptions.PERIOD_SECONDS;
@@ -70,6 +71,16 @@ public final class SchedulerConfig implements Serializable {
         STABLE
     }
 
+    /**
+     * The part of the cluster an optimizer re-decides at each event: every node and running job (ALL_NODES, the
+     * papers), or the nodes with room, free GPUs or switched off, and the jobs on them (NODES_WITH_ROOM: the jobs of
+     * full nodes keep running where they are).
+     */
+    public enum OptimizerScope {
+        ALL_NODES,
+        NODES_WITH_ROOM
+    }
+
     /** A value of -1 ms: emit no watermark before the end of a bounded input (file replay: fully order-independent). */
     public static final Duration END_OF_INPUT_WATERMARK = Duration.ofMillis(-1);
 
@@ -87,6 +98,7 @@ public final class SchedulerConfig implements Serializable {
     private final Dispatch dispatch;
     private final double noise;
     private final Stability stability;
+    private final OptimizerScope optimizerScope;
     private final double moveOverheadSeconds;
     private final double snapshotIntervalSeconds;
     private final double periodSeconds;
@@ -119,6 +131,7 @@ public final class SchedulerConfig implements Serializable {
         this.dispatch = options.get(DISPATCH);
         this.noise = options.get(NOISE);
         this.stability = options.get(STABILITY);
+        this.optimizerScope = options.get(OPTIMIZER_SCOPE);
         this.moveOverheadSeconds = options.get(MOVE_OVERHEAD_SECONDS);
         this.snapshotIntervalSeconds = options.get(SNAPSHOT_INTERVAL_SECONDS);
         this.mode = options.get(MODE);
@@ -192,6 +205,10 @@ public final class SchedulerConfig implements Serializable {
 
     public Stability stability() {
         return stability;
+    }
+
+    public OptimizerScope optimizerScope() {
+        return optimizerScope;
     }
 
     public double moveOverheadSeconds() {
@@ -291,6 +308,7 @@ public final class SchedulerConfig implements Serializable {
         b.options.set(DISPATCH, dispatch);
         b.options.set(NOISE, noise);
         b.options.set(STABILITY, stability);
+        b.options.set(OPTIMIZER_SCOPE, optimizerScope);
         b.options.set(MOVE_OVERHEAD_SECONDS, moveOverheadSeconds);
         b.options.set(SNAPSHOT_INTERVAL_SECONDS, snapshotIntervalSeconds);
         b.options.set(PERIOD_SECONDS, periodSeconds);
@@ -328,7 +346,8 @@ public final class SchedulerConfig implements Serializable {
     public String toString() {
         return "SchedulerConfig{policies=" + policies + ", seed=" + seed + ", maxIterations=" + maxIterations
                 + ", controllers=" + controllers + ", dispatch=" + dispatch
-                + ", noise=" + noise + ", stability=" + stability + ", moveOverheadSeconds=" + moveOverheadSeconds
+                + ", noise=" + noise + ", stability=" + stability + ", optimizerScope=" + optimizerScope
+                + ", moveOverheadSeconds=" + moveOverheadSeconds
                 + ", snapshotIntervalSeconds=" + snapshotIntervalSeconds
                 + ", periodSeconds=" + periodSeconds + ", mode=" + mode + ", rho=" + rho + ", mu=" + mu
                 + ", nodes=" + nodes.size() + ", types=" + types.size() + "}";
@@ -391,6 +410,11 @@ public final class SchedulerConfig implements Serializable {
 
         public Builder stability(Stability v) {
             options.set(STABILITY, Objects.requireNonNull(v));
+            return this;
+        }
+
+        public Builder optimizerScope(OptimizerScope v) {
+            options.set(OPTIMIZER_SCOPE, Objects.requireNonNull(v));
             return this;
         }
 

@@ -13,6 +13,7 @@ import org.apache.flink.configuration.Configuration;
 import org.gpusched.core.policy.PolicyConfig;
 import org.gpusched.streaming.SchedulerConfig.Dispatch;
 import org.gpusched.streaming.SchedulerConfig.Mode;
+import org.gpusched.streaming.SchedulerConfig.OptimizerScope;
 import org.gpusched.streaming.SchedulerConfig.Stability;
 import org.gpusched.streaming.placement.PlacementOptions;
 
@@ -62,6 +63,11 @@ public final class SchedulerOptions {
             .defaultValue(Stability.STABLE)
             .withDescription(
                     "STABLE: an optimizer's plan moves a running job only when the move pays for its overhead, on nodes matched to the running ones (PlanStabilizer); PAPER: the plan as the optimizer gives it, as in the papers (what a move costs is set apart: move overhead and snapshot interval).");
+    public static final ConfigOption<OptimizerScope> OPTIMIZER_SCOPE = ConfigOptions.key("gpusched.optimizer-scope")
+            .enumType(OptimizerScope.class)
+            .defaultValue(OptimizerScope.ALL_NODES)
+            .withDescription(
+                    "What an optimizer is asked at each event: ALL_NODES, every node and every running job, re-decided (the papers); NODES_WITH_ROOM, only the nodes with a free GPU or switched off and the jobs on them, while the jobs on full nodes keep running where they are (an event costs the cluster's spare room, not its size).");
     public static final ConfigOption<Double> MOVE_OVERHEAD_SECONDS = ConfigOptions.key("gpusched.move-overhead-seconds")
             .doubleType()
             .defaultValue(300.0)
@@ -257,6 +263,7 @@ public final class SchedulerOptions {
             new Setting<>(DISPATCH, "--dispatch", Form.WORDS, v -> true, ""),
             new Setting<>(NOISE, "--noise", Form.TEXT, v -> v >= 0 && v < 1, "must be in [0, 1)"),
             new Setting<>(STABILITY, "--stability", Form.WORDS, v -> true, ""),
+            new Setting<>(OPTIMIZER_SCOPE, "--optimizer-scope", Form.WORDS, v -> true, ""),
             new Setting<>(
                     MOVE_OVERHEAD_SECONDS,
                     "--move-overhead",

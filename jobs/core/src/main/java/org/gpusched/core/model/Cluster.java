@@ -59,6 +59,39 @@ public final class Cluster {
         }
     }
 
+    /** A cluster of some of another's nodes, over the same catalog instance (type indices and time tables stay valid). */
+    private Cluster(Cluster whole, int[] nodeIndices) {
+        this.types = whole.types;
+        this.maxGpus = whole.maxGpus;
+        for (int t = 0; t < types.size(); t++) typeIndex.put(types.get(t).name(), t);
+        Node[] kept = new Node[nodeIndices.length];
+        candidateTypes = new int[nodeIndices.length][];
+        typeAvailable = new boolean[types.size()];
+        takes = new boolean[nodeIndices.length * types.size()];
+        for (int i = 0; i < nodeIndices.length; i++) {
+            int n = nodeIndices[i];
+            kept[i] = whole.nodes.get(n);
+            if (nodeIndex.putIfAbsent(kept[i].id(), i) != null)
+                throw new IllegalArgumentException("node index " + n + " given twice");
+            candidateTypes[i] = whole.candidateTypes[n];
+            for (int t : candidateTypes[i]) {
+                typeAvailable[t] = true;
+                takes[i * types.size() + t] = true;
+            }
+        }
+        this.nodes = List.of(kept);
+    }
+
+    /**
+     * The cluster of the nodes at {@code nodeIndices} (at least one, each once), in that order: node i of the result is
+     * node {@code nodeIndices[i]} of this one. It shares this cluster's type list, so {@link JobTimes} built for
+     * either fit both.
+     */
+    public Cluster restrictedTo(int[] nodeIndices) {
+        if (nodeIndices.length == 0) throw new InvalidInstanceException("cluster: no nodes");
+        return new Cluster(this, nodeIndices);
+    }
+
     private int resolveType(Node node, String name) {
         Integer t = typeIndex.get(name);
         if (t == null)

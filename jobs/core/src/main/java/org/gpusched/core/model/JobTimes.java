@@ -105,6 +105,13 @@ public final class JobTimes {
         extremesOf = cluster;
     }
 
+    /** The fewest GPUs the job has a time for on type t (0 when it has none there). */
+    public int fewestGpus(int t) {
+        double[] row = rows[t];
+        for (int g = 1; g < row.length; g++) if (!Double.isNaN(row[g])) return g;
+        return 0;
+    }
+
     /** Whether this table is laid out for the cluster's catalog (the same list instance: clusters share it). */
     public boolean fits(Cluster cluster) {
         return catalog == cluster.types();

@@ -78,4 +78,13 @@ class JobTimesTest {
         assertTrue(cluster.canTake(1, 0) && cluster.canTake(1, 2));
         assertFalse(cluster.canTake(1, 3));
     }
+
+    @Test
+    void fewestGpusIsTheSmallestCountWithATimePerType() {
+        Cluster cluster = new Cluster(CATALOG, List.of(Node.rightsizable("n0")));
+        Job job = new Job("j", 0, 10_000, 1, Map.of("B", Map.of(2, 800.0, 4, 300.0)));
+        JobTimes times = JobTimes.of(job, cluster);
+        assertEquals(2, times.fewestGpus(cluster.typeIndex("B")));
+        assertEquals(0, times.fewestGpus(cluster.typeIndex("S")), "no time on S");
+    }
 }

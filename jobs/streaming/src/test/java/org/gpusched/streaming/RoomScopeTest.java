@@ -1,0 +1,140 @@
+package org.gpusched.streaming;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.gpusched.core.model.Cluster;
+import org.gpusched.core.model.Node;
+import org.gpusched.core.model.NodeType;
+import org.gpusched.core.model.SchedulingProblem;
+import org.gpusched.core.objective.ObjectiveParameters;
+import org.gpusched.core.policy.Policies;
+import org.gpusched.formats.ClusterSpec;
+import org.gpusched.streaming.SchedulerConfig.OptimizerScope;
+import org.gpusched.streaming.avro.DecisionAction;
+import org.gpusched.streaming.avro.ExecutionTime;
+import org.gpusched.streaming.avro.JobSubmitted;
+import org.junit.jupiter.api.Test;
+
+/** Which nodes and jobs an optimizer is asked about under {@code --optimizer-scope nodes-with-room}. */
+class RoomScopeTest {
+    /** Five fixed nodes of four GPUs. */
+    private final SchedulerConfig config = TestData.config(
+                    new ClusterSpec(
+                            new Cluster(
+                                    List.of(new NodeType("G4", "X", 4, new double[] {0.5, 1, 1.8, 2.5, 3.2})),
+                                    List.of(
+                                            Node.fixed("n0", "G4"),
+                                            Node.fixed("n1", "G4"),
+                                            Node.fixed("n2", "G4"),
+                                            Node.fixed("n3", "G4"),
+                                            Node.fixed("n4", "G4"))),
+                            new ObjectiveParameters(100, 3600, 0)),
+                    "andreas-rg")
+            .optimizerScope(OptimizerScope.NODES_WITH_ROOM)
+            .build();
+
+    private final ActiveJobs jobs = new ActiveJobs();
+    private final StepRecorder recorder = new StepRecorder();
+    private final ControllerFacts facts = recorder.facts(config, ControllerFacts.initialState(config, 0), jobs, 0);
+
+    /** A job of 1000 s that runs on {@code fewest} to 4 GPUs of G4. */
+    private static JobSubmitted job(String id, int fewest) {
+        List<ExecutionTime> times = new ArrayList<>();
+        for (int g = fewest; g <= 4; g++) times.add(new ExecutionTime("G4", g, 1000.0 / g));
+        JobSubmitted spec = TestData.job(id, 0, 5000, 1, 1000);
+        spec.setTimes(times);
+        return spec;
+    }
+
+    private void running(String id, int fewest, String node, int gpus) {
+        jobs.add(EventApplier.waiting(job(id, fewest), 0));
+        ActiveJobs.Entry e = jobs.get(id);
+        facts.writable(e);
+        facts.place(e, DecisionAction.START, node, "G4", gpus);
+    }
+
+    private void waiting(String id, int fewest) {
+        jobs.add(EventApplier.waiting(job(id, fewest), 0));
+    }
+
+    /** n0: one job on 4 GPUs that could run on 1 (3 to give back); n1: 4 GPUs it needs all of; n3: 2 to give back. */
+    private void fullNodes() {
+        running("a", 1, "n0", 4);
+        running("b", 4, "n1", 4);
+        running("c", 2, "n3", 4);
+    }
+
+    private static List<String> nodes(RoomScope scope) {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < scope.cluster.nodeCount(); i++)
+            ids.add(scope.cluster.node(i).id());
+        return ids;
+    }
+
+    private static List<String> ids(List<ActiveJobs.Entry> entries) {
+        return entries.stream().map(e -> e.record.getSpec().getId()).toList();
+    }
+
+    private ProblemBuilder ranked(Topology topology) {
+        ProblemBuilder builder = new ProblemBuilder(facts);
+        builder.rankWaiting(topology, Policies.create("andreas-rg", config.policyConfig()));
+        return builder;
+    }
+
+    @Test
+    void withNothingToPlaceOnlyNodesWithFreeGpusOrOffAreAsked() {
+        fullNodes();
+        Topology topology = facts.topology();
+        ProblemBuilder builder = ranked(topology);
+        List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
+        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all);
+        assertEquals(List.of("n2", "n4"), nodes(scope), "full nodes stay as they are when nothing waits");
+        assertEquals(List.of(), ids(builder.within(topology, scope, all)));
+        assertTrue(builder.keptRunning(topology, scope) > 0, "the kept jobs still count in f_OBJ");
+    }
+
+    @Test
+    void aWaitingJobBringsInTheFullNodesThatCanGiveBackMostUntilItsGpusAreCoveredTwice() {
+        fullNodes();
+        waiting("w", 1);
+        Topology topology = facts.topology();
+        ProblemBuilder builder = ranked(topology);
+        List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
+        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all);
+        // w needs 1 GPU, twice that is 2: n0 alone gives back 3
+        assertEquals(List.of("n0", "n2", "n4"), nodes(scope));
+        assertEquals(List.of("a", "w"), ids(builder.within(topology, scope, all)));
+        SchedulingProblem problem = builder.problem(topology, scope, builder.within(topology, scope, all));
+        assertEquals(0, problem.job(0).current().node(), "a runs on n0, node 0 of the scope");
+        assertNull(problem.job(1).current());
+        assertEquals(-1, scope.scopeNode[topology.cluster.nodeIndex("n1")]);
+        assertEquals(2, scope.topologyNode[1]);
+    }
+
+    @Test
+    void theJobsOfAPartlyUsedNodeCountAsGpusToPlace() {
+        fullNodes();
+        running("d", 2, "n2", 2); // n2 has two free GPUs: d may move, so its 2 GPUs are wanted too
+        waiting("w", 1);
+        Topology topology = facts.topology();
+        ProblemBuilder builder = ranked(topology);
+        List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
+        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all);
+        // (1 + 2) x 2 = 6 GPUs: n0 gives back 3, n3 gives back 2, then n1 has none to give
+        assertEquals(List.of("n0", "n2", "n3", "n4"), nodes(scope));
+        assertEquals(List.of("a", "c", "d", "w"), ids(builder.within(topology, scope, all)));
+    }
+
+    @Test
+    void everyNodeFullAtItsFewestGpusLeavesNothingToAsk() {
+        for (int n = 0; n < 5; n++) running("r" + n, 4, "n" + n, 4);
+        waiting("w", 1);
+        Topology topology = facts.topology();
+        ProblemBuilder builder = ranked(topology);
+        assertNull(RoomScope.of(topology, jobs.runningInOrder(), builder.optimizerCandidates(topology)));
+    }
+}
