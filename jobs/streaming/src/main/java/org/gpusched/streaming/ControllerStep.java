@@ -137,7 +137,13 @@ final class ControllerStep {
         } else if (topology != null) {
             boolean scoped = facts.config.optimizerScope() == SchedulerConfig.OptimizerScope.NODES_WITH_ROOM;
             List<ActiveJobs.Entry> candidates = problems.optimizerCandidates(topology);
-            RoomScope scope = scoped ? RoomScope.of(topology, jobs.runningInOrder(), candidates) : null;
+            RoomScope scope = scoped
+                    ? RoomScope.of(
+                            topology,
+                            jobs.runningInOrder(),
+                            candidates,
+                            facts.nowSeconds() + facts.config.objective().horizonSeconds())
+                    : null;
             Cluster cluster = scope == null ? topology.cluster : scope.cluster;
             if (scoped) candidates = scope == null ? List.of() : problems.within(topology, scope, candidates);
             if (scoped && candidates.isEmpty()) {

@@ -50,6 +50,11 @@ final class NodeLoad {
         return busy[n] > 0 && busy[n] >= catalog.get(type[n]).gpus();
     }
 
+    /** GPUs node n's jobs hold. */
+    int busy(int n) {
+        return busy[n];
+    }
+
     /** The catalog index of the type node n's jobs run it as (meaningful while it is {@link #used}). */
     int type(int n) {
         return type[n];

@@ -17,7 +17,10 @@ import org.gpusched.core.model.JobTimes;
  *       by index.</li>
  * </ul>
  * The jobs of the other nodes keep running where they are. An event thus costs the cluster's spare room and the queue
- * it has to place, not the cluster's size. Built per event, never kept.
+ * it has to place, not the cluster's size. The scope is every node while a waiting job is short of time (it would end
+ * late even on its fastest configuration started one period from now), or while the waiting jobs at their fewest GPUs
+ * outnumber the free GPUs and those full nodes could give back: then making room may take preempting a job of a full
+ * node, and which one is the optimizer's choice. Built per event, never kept.
  */
 final class RoomScope {
     /**
@@ -44,31 +47,49 @@ final class RoomScope {
 
     /**
      * The scope of {@code topology}, or null when it holds no node; {@code running}: its running jobs;
-     * {@code candidates}: the jobs the optimizer would be asked about on the whole cluster.
+     * {@code candidates}: the jobs the optimizer would be asked about on the whole cluster, the waiting ones ranked
+     * ({@link ActiveJobs.Entry#waitRank}: due date minus fastest remaining time). Every node is in the scope when a
+     * waiting candidate is short of time, its rank below {@code pressedBy} (now + H): it may need a running job
+     * preempted or shrunk anywhere.
      */
-    static RoomScope of(Topology topology, Iterable<ActiveJobs.Entry> running, List<ActiveJobs.Entry> candidates) {
+    static RoomScope of(
+            Topology topology,
+            Iterable<ActiveJobs.Entry> running,
+            List<ActiveJobs.Entry> candidates,
+            double pressedBy) {
         Cluster whole = topology.cluster;
         int nodes = whole.nodeCount();
+        for (ActiveJobs.Entry e : candidates) {
+            if (!e.running() && e.waitRank < pressedBy) return everyNode(topology);
+        }
         int[] fewest = new int[nodes];
         for (ActiveJobs.Entry e : running) {
             int least = e.times(whole).fewestGpus(e.typeIndex(whole));
             int gpus = e.record.getGpus();
             fewest[e.nodeIndex(whole)] += least == 0 ? gpus : Math.min(least, gpus);
         }
-        int need = 0;
-        for (ActiveJobs.Entry e : candidates) if (!e.running()) need += fewestGpus(e.times(whole), whole);
+        int waitingNeed = 0;
+        for (ActiveJobs.Entry e : candidates) if (!e.running()) waitingNeed += fewestGpus(e.times(whole), whole);
 
+        int need = waitingNeed;
+        int free = 0, givable = 0;
         int[] spare = new int[nodes];
         int[] byGivable = new int[whole.maxGpus() + 1];
         for (int n = 0; n < nodes; n++) {
             if (!topology.load.full(n)) {
                 spare[n] = -1;
                 need += fewest[n]; // its jobs may move to free the node
+                free += topology.load.used(n)
+                        ? whole.type(topology.load.type(n)).gpus() - topology.load.busy(n)
+                        : mostGpus(whole, n);
                 continue;
             }
             spare[n] = whole.type(topology.load.type(n)).gpus() - fewest[n];
             if (spare[n] > 0) byGivable[spare[n]]++;
+            givable += Math.max(0, spare[n]);
         }
+        // the waiting jobs cannot all fit without preempting a job of a full node: a choice among every job
+        if (free + givable < waitingNeed) return everyNode(topology);
         need *= NEED_MARGIN;
         // the fewest GPUs that still admit a full node: most givable first, ties to the lowest index
         int threshold = whole.maxGpus() + 1, ties = 0, covered = 0;
@@ -93,6 +114,20 @@ final class RoomScope {
         for (int i = 0; i < count; i++) currentType[i] = topology.currentType[topologyNode[i]];
         Cluster cluster = count == nodes ? whole : whole.restrictedTo(topologyNode);
         return new RoomScope(cluster, topologyNode, scopeNode, currentType);
+    }
+
+    private static RoomScope everyNode(Topology topology) {
+        int nodes = topology.cluster.nodeCount();
+        int[] identity = new int[nodes];
+        for (int n = 0; n < nodes; n++) identity[n] = n;
+        return new RoomScope(topology.cluster, identity, identity, topology.currentType.clone());
+    }
+
+    private static int mostGpus(Cluster cluster, int n) {
+        int most = 0;
+        for (int t : cluster.candidateTypes(n))
+            most = Math.max(most, cluster.type(t).gpus());
+        return most;
     }
 
     /** The fewest GPUs the job runs on, over the types some node of {@code cluster} can be. */

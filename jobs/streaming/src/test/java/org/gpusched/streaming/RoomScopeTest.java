@@ -91,7 +91,7 @@ class RoomScopeTest {
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all);
+        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0);
         assertEquals(List.of("n2", "n4"), nodes(scope), "full nodes stay as they are when nothing waits");
         assertEquals(List.of(), ids(builder.within(topology, scope, all)));
         assertTrue(builder.keptRunning(topology, scope) > 0, "the kept jobs still count in f_OBJ");
@@ -104,7 +104,7 @@ class RoomScopeTest {
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all);
+        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0);
         // w needs 1 GPU, twice that is 2: n0 alone gives back 3
         assertEquals(List.of("n0", "n2", "n4"), nodes(scope));
         assertEquals(List.of("a", "w"), ids(builder.within(topology, scope, all)));
@@ -116,6 +116,20 @@ class RoomScopeTest {
     }
 
     @Test
+    void aWaitingJobShortOfTimeBringsInEveryNode() {
+        fullNodes();
+        waiting("w", 1); // due 5000, 250 s on 4 GPUs: short of time once now + H passes 4750
+        Topology topology = facts.topology();
+        ProblemBuilder builder = ranked(topology);
+        List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
+        assertEquals(List.of("n0", "n2", "n4"), nodes(RoomScope.of(topology, jobs.runningInOrder(), all, 4750)));
+        RoomScope pressed = RoomScope.of(topology, jobs.runningInOrder(), all, 4750.5);
+        assertEquals(List.of("n0", "n1", "n2", "n3", "n4"), nodes(pressed));
+        assertTrue(pressed.whole());
+        assertEquals(List.of("a", "b", "c", "w"), ids(builder.within(topology, pressed, all)));
+    }
+
+    @Test
     void theJobsOfAPartlyUsedNodeCountAsGpusToPlace() {
         fullNodes();
         running("d", 2, "n2", 2); // n2 has two free GPUs: d may move, so its 2 GPUs are wanted too
@@ -123,18 +137,23 @@ class RoomScopeTest {
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all);
+        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0);
         // (1 + 2) x 2 = 6 GPUs: n0 gives back 3, n3 gives back 2, then n1 has none to give
         assertEquals(List.of("n0", "n2", "n3", "n4"), nodes(scope));
         assertEquals(List.of("a", "c", "d", "w"), ids(builder.within(topology, scope, all)));
     }
 
     @Test
-    void everyNodeFullAtItsFewestGpusLeavesNothingToAsk() {
+    void withEveryNodeFullAtItsFewestGpusAWaitingJobBringsInEveryNodeAndNothingElseAsksAnything() {
         for (int n = 0; n < 5; n++) running("r" + n, 4, "n" + n, 4);
-        waiting("w", 1);
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
-        assertNull(RoomScope.of(topology, jobs.runningInOrder(), builder.optimizerCandidates(topology)));
+        assertNull(RoomScope.of(topology, jobs.runningInOrder(), builder.optimizerCandidates(topology), 0));
+
+        waiting("w", 1); // it fits nowhere without preempting one of the running jobs: the optimizer's choice
+        topology = facts.topology();
+        builder = ranked(topology);
+        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), builder.optimizerCandidates(topology), 0);
+        assertTrue(scope.whole());
     }
 }
