@@ -9,18 +9,21 @@ import org.gpusched.core.model.JobTimes;
  * The part of a key's cluster an optimizer is asked about under {@link SchedulerConfig.OptimizerScope#NODES_WITH_ROOM},
  * as a cluster of its own ({@link Cluster#restrictedTo}) with the map between its node indices and the topology's:
  * <ul>
- *   <li>every node that is off or has a free GPU;</li>
+ *   <li>every used node with a free GPU;</li>
  *   <li>of the full nodes whose jobs could run on fewer GPUs than they hold (the post-processing hands a node's idle
  *       GPUs to its jobs, so a node is often full of jobs that would give GPUs back), as many as it takes for the GPUs
  *       they could give back to cover {@value #NEED_MARGIN} times the fewest GPUs of the waiting candidates and of the
  *       jobs on nodes with free GPUs (which may move to free their node): those that could give back most first, then
- *       by index.</li>
+ *       by index;</li>
+ *   <li>the nodes that are off, only when the free GPUs of used nodes and those the full nodes above give back are
+ *       fewer than {@value #NEED_MARGIN} times what the waiting candidates need: a node switched on for a job that could
+ *       have shared one is a lease the whole-cluster optimizer would not pay.</li>
  * </ul>
  * The jobs of the other nodes keep running where they are. An event thus costs the cluster's spare room and the queue
  * it has to place, not the cluster's size. The scope is every node while a waiting job is short of time (it would end
  * late even on its fastest configuration started one period from now), or while the waiting jobs at their fewest GPUs
- * outnumber the free GPUs and those full nodes could give back: then making room may take preempting a job of a full
- * node, and which one is the optimizer's choice. Built per event, never kept.
+ * outnumber the free GPUs and those the full nodes could give back: then making room may take preempting a job of a
+ * full node, and which one is the optimizer's choice. Built per event, never kept.
  */
 final class RoomScope {
     /**
@@ -72,16 +75,20 @@ final class RoomScope {
         for (ActiveJobs.Entry e : candidates) if (!e.running()) waitingNeed += fewestGpus(e.times(whole), whole);
 
         int need = waitingNeed;
-        int free = 0, givable = 0;
+        int free = 0, givable = 0, usedFree = 0;
         int[] spare = new int[nodes];
         int[] byGivable = new int[whole.maxGpus() + 1];
         for (int n = 0; n < nodes; n++) {
             if (!topology.load.full(n)) {
                 spare[n] = -1;
                 need += fewest[n]; // its jobs may move to free the node
-                free += topology.load.used(n)
-                        ? whole.type(topology.load.type(n)).gpus() - topology.load.busy(n)
-                        : mostGpus(whole, n);
+                if (topology.load.used(n)) {
+                    int f = whole.type(topology.load.type(n)).gpus() - topology.load.busy(n);
+                    free += f;
+                    usedFree += f;
+                } else {
+                    free += mostGpus(whole, n);
+                }
                 continue;
             }
             spare[n] = whole.type(topology.load.type(n)).gpus() - fewest[n];
@@ -99,12 +106,16 @@ final class RoomScope {
             covered += take * threshold;
             ties = take;
         }
+        // switching a node on is the last resort: while the used nodes' room holds the queue twice over, new VMs would
+        // only leave the jobs they would take spread over more nodes than the whole-cluster optimizer would use
+        boolean offNodesWanted = usedFree + covered < waitingNeed * NEED_MARGIN;
         int[] scopeNode = new int[nodes];
         int[] kept = new int[nodes];
         int count = 0;
         for (int n = 0; n < nodes; n++) {
             boolean in = spare[n] < 0 || spare[n] > threshold || (spare[n] == threshold && ties-- > 0);
             if (covered == 0 && spare[n] >= 0) in = false;
+            if (!offNodesWanted && !topology.load.used(n)) in = false;
             scopeNode[n] = in ? count : -1;
             if (in) kept[count++] = n;
         }

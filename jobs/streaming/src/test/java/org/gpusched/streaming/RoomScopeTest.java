@@ -86,15 +86,12 @@ class RoomScopeTest {
     }
 
     @Test
-    void withNothingToPlaceOnlyNodesWithFreeGpusOrOffAreAsked() {
+    void withNothingToPlaceAndNoNodeWithRoomNothingIsAsked() {
         fullNodes();
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
-        List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0);
-        assertEquals(List.of("n2", "n4"), nodes(scope), "full nodes stay as they are when nothing waits");
-        assertEquals(List.of(), ids(builder.within(topology, scope, all)));
-        assertTrue(builder.keptRunning(topology, scope) > 0, "the kept jobs still count in f_OBJ");
+        assertNull(RoomScope.of(topology, jobs.runningInOrder(), builder.optimizerCandidates(topology), 0));
+        assertTrue(builder.keptRunning(topology, null) > 0, "the kept jobs still count in f_OBJ");
     }
 
     @Test
@@ -105,14 +102,31 @@ class RoomScopeTest {
         ProblemBuilder builder = ranked(topology);
         List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
         RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0);
-        // w needs 1 GPU, twice that is 2: n0 alone gives back 3
-        assertEquals(List.of("n0", "n2", "n4"), nodes(scope));
+        // w needs 1 GPU, twice that is 2: n0 alone gives back 3, so no node is switched on for it
+        assertEquals(List.of("n0"), nodes(scope));
         assertEquals(List.of("a", "w"), ids(builder.within(topology, scope, all)));
         SchedulingProblem problem = builder.problem(topology, scope, builder.within(topology, scope, all));
         assertEquals(0, problem.job(0).current().node(), "a runs on n0, node 0 of the scope");
         assertNull(problem.job(1).current());
         assertEquals(-1, scope.scopeNode[topology.cluster.nodeIndex("n1")]);
-        assertEquals(2, scope.topologyNode[1]);
+        assertEquals(0, scope.topologyNode[0]);
+    }
+
+    @Test
+    void nodesThatAreOffComeInWhenTheUsedNodesCannotHoldTheQueueTwice() {
+        fullNodes();
+        waiting("w", 2);
+        waiting("v", 1);
+        Topology topology = facts.topology();
+        ProblemBuilder builder = ranked(topology);
+        List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
+        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0);
+        // (2 + 1) x 2 = 6 GPUs wanted; n0 and n3 give back 5: n2 and n4 are switched on if need be
+        assertEquals(List.of("n0", "n2", "n3", "n4"), nodes(scope));
+        assertEquals(
+                List.of("a", "c", "v", "w"),
+                ids(builder.within(topology, scope, all)),
+                "submission order, ids on ties");
     }
 
     @Test
@@ -122,7 +136,7 @@ class RoomScopeTest {
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        assertEquals(List.of("n0", "n2", "n4"), nodes(RoomScope.of(topology, jobs.runningInOrder(), all, 4750)));
+        assertEquals(List.of("n0"), nodes(RoomScope.of(topology, jobs.runningInOrder(), all, 4750)));
         RoomScope pressed = RoomScope.of(topology, jobs.runningInOrder(), all, 4750.5);
         assertEquals(List.of("n0", "n1", "n2", "n3", "n4"), nodes(pressed));
         assertTrue(pressed.whole());
@@ -138,8 +152,9 @@ class RoomScopeTest {
         ProblemBuilder builder = ranked(topology);
         List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
         RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0);
-        // (1 + 2) x 2 = 6 GPUs: n0 gives back 3, n3 gives back 2, then n1 has none to give
-        assertEquals(List.of("n0", "n2", "n3", "n4"), nodes(scope));
+        // (1 + 2) x 2 = 6 GPUs: n0 gives back 3, n3 gives back 2, then n1 has none to give; with n2's 2 free GPUs
+        // the used nodes hold w twice over, so n4 stays off
+        assertEquals(List.of("n0", "n2", "n3"), nodes(scope));
         assertEquals(List.of("a", "c", "d", "w"), ids(builder.within(topology, scope, all)));
     }
 
