@@ -31,6 +31,8 @@ import org.gpusched.streaming.avro.SchedulingMetrics;
 import org.gpusched.streaming.state.ControllerEvent;
 import org.gpusched.streaming.state.JobRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class ControllerFunctionTest {
     private static final String KEY_FIFO = ControllerKey.of("fifo", 0);
@@ -314,10 +316,12 @@ class ControllerFunctionTest {
         return triggers;
     }
 
-    @Test
-    void restoreFromSnapshotContinuesWithTheSameDecisions() throws Exception {
-        SchedulerConfig cfg =
-                TestData.config(TestData.oneGpuNodes(2, 600), "andreas-rg").build();
+    @ParameterizedTest
+    @EnumSource(SchedulerConfig.OptimizerScope.class)
+    void restoreFromSnapshotContinuesWithTheSameDecisions(SchedulerConfig.OptimizerScope scope) throws Exception {
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(2, 600), "andreas-rg")
+                .optimizerScope(scope)
+                .build();
         List<ControllerEvent> events = new ArrayList<>();
         for (int i = 0; i < 12; i++)
             events.add(TestData.submission(
