@@ -3,6 +3,7 @@ package org.gpusched.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -39,6 +40,13 @@ class OptimizerScopeIT {
                 "--out",
                 out.toString());
         assertEquals(0, r.exit(), r.err());
+        assertEquals(
+                scope,
+                new ObjectMapper()
+                        .readTree(out.resolve("run.json").toFile())
+                        .get("optimizerScope")
+                        .asText(),
+                "run.json says how the run was made");
         var v = WorkloadCommandsTest.gpusched("validate", out.toString());
         assertEquals(0, v.exit(), v.out() + v.err());
         List<String> decisions = Files.readAllLines(out.resolve("decisions.jsonl"));

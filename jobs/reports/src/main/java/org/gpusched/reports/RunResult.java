@@ -58,6 +58,8 @@ public final class RunResult {
         SETTING_FIELDS.put("noise", "/noise");
         SETTING_FIELDS.put("period", "/periodSeconds");
         SETTING_FIELDS.put("mode", "/mode");
+        SETTING_FIELDS.put("stability", "/stability");
+        SETTING_FIELDS.put("scope", "/optimizerScope");
         SETTING_FIELDS.put("rho", "/objective/rho");
         SETTING_FIELDS.put("mu", "/objective/mu");
         SETTING_FIELDS.put("horizon", "/objective/horizonSeconds");

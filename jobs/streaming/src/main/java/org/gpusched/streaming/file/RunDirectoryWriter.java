@@ -160,6 +160,10 @@ public final class RunDirectoryWriter {
         run.put("noise", cfg.noise());
         run.put("periodSeconds", cfg.periodSeconds());
         run.put("mode", cfg.mode().name().toLowerCase());
+        run.put("stability", cfg.stability().name().toLowerCase(java.util.Locale.ROOT));
+        run.put(
+                "optimizerScope",
+                cfg.optimizerScope().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
         run.put("policies", cfg.policies());
         Map<String, Object> objective = new LinkedHashMap<>();
         objective.put("rho", cfg.objective().rho());
