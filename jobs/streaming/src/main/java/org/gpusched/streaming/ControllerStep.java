@@ -142,7 +142,8 @@ final class ControllerStep {
                             topology,
                             jobs.runningInOrder(),
                             candidates,
-                            facts.nowSeconds() + facts.config.objective().horizonSeconds())
+                            facts.nowSeconds() + facts.config.objective().horizonSeconds(),
+                            problems.nodesOfLateJobsThatCouldBeOnTime(topology))
                     : null;
             Cluster cluster = scope == null ? topology.cluster : scope.cluster;
             if (scoped) candidates = scope == null ? List.of() : problems.within(topology, scope, candidates);

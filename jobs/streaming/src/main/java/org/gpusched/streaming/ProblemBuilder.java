@@ -79,6 +79,23 @@ final class ProblemBuilder {
         return within;
     }
 
+    /**
+     * Per node of the topology, whether it runs a job that will end past its due date where it runs but would not on
+     * its fastest configuration: growing or moving it may still bring it in on time ({@link RoomScope}).
+     */
+    boolean[] nodesOfLateJobsThatCouldBeOnTime(Topology topology) {
+        Cluster whole = topology.cluster;
+        double now = facts.nowSeconds();
+        boolean[] nodes = new boolean[whole.nodeCount()];
+        for (ActiveJobs.Entry e : jobs.runningInOrder()) {
+            double left = 1 - facts.optimizerDone(e);
+            double due = e.record.getSpec().getDue();
+            if (now + e.predictedSeconds(facts.catalog.index()) * left > due
+                    && now + e.times(whole).fastest(whole) * left <= due) nodes[e.nodeIndex(whole)] = true;
+        }
+        return nodes;
+    }
+
     /** f_OBJ's terms of the runnable running jobs on full nodes (outside {@code scope}), where they run. */
     double keptRunning(Topology topology, RoomScope scope) {
         if (scope != null && scope.whole()) return 0;

@@ -17,7 +17,9 @@ import org.gpusched.core.model.JobTimes;
  *       by index;</li>
  *   <li>the nodes that are off, only when the free GPUs of used nodes and those the full nodes above give back are
  *       fewer than {@value #NEED_MARGIN} times what the waiting candidates need: a node switched on for a job that could
- *       have shared one is a lease the whole-cluster optimizer would not pay.</li>
+ *       have shared one is a lease the whole-cluster optimizer would not pay;</li>
+ *   <li>the nodes of running jobs that will end late where they run but would not on their fastest configuration
+ *       ({@code rescue}): growing or moving them may still bring them in on time.</li>
  * </ul>
  * The jobs of the other nodes keep running where they are. An event thus costs the cluster's spare room and the queue
  * it has to place, not the cluster's size. The scope is every node while a waiting job is short of time (it would end
@@ -53,13 +55,15 @@ final class RoomScope {
      * {@code candidates}: the jobs the optimizer would be asked about on the whole cluster, the waiting ones ranked
      * ({@link ActiveJobs.Entry#waitRank}: due date minus fastest remaining time). Every node is in the scope when a
      * waiting candidate is short of time, its rank below {@code pressedBy} (now + H): it may need a running job
-     * preempted or shrunk anywhere.
+     * preempted or shrunk anywhere. {@code rescue}: per topology node, whether it is brought in for a late job
+     * ({@link ProblemBuilder#nodesOfLateJobsThatCouldBeOnTime}).
      */
     static RoomScope of(
             Topology topology,
             Iterable<ActiveJobs.Entry> running,
             List<ActiveJobs.Entry> candidates,
-            double pressedBy) {
+            double pressedBy,
+            boolean[] rescue) {
         Cluster whole = topology.cluster;
         int nodes = whole.nodeCount();
         for (ActiveJobs.Entry e : candidates) {
@@ -116,6 +120,7 @@ final class RoomScope {
             boolean in = spare[n] < 0 || spare[n] > threshold || (spare[n] == threshold && ties-- > 0);
             if (covered == 0 && spare[n] >= 0) in = false;
             if (!offNodesWanted && !topology.load.used(n)) in = false;
+            if (rescue[n]) in = true;
             scopeNode[n] = in ? count : -1;
             if (in) kept[count++] = n;
         }

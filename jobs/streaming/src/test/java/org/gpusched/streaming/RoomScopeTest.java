@@ -41,11 +41,19 @@ class RoomScopeTest {
     private final StepRecorder recorder = new StepRecorder();
     private final ControllerFacts facts = recorder.facts(config, ControllerFacts.initialState(config, 0), jobs, 0);
 
-    /** A job of 1000 s that runs on {@code fewest} to 4 GPUs of G4. */
+    private static boolean[] none() {
+        return new boolean[5];
+    }
+
+    /** A job of 1000 s that runs on {@code fewest} to 4 GPUs of G4, due at 5000. */
     private static JobSubmitted job(String id, int fewest) {
+        return job(id, fewest, 5000);
+    }
+
+    private static JobSubmitted job(String id, int fewest, double due) {
         List<ExecutionTime> times = new ArrayList<>();
         for (int g = fewest; g <= 4; g++) times.add(new ExecutionTime("G4", g, 1000.0 / g));
-        JobSubmitted spec = TestData.job(id, 0, 5000, 1, 1000);
+        JobSubmitted spec = TestData.job(id, 0, due, 1, 1000);
         spec.setTimes(times);
         return spec;
     }
@@ -90,7 +98,7 @@ class RoomScopeTest {
         fullNodes();
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
-        assertNull(RoomScope.of(topology, jobs.runningInOrder(), builder.optimizerCandidates(topology), 0));
+        assertNull(RoomScope.of(topology, jobs.runningInOrder(), builder.optimizerCandidates(topology), 0, none()));
         assertTrue(builder.keptRunning(topology, null) > 0, "the kept jobs still count in f_OBJ");
     }
 
@@ -101,7 +109,7 @@ class RoomScopeTest {
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0);
+        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0, none());
         // w needs 1 GPU, twice that is 2: n0 alone gives back 3, so no node is switched on for it
         assertEquals(List.of("n0"), nodes(scope));
         assertEquals(List.of("a", "w"), ids(builder.within(topology, scope, all)));
@@ -120,7 +128,7 @@ class RoomScopeTest {
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0);
+        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0, none());
         // (2 + 1) x 2 = 6 GPUs wanted; n0 and n3 give back 5: n2 and n4 are switched on if need be
         assertEquals(List.of("n0", "n2", "n3", "n4"), nodes(scope));
         assertEquals(
@@ -130,14 +138,40 @@ class RoomScopeTest {
     }
 
     @Test
+    void aRunningJobLateWhereItRunsButNotOnItsFastestConfigurationBringsInItsNode() {
+        fullNodes();
+        jobs.add(EventApplier.waiting(job("late", 1, 600), 0));
+        ActiveJobs.Entry late = jobs.get("late");
+        facts.writable(late);
+        facts.place(late, DecisionAction.START, "n2", "G4", 1); // 1000 s on 1 GPU, due at 600; 250 s on 4
+        running("fill", 3, "n2", 3); // n2 is full at its jobs' fewest GPUs
+        jobs.add(EventApplier.waiting(job("hopeless", 4, 100), 0));
+        ActiveJobs.Entry hopeless = jobs.get("hopeless");
+        facts.writable(hopeless);
+        facts.place(hopeless, DecisionAction.START, "n4", "G4", 4); // 250 s on its only configuration, due at 100
+        Topology topology = facts.topology();
+        ProblemBuilder builder = ranked(topology);
+        boolean[] rescue = builder.nodesOfLateJobsThatCouldBeOnTime(topology);
+        assertEquals(
+                List.of(false, false, true, false, false),
+                List.of(rescue[0], rescue[1], rescue[2], rescue[3], rescue[4]),
+                "n2's late job could be on time on 4 GPUs; n4's could not be on any");
+        List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
+        assertNull(RoomScope.of(topology, jobs.runningInOrder(), all, 0, none()), "every node is full, nothing waits");
+        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0, rescue);
+        assertEquals(List.of("n2"), nodes(scope));
+        assertEquals(List.of("fill", "late"), ids(builder.within(topology, scope, all)));
+    }
+
+    @Test
     void aWaitingJobShortOfTimeBringsInEveryNode() {
         fullNodes();
         waiting("w", 1); // due 5000, 250 s on 4 GPUs: short of time once now + H passes 4750
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        assertEquals(List.of("n0"), nodes(RoomScope.of(topology, jobs.runningInOrder(), all, 4750)));
-        RoomScope pressed = RoomScope.of(topology, jobs.runningInOrder(), all, 4750.5);
+        assertEquals(List.of("n0"), nodes(RoomScope.of(topology, jobs.runningInOrder(), all, 4750, none())));
+        RoomScope pressed = RoomScope.of(topology, jobs.runningInOrder(), all, 4750.5, none());
         assertEquals(List.of("n0", "n1", "n2", "n3", "n4"), nodes(pressed));
         assertTrue(pressed.whole());
         assertEquals(List.of("a", "b", "c", "w"), ids(builder.within(topology, pressed, all)));
@@ -151,7 +185,7 @@ class RoomScopeTest {
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0);
+        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0, none());
         // (1 + 2) x 2 = 6 GPUs: n0 gives back 3, n3 gives back 2, then n1 has none to give; with n2's 2 free GPUs
         // the used nodes hold w twice over, so n4 stays off
         assertEquals(List.of("n0", "n2", "n3"), nodes(scope));
@@ -163,12 +197,13 @@ class RoomScopeTest {
         for (int n = 0; n < 5; n++) running("r" + n, 4, "n" + n, 4);
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
-        assertNull(RoomScope.of(topology, jobs.runningInOrder(), builder.optimizerCandidates(topology), 0));
+        assertNull(RoomScope.of(topology, jobs.runningInOrder(), builder.optimizerCandidates(topology), 0, none()));
 
         waiting("w", 1); // it fits nowhere without preempting one of the running jobs: the optimizer's choice
         topology = facts.topology();
         builder = ranked(topology);
-        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), builder.optimizerCandidates(topology), 0);
+        RoomScope scope =
+                RoomScope.of(topology, jobs.runningInOrder(), builder.optimizerCandidates(topology), 0, none());
         assertTrue(scope.whole());
     }
 }
