@@ -96,9 +96,9 @@ final class ProblemBuilder {
         return nodes;
     }
 
-    /** f_OBJ's terms of the runnable running jobs on full nodes (outside {@code scope}), where they run. */
+    /** f_OBJ's terms of the runnable running jobs on the nodes outside {@code scope}, where they run. */
     double keptRunning(Topology topology, RoomScope scope) {
-        if (scope != null && scope.whole()) return 0;
+        if (scope.whole()) return 0;
         Cluster whole = topology.cluster;
         ObjectiveFunction.Sum sum =
                 new ObjectiveFunction.Sum(facts.config.objective(), whole, facts.nowSeconds(), jobs.runningCount());
@@ -106,7 +106,7 @@ final class ProblemBuilder {
         for (int n = 0; n < types.length; n++) types[n] = topology.load.used(n) ? topology.load.type(n) : -1;
         for (ActiveJobs.Entry e : jobs.runningInOrder()) {
             if (!e.priced(whole).runnable) continue;
-            if (scope == null || scope.scopeNode[e.nodeIndex(whole)] < 0) price(sum, whole, e, null);
+            if (scope.scopeNode[e.nodeIndex(whole)] < 0) price(sum, whole, e, null);
         }
         return sum.total(types);
     }

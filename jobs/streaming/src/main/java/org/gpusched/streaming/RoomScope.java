@@ -66,8 +66,11 @@ final class RoomScope {
             boolean[] rescue) {
         Cluster whole = topology.cluster;
         int nodes = whole.nodeCount();
+        int waitingNeed = 0;
         for (ActiveJobs.Entry e : candidates) {
-            if (!e.running() && e.waitRank < pressedBy) return everyNode(topology);
+            if (e.running()) continue;
+            if (e.waitRank < pressedBy) return everyNode(topology);
+            waitingNeed += fewestGpus(e.times(whole), whole);
         }
         int[] fewest = new int[nodes];
         for (ActiveJobs.Entry e : running) {
@@ -75,9 +78,6 @@ final class RoomScope {
             int gpus = e.record.getGpus();
             fewest[e.nodeIndex(whole)] += least == 0 ? gpus : Math.min(least, gpus);
         }
-        int waitingNeed = 0;
-        for (ActiveJobs.Entry e : candidates) if (!e.running()) waitingNeed += fewestGpus(e.times(whole), whole);
-
         int need = waitingNeed;
         int free = 0, givable = 0, usedFree = 0;
         int[] spare = new int[nodes];
@@ -118,7 +118,6 @@ final class RoomScope {
         int count = 0;
         for (int n = 0; n < nodes; n++) {
             boolean in = spare[n] < 0 || spare[n] > threshold || (spare[n] == threshold && ties-- > 0);
-            if (covered == 0 && spare[n] >= 0) in = false;
             if (!offNodesWanted && !topology.load.used(n)) in = false;
             if (rescue[n]) in = true;
             scopeNode[n] = in ? count : -1;

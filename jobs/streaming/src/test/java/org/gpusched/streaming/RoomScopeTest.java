@@ -99,7 +99,7 @@ class RoomScopeTest {
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         assertNull(RoomScope.of(topology, jobs.runningInOrder(), builder.optimizerCandidates(topology), 0, none()));
-        assertTrue(builder.keptRunning(topology, null) > 0, "the kept jobs still count in f_OBJ");
+        assertTrue(builder.keptObjective(topology) > 0, "the kept jobs still count in f_OBJ");
     }
 
     @Test
@@ -113,6 +113,7 @@ class RoomScopeTest {
         // w needs 1 GPU, twice that is 2: n0 alone gives back 3, so no node is switched on for it
         assertEquals(List.of("n0"), nodes(scope));
         assertEquals(List.of("a", "w"), ids(builder.within(topology, scope, all)));
+        assertTrue(builder.keptRunning(topology, scope) > 0, "b and c, left where they run, still count in f_OBJ");
         SchedulingProblem problem = builder.problem(topology, scope, builder.within(topology, scope, all));
         assertEquals(0, problem.job(0).current().node(), "a runs on n0, node 0 of the scope");
         assertNull(problem.job(1).current());

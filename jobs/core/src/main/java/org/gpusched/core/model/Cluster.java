@@ -51,10 +51,16 @@ public final class Cluster {
         }
         typeAvailable = new boolean[this.types.size()];
         takes = new boolean[this.nodes.size() * this.types.size()];
+        markCandidates(candidateTypes, typeAvailable, takes);
+    }
+
+    /** Fills {@link #typeAvailable} and {@link #takes} (sized for the catalog) from each node's candidate types. */
+    private static void markCandidates(int[][] candidateTypes, boolean[] typeAvailable, boolean[] takes) {
+        int types = typeAvailable.length;
         for (int n = 0; n < candidateTypes.length; n++) {
             for (int t : candidateTypes[n]) {
                 typeAvailable[t] = true;
-                takes[n * this.types.size() + t] = true;
+                takes[n * types + t] = true;
             }
         }
     }
@@ -63,23 +69,20 @@ public final class Cluster {
     private Cluster(Cluster whole, int[] nodeIndices) {
         this.types = whole.types;
         this.maxGpus = whole.maxGpus;
-        for (int t = 0; t < types.size(); t++) typeIndex.put(types.get(t).name(), t);
+        typeIndex.putAll(whole.typeIndex);
         Node[] kept = new Node[nodeIndices.length];
         candidateTypes = new int[nodeIndices.length][];
-        typeAvailable = new boolean[types.size()];
-        takes = new boolean[nodeIndices.length * types.size()];
         for (int i = 0; i < nodeIndices.length; i++) {
             int n = nodeIndices[i];
             kept[i] = whole.nodes.get(n);
             if (nodeIndex.putIfAbsent(kept[i].id(), i) != null)
                 throw new IllegalArgumentException("node index " + n + " given twice");
             candidateTypes[i] = whole.candidateTypes[n];
-            for (int t : candidateTypes[i]) {
-                typeAvailable[t] = true;
-                takes[i * types.size() + t] = true;
-            }
         }
         this.nodes = List.of(kept);
+        typeAvailable = new boolean[types.size()];
+        takes = new boolean[nodeIndices.length * types.size()];
+        markCandidates(candidateTypes, typeAvailable, takes);
     }
 
     /**
