@@ -72,7 +72,8 @@ import org.gpusched.core.random.RandomState;
  * nodes are recomputed): the swaps, replacements and our moves are first scored in O(1) from the terms they change
  * (each node keeps its least and second least execution cost), and only a move that may beat the round's best is
  * applied, measured and undone. The returned schedule's objective is recomputed by {@link ObjectiveFunction}.
- * Deterministic: all randomness is in the randomized greedy; ties keep the earlier move and the earlier start.
+ * Deterministic: all randomness is in the randomized greedy; ties keep the earlier move and the earlier start, and
+ * f_OBJ values within a relative 1e-9 of each other are ties ({@link #beats}).
  * Not thread-safe (scratch memory is reused across calls): one instance per caller.
  */
 public final class LocalSearchPolicy implements SchedulingPolicy {
@@ -133,9 +134,19 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
                 if (best == null) bound = search.startRunCost + search.runSlack(search.startRunCost);
                 else if (search.resultRunCost > bound) continue;
             }
-            if (best == null || improved.objective() < best.objective()) best = improved;
+            if (best == null || beats(improved.objective(), best.objective())) best = improved;
         }
         return best;
+    }
+
+    /**
+     * Whether f_OBJ {@code a} is lower than {@code b} by more than rounding: a relative 1e-9, the threshold a move
+     * has to clear too. Starts whose results differ only in the last bits are ties, and ties keep the earlier start,
+     * andreas-rg's own; a strict comparison once let a 1e-16 relative difference replace it, and the whole run then
+     * followed a different plan.
+     */
+    static boolean beats(double a, double b) {
+        return a < b - 1e-9 * Math.max(1, Math.abs(b));
     }
 
     /**
@@ -267,7 +278,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             for (int n = 0; n < nodes; n++) types[n] = nodeCount[n] > 0 ? nodeType[n] : -1;
             double f = ObjectiveFunction.evaluate(p, placements, types);
             // the incremental sums can only drift by rounding; never hand back something worse than the start
-            if (!(f < start.objective())) return start;
+            if (!beats(f, start.objective())) return start;
             if (runCostGuard) resultRunCost = totalRunCost();
             return new Schedule(placements, types, f);
         }

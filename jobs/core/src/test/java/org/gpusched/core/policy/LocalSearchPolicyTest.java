@@ -1,6 +1,7 @@
 package org.gpusched.core.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -136,13 +137,10 @@ class LocalSearchPolicyTest {
         assertEquals(400 / 3600.0 + 4000 / 3600.0 * 10, result.objective(), EPS);
     }
 
-    // ---- shrink-and-insert: our neighbourhood, not the thesis' (ShrinkAndInsertNeighbourhood)
-
-    @Test
-    void shrinksARunningJobSoThatAPostponedOneRuns() {
-        // one node of 2 GPUs at 1/h whatever is busy; nothing else to switch on or move to
+    /** One node of 2 GPUs at 1/h whatever is busy, nothing else; wide runs on 1 or 2 GPUs, narrow on 1. */
+    private static SchedulingProblem wideAndNarrowOnOneNode() {
         Cluster cluster = new Cluster(List.of(NodeType.priced("Q", "V100", 2, 1)), List.of(Node.fixed("q", "Q")));
-        var problem = new SchedulingProblem(
+        return new SchedulingProblem(
                 0,
                 cluster,
                 List.of(
@@ -150,6 +148,26 @@ class LocalSearchPolicyTest {
                         JobState.waiting(new Job("narrow", 0, 3600, 2, Map.of("Q", Map.of(1, 3600.0))))),
                 null,
                 ObjectiveParameters.DEFAULTS);
+    }
+
+    @Test
+    void aStartWhoseObjectiveIsOffOnlyByRoundingComesBackAsItIs() {
+        var problem = wideAndNarrowOnOneNode();
+        Placement[] placements = {new Placement(0, 0, 2), null};
+        double exact = ObjectiveFunction.evaluate(problem, placements, new int[] {0});
+        // as a start summed in another order carries it: a few ulps above the recomputed value
+        Schedule start = new Schedule(placements, new int[] {0}, Math.nextUp(Math.nextUp(exact)));
+        assertSame(start, LocalSearchPolicy.improve(problem, start, 10, false, false));
+        // a real improvement still counts
+        assertTrue(LocalSearchPolicy.beats(exact - 1e-6, exact));
+        assertFalse(LocalSearchPolicy.beats(Math.nextDown(exact), exact));
+    }
+
+    // ---- shrink-and-insert: our neighbourhood, not the thesis' (ShrinkAndInsertNeighbourhood)
+
+    @Test
+    void shrinksARunningJobSoThatAPostponedOneRuns() {
+        var problem = wideAndNarrowOnOneNode();
         // wide on both GPUs, on time, 1 h x 1/h = 1; narrow postponed: 100 x 2/h x (0 + 1 h + 1 h - 1 h) = 200 -> 201
         Schedule start = schedule(problem, new Placement[] {new Placement(0, 0, 2), null}, 0);
         assertEquals(201.0, start.objective(), EPS);
