@@ -32,6 +32,14 @@ public final class SchedulingProblem {
 
     private final double[] fastest;
     private final double[] slowest;
+    /**
+     * Job j's placement now as node, type and GPUs (node -1: waiting), its due date and weight per hour: the fields
+     * the move pricing reads for every configuration an optimizer tries, kept flat so that it does not go through
+     * the job list and its records each time.
+     */
+    private final int[] currentNode, currentType, currentGpus;
+
+    private final double[] due, weightPerHour;
 
     /**
      * @param currentNodeType per node, the type it runs as now (-1 when off); may be null when every node is off
@@ -101,6 +109,11 @@ public final class SchedulingProblem {
         postponed = new double[this.jobs.size()];
         fastest = new double[this.jobs.size()];
         slowest = new double[this.jobs.size()];
+        currentNode = new int[this.jobs.size()];
+        currentType = new int[this.jobs.size()];
+        currentGpus = new int[this.jobs.size()];
+        due = new double[this.jobs.size()];
+        weightPerHour = new double[this.jobs.size()];
         DistinctIds ids = checkIds ? new DistinctIds(this.jobs.size()) : null;
         boolean pressed = false;
         for (int j = 0; j < this.jobs.size(); j++) {
@@ -127,7 +140,12 @@ public final class SchedulingProblem {
             postponed[j] = state.current() == null ? max : table.slowest(cluster) * restartLeft[j] + restart[j];
             if (this.parameters.chargeMoves() && now + this.parameters.horizonSeconds() + min > job.dueSeconds())
                 pressed = true;
+            due[j] = job.dueSeconds();
+            weightPerHour[j] = job.weightPerHour();
             Placement p = state.current();
+            currentNode[j] = p == null ? -1 : p.node();
+            currentType[j] = p == null ? -1 : p.type();
+            currentGpus[j] = p == null ? -1 : p.gpus();
             if (p != null) {
                 if (p.node() >= cluster.nodeCount())
                     throw new InvalidInstanceException("job " + job.id() + ": runs on unknown node index " + p.node());
@@ -218,8 +236,7 @@ public final class SchedulingProblem {
     public double remainingAt(int j, Placement p) {
         double[] row = times[j][p.type()];
         if (p.gpus() >= row.length) return Double.NaN;
-        Placement current = jobs.get(j).current();
-        if (current != null && current.equals(p)) return row[p.gpus()] * left[j];
+        if (runsAt(j, p.node(), p.type(), p.gpus())) return row[p.gpus()] * left[j];
         return row[p.gpus()] * restartLeft[j] + restart[j];
     }
 
@@ -231,10 +248,13 @@ public final class SchedulingProblem {
     public double remainingAt(int j, int n, int t, int g) {
         double[] row = times[j][t];
         if (g >= row.length) return Double.NaN;
-        Placement current = jobs.get(j).current();
-        if (current == null || current.node() == n && current.type() == t && current.gpus() == g)
-            return row[g] * left[j];
+        if (currentNode[j] < 0 || runsAt(j, n, t, g)) return row[g] * left[j];
         return row[g] * restartLeft[j] + restart[j];
+    }
+
+    /** Whether job j runs now on node n as type t with g GPUs. */
+    private boolean runsAt(int j, int n, int t, int g) {
+        return currentNode[j] == n && currentType[j] == t && currentGpus[j] == g;
     }
 
     /** Whether f_OBJ charges moves of running jobs ({@link ObjectiveParameters#chargeMoves}). */
@@ -254,16 +274,13 @@ public final class SchedulingProblem {
      * more than the displaced job loses.
      */
     public double moveCharge(int j, int n, int t, int g) {
-        if (!parameters.chargeMoves()) return 0;
-        Placement current = jobs.get(j).current();
-        if (current == null || current.node() == n && current.type() == t && current.gpus() == g) return 0;
+        if (!parameters.chargeMoves() || currentNode[j] < 0 || runsAt(j, n, t, g)) return 0;
         double movedRemaining = remainingAt(j, n, t, g);
         if (Double.isNaN(movedRemaining)) return 0;
-        double stay = now + remaining(j, current.type(), current.gpus());
+        double stay = now + remaining(j, currentType[j], currentGpus[j]);
         double moved = now + movedRemaining;
         if (deadlinePressure) return chargeFor(j, moved - stay);
-        double due = jobs.get(j).job().dueSeconds();
-        return chargeFor(j, Math.max(0, moved - due) - Math.max(0, stay - due));
+        return chargeFor(j, Math.max(0, moved - due[j]) - Math.max(0, stay - due[j]));
     }
 
     /**
@@ -272,12 +289,12 @@ public final class SchedulingProblem {
      */
     public double moveCharge(int j, Placement p) {
         if (p != null) return moveCharge(j, p.node(), p.type(), p.gpus());
-        if (!parameters.chargeMoves() || !deadlinePressure || jobs.get(j).current() == null) return 0;
+        if (!parameters.chargeMoves() || !deadlinePressure || currentNode[j] < 0) return 0;
         return chargeFor(j, postponed[j] - slowest[j]);
     }
 
     private double chargeFor(int j, double lostSeconds) {
-        return lostSeconds > 0 ? parameters.rho() * jobs.get(j).job().weightPerHour() * lostSeconds / 3600.0 : 0;
+        return lostSeconds > 0 ? parameters.rho() * weightPerHour[j] * lostSeconds / 3600.0 : 0;
     }
 
     /** Remaining time on the fastest configuration present in the cluster. */
@@ -303,6 +320,6 @@ public final class SchedulingProblem {
 
     /** ANDREAS pressure: T_c + min t_jng - d_j; larger is more urgent. */
     public double pressure(int j) {
-        return now + fastest[j] - jobs.get(j).job().dueSeconds();
+        return now + fastest[j] - due[j];
     }
 }

@@ -7,6 +7,10 @@ package org.gpusched.core.policy;
  */
 final class PostProcessing {
     private final GreedyConstruction c;
+    /** Scratch of {@link #loadTerms}: per job of one node, its tardiness, move charge and first-ending cost. */
+    private double[] lateTerm = new double[0], chargeTerm = new double[0], firstTerm = new double[0];
+    /** Out-values of {@link #termsOf}. */
+    private double termLate, termCharge, termFirst;
 
     PostProcessing(GreedyConstruction construction) {
         this.c = construction;
@@ -31,28 +35,64 @@ final class PostProcessing {
 
     /** The node's share of f_OBJ as it stands: its jobs' tardiness, its first-ending cost and mu x idle GPUs. */
     private double nodeShare(int n) {
+        loadTerms(n);
+        return shareWith(n, -1, 0, 0, 0, c.pool.nodeFree[n]);
+    }
+
+    /** Each of node n's jobs' terms of {@link #nodeShare}, in the node's job order, for its configuration now. */
+    private void loadTerms(int n) {
         ProblemTables p = c.tables;
-        JobConfigurations cf = c.configs;
         NodePool np = c.pool;
-        int t = np.nodeType[n];
-        double tard = 0, first = Double.POSITIVE_INFINITY;
         int count = np.nodeJobCount[n];
+        if (lateTerm.length < count) {
+            lateTerm = new double[p.maxG];
+            chargeTerm = new double[p.maxG];
+            firstTerm = new double[p.maxG];
+        }
+        int t = np.nodeType[n];
         for (int i = 0; i < count; i++) {
             int j = np.nodeJobs[n * p.maxG + i];
-            int g = c.jobGpus[j];
-            double r = c.remainingOn(j, n, t, g);
-            double late = p.now + r - cf.due[j];
-            if (late > 0) tard += cf.weight[j] * late / 3600.0;
-            if (cf.chargesMoves) tard += p.problem.moveCharge(j, n, t, g);
-            first = Math.min(first, r / 3600.0 * p.rate[t * p.stride + g]);
+            termsOf(j, n, t, c.jobGpus[j]);
+            lateTerm[i] = termLate;
+            chargeTerm[i] = termCharge;
+            firstTerm[i] = termFirst;
         }
-        return tard + first + p.mu * np.nodeFree[n];
+    }
+
+    /**
+     * Job j's terms on node n as type t with g GPUs, into {@link #termLate}, {@link #termCharge} and
+     * {@link #termFirst}; returns its remaining time there (NaN: no time for that configuration).
+     */
+    private double termsOf(int j, int n, int t, int g) {
+        ProblemTables p = c.tables;
+        JobConfigurations cf = c.configs;
+        double r = c.remainingOn(j, n, t, g);
+        double lateness = p.now + r - cf.due[j];
+        termLate = lateness > 0 ? cf.weight[j] * lateness / 3600.0 : 0;
+        termCharge = cf.chargesMoves ? p.problem.moveCharge(j, n, t, g) : 0;
+        termFirst = r / 3600.0 * p.rate[t * p.stride + g];
+        return r;
+    }
+
+    /**
+     * {@link #nodeShare} from the loaded terms, the job at index {@code replaced} (none: -1) given the terms passed
+     * instead and the node {@code free} idle GPUs. The sums run in the same order as over fresh terms, so a share
+     * compares with another bit for bit; adding a zero term changes no sum.
+     */
+    private double shareWith(int n, int replaced, double lateOf, double chargeOf, double firstOf, int free) {
+        double tard = 0, firstEnd = Double.POSITIVE_INFINITY;
+        for (int i = 0, count = c.pool.nodeJobCount[n]; i < count; i++) {
+            boolean swapped = i == replaced;
+            tard += swapped ? lateOf : lateTerm[i];
+            tard += swapped ? chargeOf : chargeTerm[i];
+            firstEnd = Math.min(firstEnd, swapped ? firstOf : firstTerm[i]);
+        }
+        return tard + firstEnd + c.tables.mu * free;
     }
 
     /** Thesis: "an equivalent configuration (same VM type) with a lower number of GPUs". */
     private void downsize(int n) {
         ProblemTables p = c.tables;
-        JobConfigurations cf = c.configs;
         NodePool np = c.pool;
         int t = np.nodeType[n];
         int busy = p.typeGpus[t] - np.nodeFree[n];
@@ -66,16 +106,13 @@ final class PostProcessing {
             double tard = 0, first = Double.POSITIVE_INFINITY;
             for (int i = 0; i < count && holds; i++) {
                 int j = np.nodeJobs[n * p.maxG + i];
-                int g = c.jobGpus[j];
-                double r = c.remainingOn(j, n, u, g);
-                if (Double.isNaN(r)) {
+                if (Double.isNaN(termsOf(j, n, u, c.jobGpus[j]))) {
                     holds = false;
                     break;
                 }
-                double late = p.now + r - cf.due[j];
-                if (late > 0) tard += cf.weight[j] * late / 3600.0;
-                if (cf.chargesMoves) tard += p.problem.moveCharge(j, n, u, g);
-                first = Math.min(first, r / 3600.0 * p.rate[u * p.stride + g]);
+                tard += termLate;
+                tard += termCharge;
+                first = Math.min(first, termFirst);
             }
             if (!holds) continue;
             double share = tard + first + p.mu * (p.typeGpus[u] - busy);
@@ -119,12 +156,8 @@ final class PostProcessing {
                     if (Double.isNaN(rh)) continue;
                     double speedup = r / rh;
                     if (!(speedup > bestSpeedup)) continue;
-                    jobGpus[j] = h;
-                    np.nodeFree[n] -= h - g;
-                    boolean acceptable = nodeShare(n) <= before;
-                    jobGpus[j] = g;
-                    np.nodeFree[n] += h - g;
-                    if (acceptable) {
+                    termsOf(j, n, t, h);
+                    if (shareWith(n, i, termLate, termCharge, termFirst, np.nodeFree[n] - (h - g)) <= before) {
                         bestSpeedup = speedup;
                         bestJob = j;
                         bestG = h;
