@@ -34,8 +34,7 @@ class CompareCommandIT {
     @BeforeAll
     static void generate() {
         Path dir = tmp.resolve("instance");
-        var g = WorkloadCommandsTest.gpusched(
-                "generate",
+        WorkloadCommandsTest.generate(
                 "--scenario",
                 "andreas",
                 "--shape",
@@ -48,7 +47,6 @@ class CompareCommandIT {
                 "5",
                 "--out",
                 dir.toString());
-        assertEquals(0, g.exit(), g.err());
         trace = dir.resolve("trace.jsonl");
         cluster = dir.resolve("cluster.yaml");
     }

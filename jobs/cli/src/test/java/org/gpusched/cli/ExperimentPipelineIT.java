@@ -19,13 +19,8 @@ class ExperimentPipelineIT {
 
     @Test
     void generateReplayValidateReport() throws Exception {
-        var g = WorkloadCommandsTest.gpusched(
-                "generate",
-                "--scenario",
-                "armida",
-                "--out",
-                tmp.resolve("armida").toString());
-        assertEquals(0, g.exit(), g.err());
+        WorkloadCommandsTest.generate(
+                "--scenario", "armida", "--out", tmp.resolve("armida").toString());
         String trace = tmp.resolve("armida/trace.jsonl").toString(),
                 cluster = tmp.resolve("armida/cluster.yaml").toString();
         for (String[] run : new String[][] {{"andreas-rg", "0.1"}, {"fifo", "0"}}) {

@@ -25,19 +25,8 @@ class OptimizerThreadsIT {
     @Test
     void oneAndTwoThreadsGiveTheSameDecisions() throws Exception {
         Path generated = tmp.resolve("generated");
-        var g = WorkloadCommandsTest.gpusched(
-                "generate",
-                "--scenario",
-                "andreas",
-                "--nodes",
-                "8",
-                "--jobs",
-                "150",
-                "--seed",
-                "5",
-                "--out",
-                generated.toString());
-        assertEquals(0, g.exit(), g.err());
+        WorkloadCommandsTest.generate(
+                "--scenario", "andreas", "--nodes", "8", "--jobs", "150", "--seed", "5", "--out", generated.toString());
         // every job submitted at the first one's time: the optimizer sees about 150 jobs per call
         List<String> burst = new ArrayList<>();
         Double first = null;

@@ -40,8 +40,7 @@ class RunDirectoryIT {
     /** A trace that takes a replay several seconds, long enough to be caught in the middle. */
     @BeforeAll
     static void generateABigTrace() {
-        var g = WorkloadCommandsTest.gpusched(
-                "generate",
+        WorkloadCommandsTest.generate(
                 "--scenario",
                 "hierarchical",
                 "--nodes",
@@ -50,7 +49,6 @@ class RunDirectoryIT {
                 "6000",
                 "--out",
                 shared.resolve("big").toString());
-        assertEquals(0, g.exit(), g.err());
         bigTrace = shared.resolve("big/trace.jsonl");
         bigCluster = shared.resolve("big/cluster.yaml");
     }

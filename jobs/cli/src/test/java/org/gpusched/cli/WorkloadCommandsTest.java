@@ -28,6 +28,15 @@ class WorkloadCommandsTest {
         return new Run(exit, out.toString(), err.toString());
     }
 
+    /** {@code gpusched generate ARGS} for a test that needs an instance: it must succeed. */
+    static void generate(String... args) {
+        String[] command = new String[args.length + 1];
+        command[0] = "generate";
+        System.arraycopy(args, 0, command, 1, args.length);
+        Run r = gpusched(command);
+        assertEquals(0, r.exit(), r.err());
+    }
+
     @Test
     void generateWritesTraceAndClusterAndASummary() throws Exception {
         Run r = gpusched(

@@ -36,16 +36,13 @@ final class RoomScope {
     static final int NEED_MARGIN = 2;
 
     final Cluster cluster;
-    /** Per node of {@link #cluster}, its index in the topology's cluster. */
-    final int[] topologyNode;
     /** Per node of the topology's cluster, its index in {@link #cluster}, or -1 when it is left out. */
     final int[] scopeNode;
     /** Per node of {@link #cluster}, the type it runs as now (-1: off), as the topology says. */
     final int[] currentType;
 
-    private RoomScope(Cluster cluster, int[] topologyNode, int[] scopeNode, int[] currentType) {
+    private RoomScope(Cluster cluster, int[] scopeNode, int[] currentType) {
         this.cluster = cluster;
-        this.topologyNode = topologyNode;
         this.scopeNode = scopeNode;
         this.currentType = currentType;
     }
@@ -128,14 +125,14 @@ final class RoomScope {
         int[] currentType = new int[count];
         for (int i = 0; i < count; i++) currentType[i] = topology.currentType[topologyNode[i]];
         Cluster cluster = count == nodes ? whole : whole.restrictedTo(topologyNode);
-        return new RoomScope(cluster, topologyNode, scopeNode, currentType);
+        return new RoomScope(cluster, scopeNode, currentType);
     }
 
     private static RoomScope everyNode(Topology topology) {
         int nodes = topology.cluster.nodeCount();
         int[] identity = new int[nodes];
         for (int n = 0; n < nodes; n++) identity[n] = n;
-        return new RoomScope(topology.cluster, identity, identity, topology.currentType.clone());
+        return new RoomScope(topology.cluster, identity, topology.currentType.clone());
     }
 
     private static int mostGpus(Cluster cluster, int n) {
@@ -158,6 +155,6 @@ final class RoomScope {
 
     /** Whether every node of the topology is in the scope, so its cluster is the topology's own. */
     boolean whole() {
-        return topologyNode.length == scopeNode.length;
+        return cluster.nodeCount() == scopeNode.length;
     }
 }

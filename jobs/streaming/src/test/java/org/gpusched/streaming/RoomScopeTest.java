@@ -118,7 +118,7 @@ class RoomScopeTest {
         assertEquals(0, problem.job(0).current().node(), "a runs on n0, node 0 of the scope");
         assertNull(problem.job(1).current());
         assertEquals(-1, scope.scopeNode[topology.cluster.nodeIndex("n1")]);
-        assertEquals(0, scope.topologyNode[0]);
+        assertEquals(0, scope.scopeNode[topology.cluster.nodeIndex("n0")]);
     }
 
     @Test

@@ -131,7 +131,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             Schedule from = config.workConserving() ? WorkConservation.fill(problem, start) : start;
             Schedule improved = search.improve(problem, from, config.localSearchK());
             if (search.runCostGuard) {
-                if (best == null) bound = search.startRunCost + search.runSlack(search.startRunCost);
+                if (best == null) bound = search.startRunCost + roundingSlack(search.startRunCost);
                 else if (search.resultRunCost > bound) continue;
             }
             if (best == null || beats(improved.objective(), best.objective())) best = improved;
@@ -146,7 +146,12 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
      * followed a different plan.
      */
     static boolean beats(double a, double b) {
-        return a < b - 1e-9 * Math.max(1, Math.abs(b));
+        return a < b - roundingSlack(b);
+    }
+
+    /** What rounding may move a sum of about {@code value}: differences below it are no differences. */
+    static double roundingSlack(double value) {
+        return 1e-9 * Math.max(1, Math.abs(value));
     }
 
     /**
@@ -261,7 +266,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             for (int n = 0; n < nodes; n++) objective += nodeTerm[n];
             if (runCostGuard) startRunCost = resultRunCost = totalRunCost();
             for (int round = 0; round < MAX_ROUNDS; round++) {
-                bDelta = -1e-9 * Math.max(1, Math.abs(objective));
+                bDelta = -roundingSlack(objective);
                 scoreSlack = 1e-11 * Math.max(1, Math.abs(objective));
                 bCount = -1;
                 if (workConserving != null) workConserving.beginRound();
@@ -324,11 +329,6 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
             for (int j = 0; j < jobs; j++) sum += runTermOf(j, jobTerm[j]);
             for (int n = 0; n < nodes; n++) sum += nodeRunCost[n];
             return sum;
-        }
-
-        /** Rounding allowance of run-cost comparisons (far below any real difference). */
-        double runSlack(double runCost) {
-            return 1e-9 * Math.max(1, Math.abs(runCost));
         }
 
         private void load(SchedulingProblem p, Schedule start, int k) {
@@ -786,7 +786,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
                 before += nodeRunCost[touched[i]];
                 after += runCostOf(touched[i]);
             }
-            return after - before <= runSlack(before);
+            return after - before <= roundingSlack(before);
         }
 
         private void loadBestMove() {
