@@ -165,6 +165,39 @@ class RecordParserTest {
     }
 
     @Test
+    void avroExtrasThatAreNotAnObjectOfOptionalFieldsAreRejectedTheOthersKept() throws Exception {
+        var h = harness(Topics.SUBMISSIONS, 0);
+        AvroBinary<JobSubmitted> avro = new AvroBinary<>(JobSubmitted.class);
+        int offset = 0;
+        for (String extras : HostileRecords.badExtras().values()) {
+            JobSubmitted job = TestData.job("x" + offset, 3, 100, 1, 40);
+            job.setExtrasJson(extras);
+            h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@" + offset++, avro.encode(job))));
+        }
+        JobSubmitted fine = TestData.job("fine", 3, 100, 1, 40);
+        fine.setExtrasJson("{\"application\":\"bert\",\"epochs\":3}");
+        h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@" + offset, avro.encode(fine))));
+        List<RejectedRecord> bad = rejected(h);
+        assertEquals(HostileRecords.badExtras().size(), bad.size(), bad.toString());
+        for (int i = 0; i < bad.size(); i++) {
+            assertEquals("extrasJson", bad.get(i).getField(), bad.get(i).getReason());
+            assertEquals("s-0@" + i, bad.get(i).getPosition());
+            assertTrue(
+                    bad.get(i).getReason().startsWith("job x" + i + ": extrasJson: "),
+                    bad.get(i).getReason());
+        }
+        assertTrue(
+                bad.get(3).getReason().contains("key 'id' is a field of the record itself"),
+                bad.get(3).getReason());
+        assertEquals(
+                List.of("fine"), valid(h).stream().map(ControllerEvent::getId).toList());
+        assertEquals(
+                "{\"application\":\"bert\",\"epochs\":3}",
+                valid(h).get(0).getSubmitted().getExtrasJson());
+        h.close();
+    }
+
+    @Test
     void theFieldAtFaultIsNamedForTextAndAvroAlike() throws Exception {
         var h = harness(Topics.SUBMISSIONS, 0);
         // The id holds the names of other fields: the field is never guessed from the message.
