@@ -255,7 +255,7 @@ class CommandLineErrorsTest {
         Path cluster = tmp.resolve("c.yaml");
         Files.writeString(
                 cluster,
-                "nodeTypes:\n  A: {gpus: 1, pricePerHour: 1}\n  B: {gpus: 2, pricePerHour: 2}\nnodes:\n  - {id: n1, type: A}\n");
+                "nodeTypes:\n  A: {gpuModel: M, gpus: 1, pricePerHour: 1}\n  B: {gpuModel: M, gpus: 2, pricePerHour: 2}\nnodes:\n  - {id: n1, type: A}\n");
         StringWriter err = new StringWriter();
         ClusterWarnings.print(new PrintWriter(err), "gpusched replay", cluster, ClusterYaml.read(cluster));
         assertEquals(

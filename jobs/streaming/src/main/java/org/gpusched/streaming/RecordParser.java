@@ -81,6 +81,17 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
         if (event != null) out.collect(event);
     }
 
+    /**
+     * The event time (ms) of one text record of this topic (a file line), or {@link Long#MIN_VALUE} when the job
+     * rejects or skips it: a file's time-order pre-check counts only what becomes an event, as the watermarks do.
+     */
+    public long acceptedTimeMillis(String text) {
+        if (fields == null) open(null);
+        ControllerEvent event =
+                RecordFields.readOrReject(RawRecord.text(topic.topic(), "", text), this::parse, r -> {});
+        return event == null ? Long.MIN_VALUE : event.getTimeMillis();
+    }
+
     private ControllerEvent parse(RawRecord raw) throws Rejection {
         ControllerEvent event = switch (topic) {
             case SUBMISSIONS -> submission(raw);

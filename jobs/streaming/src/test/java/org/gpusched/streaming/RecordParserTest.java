@@ -243,4 +243,27 @@ class RecordParserTest {
                 List.of("node", "record", "time"),
                 rejected(nodes).stream().map(RejectedRecord::getField).toList());
     }
+
+    @Test
+    void halfASurrogatePairInANameIsRejectedSoTwoDistinctNamesNeverBecomeOne() throws Exception {
+        var submissions = harness(Topics.SUBMISSIONS, 0);
+        submissions.processElement(
+                new StreamRecord<>(RawRecord.text("t", "t:1", GOOD.replace("\"a\"", "\"\\ud800X\""))));
+        submissions.processElement(
+                new StreamRecord<>(RawRecord.text("t", "t:2", GOOD.replace("\"a\"", "\"\\ud801X\""))));
+        assertTrue(valid(submissions).isEmpty());
+        assertEquals(
+                List.of("id", "id"),
+                rejected(submissions).stream().map(RejectedRecord::getField).toList());
+        var completions = harness(Topics.COMPLETIONS, 0);
+        completions.processElement(new StreamRecord<>(RawRecord.text("c", "c:1", "{\"time\":5,\"job\":\"\\udc00\"}")));
+        var telemetry = harness(Topics.TELEMETRY, 0);
+        telemetry.processElement(new StreamRecord<>(RawRecord.text(
+                "m", "m:1", "{\"time\":5,\"kind\":\"NODE_POWER\",\"node\":\"n\\ud800\",\"powerWatts\":1}")));
+        assertEquals("job", rejected(completions).get(0).getField());
+        assertEquals("node", rejected(telemetry).get(0).getField());
+        assertTrue(
+                rejected(telemetry).get(0).getReason().contains("half of a surrogate pair"),
+                rejected(telemetry).get(0).getReason());
+    }
 }
