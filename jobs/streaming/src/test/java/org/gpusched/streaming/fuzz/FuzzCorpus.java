@@ -21,7 +21,8 @@ import org.gpusched.streaming.kafka.AvroBinary;
  * The fuzz corpus: from a valid trace and a fixed seed, thousands of records that must each be rejected, mixed
  * between the valid lines. Every mutation is one that no valid job survives (a line cut short, a byte that is not
  * UTF-8, a key given twice, a second object, a required field removed or out of range, a node type the cluster lacks,
- * random bytes, a line too long, nesting too deep), so the test can require that exactly the valid lines are scheduled
+ * random bytes, a line too long, nesting too deep, half a surrogate pair in the id, the id of a job submitted before),
+ * so the test can require that exactly the valid lines are scheduled
  * and every other one rejected. The same seed writes the same corpus.
  */
 public final class FuzzCorpus {
@@ -74,6 +75,24 @@ public final class FuzzCorpus {
                 "nesting too deep",
                 line -> utf8(line.replaceFirst("\\}$", ",\"deep\":" + "[".repeat(5000) + "]".repeat(5000) + "}")));
         add("random bytes", line -> randomBytes(1 + random.nextInt(300)));
+        add(
+                "half a surrogate pair in the id",
+                line -> utf8(line.replaceFirst(
+                        "\"id\":\"", "\"id\":\"\\\\ud" + String.format("%03x", 0x800 + random.nextInt(0x800)))));
+        add(
+                "submit past the bound",
+                line -> edit(line, o -> o.put("submit", 1e11).put("due", 2e11)));
+        add(
+                "id of an earlier job",
+                line -> edit(line, o -> {
+                    double later = o.get("submit").asDouble() + 1e6;
+                    o.put(
+                                    "due",
+                                    later
+                                            + o.get("due").asDouble()
+                                            - o.get("submit").asDouble())
+                            .put("submit", later);
+                }));
     }
 
     private void add(String name, Function<String, byte[]> apply) {
