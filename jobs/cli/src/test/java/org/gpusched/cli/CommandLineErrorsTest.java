@@ -268,4 +268,32 @@ class CommandLineErrorsTest {
                 new PrintWriter(none), "gpusched replay", Path.of(CLUSTER), ClusterYaml.read(Path.of(CLUSTER)));
         assertEquals("", none.toString());
     }
+
+    @Test
+    void aCheckpointDirectoryThatCannotBeOneIsOneLineSayingWhy() throws Exception {
+        Path file = Files.writeString(tmp.resolve("a-file"), "not a directory");
+        String[][] cases = {
+            {file.toString(), file + ": is a file, not a directory"},
+            {
+                file.resolve("under").toString(),
+                file.resolve("under") + ": " + file + " is a file, so no directory can be made under it"
+            },
+            {"/proc/gpusched-x", "/proc/gpusched-x: cannot make the directory ("},
+        };
+        for (String[] c : cases) {
+            var r = gpusched(
+                    "run",
+                    "--bootstrap",
+                    "127.0.0.1:1",
+                    "--cluster",
+                    CLUSTER,
+                    "--checkpoint-interval",
+                    "1",
+                    "--checkpoint-dir",
+                    c[0]);
+            assertOneLine(r, "gpusched run: --checkpoint-dir " + c[1]);
+        }
+        var noRestore = gpusched("run", "--bootstrap", "127.0.0.1:1", "--cluster", CLUSTER, "--restore-new-settings");
+        assertOneLine(noRestore, "--restore-new-settings needs --restore");
+    }
 }
