@@ -551,6 +551,14 @@ public final class RunCommand implements Callable<Integer> {
         JobExecutionResult result;
         try {
             result = env.execute(job.name() + (bounded ? " (bounded)" : ""));
+        } catch (Exception e) {
+            String unusable = checkpointDir == null ? null : RetainedState.unusable(checkpointDir);
+            if (unusable == null) throw e;
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("gpusched run: --checkpoint-dir " + unusable + "; the job cannot write its checkpoints and"
+                    + " stopped after " + MAX_FAILURES + " failures (" + Failures.message(e) + ")");
+            err.flush();
+            return ExitCode.BAD_INPUT;
         } finally {
             progress.interrupt();
         }
@@ -643,19 +651,19 @@ public final class RunCommand implements Callable<Integer> {
     /**
      * The embedded cluster's restarts: as many as a run needs to ride out a broker outage or a lost task, but not
      * forever. Flink's default with checkpoints restarts without end, so a job that cannot write or read its
-     * checkpoints (a checkpoint directory removed under it) would loop and never exit; with this it fails after
-     * {@link #MAX_RESTARTS} restarts within {@link #RESTART_WINDOW}, and the run says why. A session cluster's own
+     * checkpoints (its checkpoint directory made impossible under it) would loop and never exit; with this it fails at
+     * its {@link #MAX_FAILURES}th failure within {@link #RESTART_WINDOW}, and the run says why. A session cluster's own
      * configuration decides there (conf/config.yaml: 10 restarts).
      */
     static void restartsWithinBounds(Configuration flink) {
         flink.set(RestartStrategyOptions.RESTART_STRATEGY, "failure-rate");
-        flink.set(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_MAX_FAILURES_PER_INTERVAL, MAX_RESTARTS);
+        flink.set(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_MAX_FAILURES_PER_INTERVAL, MAX_FAILURES);
         flink.set(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_FAILURE_RATE_INTERVAL, RESTART_WINDOW);
         flink.set(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_DELAY, Duration.ofSeconds(1));
     }
 
-    /** The most restarts of an embedded run within {@link #RESTART_WINDOW} before it fails. */
-    static final int MAX_RESTARTS = 5;
+    /** The failures within {@link #RESTART_WINDOW} at which an embedded run stops restarting and fails. */
+    static final int MAX_FAILURES = 5;
 
     static final Duration RESTART_WINDOW = Duration.ofMinutes(10);
 

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code --restore-new-settings}; a checkpoint of the same job restores. The job itself refuses such a checkpoint too
  * (when started another way, as {@code flink run -s} does): it fails at once instead of restarting without end.
  */
-class RestoreSettingsIT {
+class RetainedStateIT {
     private static final Path EXAMPLES =
             Path.of("../../examples").toAbsolutePath().normalize();
     private static final Path TRACE = EXAMPLES.resolve("armida-trace.jsonl");
@@ -48,12 +48,20 @@ class RestoreSettingsIT {
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = LocalKafkaBroker.start("restore-settings-it");
+        broker = LocalKafkaBroker.start("retained-state-it");
     }
 
     @AfterAll
     static void stopBroker() throws Exception {
         if (broker != null) broker.close();
+    }
+
+    /** Topics of their own with the ARMIDA trace published on them. */
+    private static KafkaSettings published(String prefix) throws Exception {
+        KafkaSettings kafka = KafkaSettings.of(broker.bootstrap()).withTopicPrefix(prefix);
+        TopicAdmin.createAll(kafka.clientConfig(), prefix, 1, (short) 1);
+        new TraceProducer(kafka, 0).publish(TRACE, null);
+        return kafka;
     }
 
     private List<String> run(String prefix, Path checkpoints, String... more) {
@@ -133,9 +141,7 @@ class RestoreSettingsIT {
     @Timeout(600)
     void aCheckpointOfAnotherJobIsRefusedNamingEachDifferenceOneOfTheSameJobRestores() throws Exception {
         String prefix = "restore.";
-        KafkaSettings kafka = KafkaSettings.of(broker.bootstrap()).withTopicPrefix(prefix);
-        TopicAdmin.createAll(kafka.clientConfig(), prefix, 1, (short) 1);
-        new TraceProducer(kafka, 0).publish(TRACE, null);
+        published(prefix);
         Path checkpoints = tmp.resolve("checkpoints");
         List<String> run = run(prefix, checkpoints);
         List<String> made = job(CLUSTER, "andreas-rg", "3", "1", "30");
@@ -197,9 +203,7 @@ class RestoreSettingsIT {
     @Timeout(300)
     void theJobItselfRefusesACheckpointOfAnotherJobWithoutRestarting() throws Exception {
         String prefix = "guard.";
-        KafkaSettings kafka = KafkaSettings.of(broker.bootstrap()).withTopicPrefix(prefix);
-        TopicAdmin.createAll(kafka.clientConfig(), prefix, 1, (short) 1);
-        new TraceProducer(kafka, 0).publish(TRACE, null);
+        KafkaSettings kafka = published(prefix);
         Path checkpoints = tmp.resolve("guard-checkpoints");
         Path snapshot = checkpointedThenKilled(
                 run(prefix, checkpoints), job(CLUSTER, "andreas-rg", "3", "1", "30"), checkpoints, null, "guarded");
@@ -226,5 +230,58 @@ class RestoreSettingsIT {
         while (cause != null && !(cause instanceof RestoreMismatchException)) cause = cause.getCause();
         assertTrue(cause != null, "refused by the guard: " + e);
         assertTrue(cause.getMessage().contains("--policy andreas-rg in the checkpoint, fifo now"), cause.getMessage());
+    }
+
+    /**
+     * A checkpoint directory removed under a running job is made again by the next checkpoint, and the run goes on.
+     * One that cannot be made again (a file in its place) fails every checkpoint and every restart: the run fails
+     * after a bounded number of restarts, saying why, instead of restarting without end.
+     */
+    @Test
+    @Timeout(400)
+    void aCheckpointDirectoryRemovedIsMadeAgainOneThatCannotBeFailsTheRunSayingWhy() throws Exception {
+        published("gone.");
+        Path checkpoints = tmp.resolve("gone-checkpoints");
+        List<String> args = new ArrayList<>(run("gone.", checkpoints));
+        args.addAll(job(CLUSTER, "andreas-rg", "3", "1", "30"));
+        Path log = tmp.resolve("gone.log");
+        Process p = LocalServices.launch(args, log, tmp.resolve("tmp"));
+        try {
+            LocalServices.waitFor(
+                    () -> RetainedState.newest(checkpoints).isPresent(),
+                    Duration.ofSeconds(120),
+                    "a completed checkpoint",
+                    p,
+                    log);
+            org.apache.flink.util.FileUtils.deleteDirectory(checkpoints.toFile());
+            LocalServices.waitFor(
+                    () -> RetainedState.newest(checkpoints).isPresent(),
+                    Duration.ofSeconds(60),
+                    "a checkpoint in the directory made again",
+                    p,
+                    log);
+            org.apache.flink.util.FileUtils.deleteDirectory(checkpoints.toFile());
+            Files.writeString(checkpoints, "a file where the checkpoints were");
+            long blocked = System.nanoTime();
+            assertTrue(p.waitFor(300, TimeUnit.SECONDS), "the run ends:\n" + Files.readString(log));
+            String out = Files.readString(log);
+            System.out.printf(
+                    "checkpoint directory replaced by a file: the run failed %.1f s later (exit %d)%n",
+                    (System.nanoTime() - blocked) / 1e9, p.exitValue());
+            assertEquals(ExitCode.BAD_INPUT, p.exitValue(), out);
+            List<String> said =
+                    out.lines().filter(l -> l.startsWith("gpusched run:")).toList();
+            assertEquals(1, said.size(), out);
+            assertTrue(
+                    said.get(0)
+                            .startsWith(
+                                    "gpusched run: --checkpoint-dir " + checkpoints + ": is a file, not a directory;"
+                                            + " the job cannot write its checkpoints and stopped after "
+                                            + RunCommand.MAX_FAILURES
+                                            + " failures"),
+                    said.get(0));
+        } finally {
+            p.destroyForcibly();
+        }
     }
 }
