@@ -246,7 +246,17 @@ public final class CompareCommand implements Callable<Integer> {
             return ExitCode.BAD_INPUT;
         }
         List<SchedulerConfig> configs = new ArrayList<>();
-        Duration watermarks = ReplaySchedulerOptions.watermarksFor(err, "gpusched compare", trace, null);
+        Duration watermarks;
+        try {
+            watermarks = ReplaySchedulerOptions.watermarksFor(
+                    err,
+                    "gpusched compare",
+                    trace,
+                    null,
+                    scheduler.replayConfig(clusterSpec).policies(policies).build());
+        } catch (IllegalArgumentException e) {
+            throw CommandConfiguration.usageError(spec.commandLine(), e);
+        }
         if (!spec.commandLine().getParseResult().hasMatchedOption("--seeds"))
             seeds = List.of(scheduler.options().get(SchedulerOptions.SEED));
         for (long seed : seeds) {

@@ -37,7 +37,11 @@ final class Failures {
                     || t instanceof ReportInputException
                     || t instanceof NoSuchFileException
                     || t instanceof AccessDeniedException
-                    || t instanceof java.nio.charset.CharacterCodingException) {
+                    || t instanceof java.nio.charset.CharacterCodingException
+                    || t instanceof org.gpusched.streaming.RestoreMismatchException
+                    || t instanceof org.apache.flink.util.SerializedThrowable s
+                            && s.getOriginalErrorClassName()
+                                    .equals(org.gpusched.streaming.RestoreMismatchException.class.getName())) {
                 return ExitCode.BAD_INPUT;
             }
             if (t instanceof org.apache.kafka.common.errors.TimeoutException

@@ -2,6 +2,7 @@ package org.gpusched.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -145,10 +146,10 @@ public final class ReplayCommand implements Callable<Integer> {
         }
         SchedulerConfig cfg;
         try {
-            cfg = scheduler
-                    .replayConfig(clusterSpec)
-                    .outOfOrderness(ReplaySchedulerOptions.watermarksFor(err, "gpusched replay", trace, nodeEvents))
-                    .build();
+            SchedulerConfig.Builder builder = scheduler.replayConfig(clusterSpec);
+            Duration watermarks =
+                    ReplaySchedulerOptions.watermarksFor(err, "gpusched replay", trace, nodeEvents, builder.build());
+            cfg = builder.outOfOrderness(watermarks).build();
         } catch (IllegalArgumentException e) {
             throw CommandConfiguration.usageError(spec.commandLine(), e);
         }

@@ -18,6 +18,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.gpusched.formats.ClusterSpec;
@@ -25,6 +26,7 @@ import org.gpusched.formats.ClusterYaml;
 import org.gpusched.formats.FormatException;
 import org.gpusched.placement.experiment.PolicySpec;
 import org.gpusched.streaming.EmbeddedFlink;
+import org.gpusched.streaming.JobSettings;
 import org.gpusched.streaming.SchedulerConfig;
 import org.gpusched.streaming.SchedulerOptions;
 import org.gpusched.streaming.Topics;
@@ -170,6 +172,15 @@ public final class RunCommand implements Callable<Integer> {
     String restore;
 
     @Option(
+            names = "--restore-new-settings",
+            description =
+                    "With --restore: go on with this run's values of the settings a restore may change (--iterations, --noise, --stability, "
+                            + "--optimizer-scope, --move-overhead, --snapshot-interval, --period, the objective, --out-of-orderness) where the "
+                            + "checkpoint was made with others. Without it such a restore is refused, naming each difference; a checkpoint of "
+                            + "another --policy, --seed, --controllers, --dispatch, --mode or --cluster is always refused.")
+    boolean restoreNewSettings;
+
+    @Option(
             names = "--out-of-orderness",
             paramLabel = "SECONDS",
             description =
@@ -275,6 +286,12 @@ public final class RunCommand implements Callable<Integer> {
             if (checkpointDir != null && !checkpoints)
                 throw new IllegalArgumentException(
                         "--checkpoint-dir needs --checkpoint-interval (checkpoints are off)");
+            if (checkpointDir != null) {
+                String unusable = RetainedState.unusable(checkpointDir);
+                if (unusable != null) throw new IllegalArgumentException("--checkpoint-dir " + unusable);
+            }
+            if (restoreNewSettings && restore == null)
+                throw new IllegalArgumentException("--restore-new-settings needs --restore (it says how to restore)");
             try {
                 EmbeddedFlink.requireLocalAddress(bindAddress);
             } catch (IllegalArgumentException e) {
@@ -428,7 +445,8 @@ public final class RunCommand implements Callable<Integer> {
             SchedulerConfig.Builder b = SchedulerConfig.builder()
                     .options(options)
                     .cluster(clusterSpec)
-                    .outOfOrderness(outOfOrderness(options));
+                    .outOfOrderness(outOfOrderness(options))
+                    .restoreNewSettings(restoreNewSettings);
             cfg = b.build();
         } catch (IllegalArgumentException e) {
             throw CommandConfiguration.usageError(spec.commandLine(), e);
@@ -533,6 +551,14 @@ public final class RunCommand implements Callable<Integer> {
         JobExecutionResult result;
         try {
             result = env.execute(job.name() + (bounded ? " (bounded)" : ""));
+        } catch (Exception e) {
+            String unusable = checkpointDir == null ? null : RetainedState.unusable(checkpointDir);
+            if (unusable == null) throw e;
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("gpusched run: --checkpoint-dir " + unusable + "; the job cannot write its checkpoints and"
+                    + " stopped after " + MAX_FAILURES + " failures (" + Failures.message(e) + ")");
+            err.flush();
+            return ExitCode.BAD_INPUT;
         } finally {
             progress.interrupt();
         }
@@ -617,15 +643,36 @@ public final class RunCommand implements Callable<Integer> {
             // (docs/reliability.md, checkpoints under back pressure).
             flink.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
             flink.set(CheckpointingOptions.ENABLE_UNALIGNED_INTERRUPTIBLE_TIMERS, true);
+            if (EmbeddedFlink.isLocal()) restartsWithinBounds(flink);
         }
         return flink;
     }
+
+    /**
+     * The embedded cluster's restarts: as many as a run needs to ride out a broker outage or a lost task, but not
+     * forever. Flink's default with checkpoints restarts without end, so a job that cannot write or read its
+     * checkpoints (its checkpoint directory made impossible under it) would loop and never exit; with this it fails at
+     * its {@link #MAX_FAILURES}th failure within {@link #RESTART_WINDOW}, and the run says why. A session cluster's own
+     * configuration decides there (conf/config.yaml: 10 restarts).
+     */
+    static void restartsWithinBounds(Configuration flink) {
+        flink.set(RestartStrategyOptions.RESTART_STRATEGY, "failure-rate");
+        flink.set(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_MAX_FAILURES_PER_INTERVAL, MAX_FAILURES);
+        flink.set(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_FAILURE_RATE_INTERVAL, RESTART_WINDOW);
+        flink.set(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_DELAY, Duration.ofSeconds(1));
+    }
+
+    /** The failures within {@link #RESTART_WINDOW} at which an embedded run stops restarting and fails. */
+    static final int MAX_FAILURES = 5;
+
+    static final Duration RESTART_WINDOW = Duration.ofMinutes(10);
 
     /**
      * Checkpoint storage and restore point into the Flink configuration; returns the snapshot restored from, or null
      * (none, or none usable: message printed when --restore was given).
      */
     private String durableState(Configuration flink) throws java.io.IOException {
+        PrintWriter err = spec.commandLine().getErr();
         if (checkpointDir != null) {
             Path dir = checkpointDir.toAbsolutePath().normalize();
             java.nio.file.Files.createDirectories(dir);
@@ -646,9 +693,24 @@ public final class RunCommand implements Callable<Integer> {
                             ? null
                             : checkpointDir.toAbsolutePath().normalize());
         } catch (IllegalArgumentException e) {
-            System.err.println("gpusched run: " + e.getMessage());
+            err.println("gpusched run: " + e.getMessage());
+            err.flush();
             return null;
         }
+        if (schedulerConfig != null) {
+            // the job's own guard refuses it too, but only once a cluster has started and the state is restored
+            var recorded = RetainedState.recordedSettings(snapshot);
+            if (recorded.isPresent()) {
+                JobSettings.Comparison c = JobSettings.compare(recorded.get(), JobSettings.of(schedulerConfig));
+                if (c.refused(restoreNewSettings)) {
+                    err.println("gpusched run: --restore " + snapshot + ": " + c.message(restoreNewSettings));
+                    err.flush();
+                    return null;
+                }
+                if (!c.same()) err.println("run: --restore " + snapshot + ": " + c.message(true));
+            }
+        }
+        err.flush();
         flink.set(StateRecoveryOptions.SAVEPOINT_PATH, snapshot.toUri().toString());
         return snapshot.toString();
     }

@@ -255,7 +255,7 @@ class CommandLineErrorsTest {
         Path cluster = tmp.resolve("c.yaml");
         Files.writeString(
                 cluster,
-                "nodeTypes:\n  A: {gpus: 1, pricePerHour: 1}\n  B: {gpus: 2, pricePerHour: 2}\nnodes:\n  - {id: n1, type: A}\n");
+                "nodeTypes:\n  A: {gpuModel: M, gpus: 1, pricePerHour: 1}\n  B: {gpuModel: M, gpus: 2, pricePerHour: 2}\nnodes:\n  - {id: n1, type: A}\n");
         StringWriter err = new StringWriter();
         ClusterWarnings.print(new PrintWriter(err), "gpusched replay", cluster, ClusterYaml.read(cluster));
         assertEquals(
@@ -267,5 +267,33 @@ class CommandLineErrorsTest {
         ClusterWarnings.print(
                 new PrintWriter(none), "gpusched replay", Path.of(CLUSTER), ClusterYaml.read(Path.of(CLUSTER)));
         assertEquals("", none.toString());
+    }
+
+    @Test
+    void aCheckpointDirectoryThatCannotBeOneIsOneLineSayingWhy() throws Exception {
+        Path file = Files.writeString(tmp.resolve("a-file"), "not a directory");
+        String[][] cases = {
+            {file.toString(), file + ": is a file, not a directory"},
+            {
+                file.resolve("under").toString(),
+                file.resolve("under") + ": " + file + " is a file, so no directory can be made under it"
+            },
+            {"/proc/gpusched-x", "/proc/gpusched-x: cannot make the directory ("},
+        };
+        for (String[] c : cases) {
+            var r = gpusched(
+                    "run",
+                    "--bootstrap",
+                    "127.0.0.1:1",
+                    "--cluster",
+                    CLUSTER,
+                    "--checkpoint-interval",
+                    "1",
+                    "--checkpoint-dir",
+                    c[0]);
+            assertOneLine(r, "gpusched run: --checkpoint-dir " + c[1]);
+        }
+        var noRestore = gpusched("run", "--bootstrap", "127.0.0.1:1", "--cluster", CLUSTER, "--restore-new-settings");
+        assertOneLine(noRestore, "--restore-new-settings needs --restore");
     }
 }

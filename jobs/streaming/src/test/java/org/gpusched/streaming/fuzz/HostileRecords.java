@@ -4,8 +4,13 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
-/** Submissions-topic values built to make a decoder allocate what the record does not hold. */
+/**
+ * Submissions-topic values built to make a decoder allocate what the record does not hold, and the {@code extrasJson}
+ * another producer than gpusched's may put in a valid record.
+ */
 public final class HostileRecords {
     private HostileRecords() {}
 
@@ -38,5 +43,24 @@ public final class HostileRecords {
             n >>>= 7;
         }
         out.write((int) n);
+    }
+
+    /**
+     * {@code extrasJson} values of an otherwise valid JobSubmitted that the job must reject, by kind: not JSON, not one
+     * object, a key twice, keys of the record's own fields (which would forge them in jobs.jsonl), text after the
+     * object, nesting past the parser's limit.
+     */
+    public static Map<String, String> badExtras() {
+        Map<String, String> extras = new LinkedHashMap<>();
+        extras.put("extras not JSON", "{not json");
+        extras.put("extras not an object", "[1,2]");
+        extras.put("extras with a key twice", "{\"epochs\":1,\"epochs\":2}");
+        extras.put(
+                "extras forging the record's fields",
+                "{\"id\":\"spoofed\",\"submit\":999,\"times\":{\"G1\":{\"1\":1}}}");
+        extras.put("extras forging the actualFactor", "{\"actualFactor\":0.001}");
+        extras.put("extras with text after the object", "{\"epochs\":1} trailing");
+        extras.put("extras nested too deep", "{\"deep\":" + "[".repeat(5000) + "]".repeat(5000) + "}");
+        return extras;
     }
 }
