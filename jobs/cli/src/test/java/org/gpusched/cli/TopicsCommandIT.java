@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.regex.Pattern;
 import org.gpusched.streaming.Topics;
-import org.gpusched.streaming.kafka.LocalKafkaBroker;
+import org.gpusched.testkit.LocalKafkaBroker;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
