@@ -16,6 +16,11 @@ import picocli.CommandLine.ParameterException;
 
 /** File chores shared by the commands that run the scheduler job (replay, compare). */
 final class CliFiles {
+    /** How --out is written, for the --help of every command that writes a run or compare directory. */
+    static final String OUT_DIRECTORY = "written under a hidden sibling name and renamed into place when complete. "
+            + "It replaces an earlier gpusched output there (none of its files is merged in) but keeps the files "
+            + "gpusched does not write, such as your notes; while another run writes DIR, this one is refused.";
+
     private CliFiles() {}
 
     /** A missing input file, or a directory where a file belongs, is a usage error (exit 2) naming the option. */

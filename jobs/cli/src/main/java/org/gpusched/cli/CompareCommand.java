@@ -151,8 +151,7 @@ public final class CompareCommand implements Callable<Integer> {
             names = "--out",
             required = true,
             paramLabel = "DIR",
-            description =
-                    "Output directory: written under a hidden sibling name and renamed into place when complete, replacing an earlier output there whole.")
+            description = "Output directory: " + CliFiles.OUT_DIRECTORY)
     Path out;
 
     /** Placement (--pods/--nodes) or scheduling (--trace/--cluster): exactly one pair of inputs, and only its options. */

@@ -106,8 +106,7 @@ public final class ReplayCommand implements Callable<Integer> {
             names = "--out",
             required = true,
             paramLabel = "DIR",
-            description =
-                    "Run directory to write: written under a hidden sibling name and renamed into place when complete, replacing an earlier run there whole.")
+            description = "Run directory to write: " + CliFiles.OUT_DIRECTORY)
     Path out;
 
     @Override

@@ -280,6 +280,22 @@ class RunDirectoryIT {
     }
 
     @Test
+    void aRunIntoAnEarlierRunDirectoryKeepsTheUsersFiles() throws Exception {
+        Path out = tmp.resolve("again");
+        String[] fifo = {"replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "fifo", "--out", out.toString()};
+        assertEquals(0, WorkloadCommandsTest.gpusched(fifo).exit());
+        Files.writeString(out.resolve("notes.md"), "why this run");
+        var again = WorkloadCommandsTest.gpusched(
+                "replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "edf", "--out", out.toString());
+        assertEquals(0, again.exit(), again.err());
+        assertTrue(Files.readString(out.resolve("run.json")).contains("\"policy\" : \"edf\""), "the new run is there");
+        assertEquals("why this run", Files.readString(out.resolve("notes.md")), "the user's file is kept");
+        assertEquals(List.of(), leftovers(out));
+        var valid = WorkloadCommandsTest.gpusched("validate", out.toString());
+        assertEquals(0, valid.exit(), valid.out() + valid.err());
+    }
+
+    @Test
     void aTraceWithoutAValidJobFails() throws Exception {
         Path empty = tmp.resolve("empty.jsonl");
         Files.writeString(empty, "");
