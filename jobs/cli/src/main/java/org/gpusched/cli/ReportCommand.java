@@ -3,7 +3,9 @@ package org.gpusched.cli;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.gpusched.audit.AuditInputException;
 import org.gpusched.audit.PowerflowEnergyAudit;
@@ -98,7 +100,20 @@ public final class ReportCommand implements Callable<Integer> {
                 return ExitCode.OK;
             }
             List<RunDirectories.Run> found = new ArrayList<>();
-            for (Path dir : runs) found.addAll(RunDirectories.find(dir));
+            Map<Path, Path> given = new HashMap<>(); // a run's real path -> the argument that first named it
+            boolean duplicates = false;
+            for (Path dir : runs) {
+                for (RunDirectories.Run run : RunDirectories.find(dir)) {
+                    Path first = given.putIfAbsent(run.dir().toRealPath(), dir);
+                    if (first == null) {
+                        found.add(run);
+                    } else {
+                        err.println("gpusched report: " + run.dir() + " is given twice"
+                                + (first.equals(dir) ? "" : " (" + first + " holds it too)") + "; reported once");
+                        duplicates = true;
+                    }
+                }
+            }
             List<Path> dirs = found.stream().map(RunDirectories.Run::dir).toList();
             long placement =
                     found.stream().filter(RunDirectories.Run::placement).count();
@@ -120,12 +135,12 @@ public final class ReportCommand implements Callable<Integer> {
                 PlacementComparison.write(dirs, outDir, title, command);
                 out.println("wrote " + outDir.resolve(Reports.CSV) + " and " + outDir.resolve(Reports.HTML) + " ("
                         + dirs.size() + " placement runs)");
-                return ExitCode.OK;
+                return duplicates ? ExitCode.BAD_INPUT : ExitCode.OK;
             }
             var rows = Reports.write(dirs, outDir, title, command);
             out.print(Comparison.table(rows));
             out.println("wrote " + outDir.resolve(Reports.CSV) + " and " + outDir.resolve(Reports.HTML));
-            return ExitCode.OK;
+            return duplicates ? ExitCode.BAD_INPUT : ExitCode.OK;
         } catch (AuditInputException e) {
             err.println("gpusched report: " + e.getMessage());
             return ExitCode.BAD_INPUT;

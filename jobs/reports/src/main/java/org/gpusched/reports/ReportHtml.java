@@ -5,11 +5,6 @@ import java.awt.Color;
 import java.awt.Font;
 import java.awt.Paint;
 import java.awt.Rectangle;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -70,14 +65,6 @@ public final class ReportHtml {
     };
 
     private ReportHtml() {}
-
-    public static void write(List<Comparison.Row> rows, String title, String command, Path file) {
-        try {
-            Files.writeString(file, html(rows, title, command), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(file + ": cannot write", e);
-        }
-    }
 
     static String html(List<Comparison.Row> rows, String title, String command) {
         StringBuilder sb = new StringBuilder();
@@ -338,9 +325,12 @@ public final class ReportHtml {
         };
     }
 
-    /** A run's name in the charts: its policy, or with the seed when several seeds are shown. */
+    /**
+     * A run's name in the charts: its policy and what sets it apart from the other runs ({@link RunResult#name()}), with
+     * the seed when several seeds are shown; unique in a report, so runs sharing a policy each keep their series.
+     */
     private static String runName(RunResult r, List<RunResult> runs) {
-        return runs.stream().map(x -> x.seed).distinct().count() > 1 ? r.label() : r.policy;
+        return runs.stream().map(x -> x.seed).distinct().count() > 1 ? r.label() : r.name();
     }
 
     private static XYSeries binned(String name, RunTimeline t, double[] bins) {

@@ -146,13 +146,34 @@ public final class RunResult {
         }
         Map<String, Long> same = new HashMap<>();
         for (RunResult r : runs) same.merge(r.label(), 1L, Long::sum);
-        for (RunResult r : runs) {
-            if (same.get(r.label()) < 2) continue;
-            Path parent = r.dir.toAbsolutePath().normalize().getParent();
-            String where = (parent != null && parent.getFileName() != null ? parent.getFileName() + "/" : "")
-                    + r.dir.getFileName();
-            r.variant = (r.variant.isEmpty() ? "" : r.variant + " ") + "dir=" + where;
+        List<RunResult> alike =
+                runs.stream().filter(r -> same.get(r.label()) > 1).toList();
+        // the last path elements that tell them apart: PARENT/NAME, or more of the path when those do not
+        Path[] paths =
+                alike.stream().map(r -> r.dir.toAbsolutePath().normalize()).toArray(Path[]::new);
+        long distinct = Arrays.stream(paths).distinct().count();
+        int depth = 2;
+        while (depth < 64 && distinctTails(paths, depth) < distinct) depth++;
+        for (int i = 0; i < alike.size(); i++) {
+            RunResult r = alike.get(i);
+            r.variant = (r.variant.isEmpty() ? "" : r.variant + " ") + "dir=" + tail(paths[i], depth);
         }
+        // the same directory given twice would still share a label: each run's series and section keeps its own
+        Map<String, Integer> seen = new HashMap<>();
+        for (RunResult r : runs) {
+            int n = seen.merge(r.label(), 1, Integer::sum);
+            if (n > 1) r.variant = (r.variant.isEmpty() ? "" : r.variant + " ") + "#" + n;
+        }
+    }
+
+    private static long distinctTails(Path[] paths, int n) {
+        return Arrays.stream(paths).map(p -> tail(p, n)).distinct().count();
+    }
+
+    /** The last {@code n} elements of a path ("parent/name"), the whole path when it has no more. */
+    private static String tail(Path p, int n) {
+        int count = p.getNameCount();
+        return count <= n ? p.toString() : p.subpath(count - n, count).toString();
     }
 
     /** A file setting by its file name when that tells the runs apart, else as recorded. */

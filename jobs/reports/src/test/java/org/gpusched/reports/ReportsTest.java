@@ -143,6 +143,46 @@ class ReportsTest {
     }
 
     @Test
+    void runsSharingAPolicyKeepASeriesAndARowEachInEverySection() throws IOException {
+        Path a = run("a", "fifo", 1, 2.525, JOBS), b = run("b", "fifo", 1, 2.525, JOBS);
+        Path out = tmp.resolve("out");
+        List<Comparison.Row> rows = Reports.write(List.of(a, b, a), out, "t", null);
+        assertEquals(
+                List.of("fifo dir=" + tail(a), "fifo dir=" + tail(b), "fifo dir=" + tail(a) + " #2"),
+                rows.stream().map(r -> r.run().name()).toList());
+        String html = Files.readString(out.resolve("report.html"));
+        for (Comparison.Row row : rows) {
+            String name = ReportHtml.esc(row.run().name());
+            assertTrue(html.contains("<h3>" + name + "</h3>"), "GPUs busy, one chart per run: " + name);
+            assertTrue(html.contains("<tr><td>" + name + "</td>"), "a row of the moves table: " + name);
+            assertTrue(html.contains(">" + name + "</text>"), "a series in the shared charts' legends: " + name);
+        }
+        assertEquals(4, Files.readAllLines(out.resolve("comparison.csv")).size());
+    }
+
+    private static String tail(Path run) {
+        return run.getParent().getFileName() + "/" + run.getFileName();
+    }
+
+    @Test
+    void theOutputDirectoryGetsBothFilesOrNeither() throws IOException {
+        Path out = tmp.resolve("out");
+        Files.createDirectories(out.resolve("report.html")); // cannot be replaced by the new page
+        Files.writeString(out.resolve("comparison.csv"), "old");
+        Path a = run("a", "fifo", 1, 2.525, JOBS);
+        var e = assertThrows(java.io.UncheckedIOException.class, () -> Reports.write(List.of(a), out, "t", null));
+        assertTrue(e.getMessage().contains("report.html: is a directory"), e.getMessage());
+        assertEquals("old", Files.readString(out.resolve("comparison.csv")), "the old CSV is not replaced alone");
+        try (var left = Files.list(out)) {
+            assertEquals(2, left.count(), "no temporary file left");
+        }
+        Files.delete(out.resolve("report.html"));
+        Reports.write(List.of(a), out, "t", null);
+        assertTrue(Files.readString(out.resolve("comparison.csv")).startsWith("policy,"));
+        assertTrue(Files.readString(out.resolve("report.html")).startsWith("<!DOCTYPE html>"));
+    }
+
+    @Test
     void badRunDirectoryIsNamed() throws IOException {
         Path d = run("bad", "fifo", 1, 1, JOBS);
         Files.writeString(d.resolve("decisions.jsonl"), DECISIONS + "{oops\n");
