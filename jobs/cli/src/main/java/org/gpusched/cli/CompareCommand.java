@@ -112,8 +112,8 @@ public final class CompareCommand implements Callable<Integer> {
             splitSynopsisLabel = ",",
             paramLabel = "POLICY",
             description = {
-                "Policies to compare, comma separated: scheduling policies with --trace/--cluster (e.g. fifo,edf,priority,greedy,andreas-rg,rg-ls),",
-                "placement policies with --pods/--nodes (fgd,pwr,pwr-fgd,bestfit,dotprod,gpu-packing,gpu-clustering,random)."
+                "Policies to compare, comma separated: scheduling policies with --trace/--cluster (e.g. fifo,edf,priority,greedy,andreas-rg,rg-ls), "
+                        + "placement policies with --pods/--nodes (fgd,pwr,pwr-fgd,bestfit,dotprod,gpu-packing,gpu-clustering,random)."
             })
     List<String> policies;
 
@@ -325,12 +325,16 @@ public final class CompareCommand implements Callable<Integer> {
             Map<String, Object> inputs = new LinkedHashMap<>();
             inputs.put("trace", trace.toString());
             inputs.put("cluster", cluster.toString());
+            long writing = CliFiles.writing(
+                    err, "compare", parts, policies.size() == 1 ? "the run directory" : "the run directories");
             for (String policy : policies) {
                 Path runDir = base.resolve(policy);
                 summaries.add(RunDirectoryWriter.write(parts, runDir, cfg, policy, inputs));
                 runDirs.add(runDir);
             }
             CliFiles.deleteParts(parts);
+            CliFiles.written(
+                    err, "compare", policies.size() == 1 ? "the run directory" : "the run directories", writing);
         }
         if (summaries.stream().allMatch(s -> s.acceptedJobs() == 0)) {
             err.println("gpusched compare: " + CliFiles.noValidJob(trace, runDirs.get(0)));

@@ -55,12 +55,17 @@ class RunDirectoryIT {
 
     /** The launcher in a JVM of its own, as a user runs it, output to a file. */
     private static Process launch(Path log, String... args) throws IOException {
+        return launchWithHeap(log, "1g", args);
+    }
+
+    /** The launcher in a JVM of its own with a heap of {@code heap} (as -Xmx takes it), output to a file. */
+    static Process launchWithHeap(Path log, String heap, String... args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
             if (!a.startsWith("-Xmx") && !a.startsWith("-javaagent") && !a.startsWith("-agentlib")) cmd.add(a);
         }
-        cmd.addAll(List.of("-Xmx1g", "-cp", System.getProperty("java.class.path"), GpuSched.class.getName()));
+        cmd.addAll(List.of("-Xmx" + heap, "-cp", System.getProperty("java.class.path"), GpuSched.class.getName()));
         cmd.addAll(List.of(args));
         return new ProcessBuilder(cmd)
                 .redirectErrorStream(true)

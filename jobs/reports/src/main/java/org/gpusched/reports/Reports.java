@@ -2,7 +2,6 @@ package org.gpusched.reports;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,8 +9,8 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
+import org.gpusched.rundir.FileErrors;
 
 /** Entry point for `compare` and `report`: reads run directories, writes comparison.csv and report.html. */
 public final class Reports {
@@ -42,7 +41,8 @@ public final class Reports {
         try {
             Files.createDirectories(outDir);
         } catch (IOException e) {
-            throw new UncheckedIOException("--out " + outDir + ": cannot create the directory (" + why(e) + ")", e);
+            throw new UncheckedIOException(
+                    "--out " + outDir + ": cannot create the directory (" + FileErrors.describe(e) + ")", e);
         }
         long pid = ProcessHandle.current().pid();
         Map<Path, Path> written = new LinkedHashMap<>(); // temporary -> its place
@@ -71,7 +71,8 @@ public final class Reports {
             for (Path p : placed) quietly(() -> Files.deleteIfExists(p));
             for (var s : saved.entrySet()) quietly(() -> Files.move(s.getKey(), s.getValue()));
             for (Path temporary : written.keySet()) quietly(() -> Files.deleteIfExists(temporary));
-            throw new UncheckedIOException("--out " + outDir + ": cannot write the report (" + why(e) + ")", e);
+            throw new UncheckedIOException(
+                    "--out " + outDir + ": cannot write the report (" + FileErrors.describe(e) + ")", e);
         }
     }
 
@@ -86,15 +87,5 @@ public final class Reports {
         } catch (IOException ignored) {
             // best effort
         }
-    }
-
-    /** What went wrong with a file, in words: "permission denied", "read-only file system", "no space left", ... */
-    static String why(IOException e) {
-        String file = e instanceof FileSystemException fs && fs.getFile() != null ? fs.getFile() + ": " : "";
-        if (e instanceof AccessDeniedException) return file + "permission denied";
-        if (e instanceof FileSystemException fs && fs.getReason() != null)
-            return file + fs.getReason().toLowerCase(Locale.ROOT);
-        if (e instanceof FileSystemException) return file + "the file system refused it";
-        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 }
