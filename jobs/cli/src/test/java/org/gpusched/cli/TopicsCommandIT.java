@@ -86,6 +86,30 @@ class TopicsCommandIT {
     }
 
     @Test
+    void consumeSaysWhenATopicIsMissingOrEmpty() {
+        String prefix = "consume-it.";
+        var missing = WorkloadCommandsTest.gpusched(
+                "consume", "--bootstrap", broker.bootstrap(), "--topic-prefix", prefix, "--topic", "rejected");
+        assertEquals(ExitCode.UNAVAILABLE, missing.exit(), missing.err());
+        assertTrue(
+                missing.err().contains(prefix + "gpusched.rejected")
+                        && missing.err().contains("gpusched topics create --bootstrap " + broker.bootstrap()),
+                missing.err());
+        assertEquals(
+                0,
+                WorkloadCommandsTest.gpusched(
+                                "topics", "create", "--bootstrap", broker.bootstrap(), "--topic-prefix", prefix)
+                        .exit());
+        var empty = WorkloadCommandsTest.gpusched(
+                "consume", "--bootstrap", broker.bootstrap(), "--topic-prefix", prefix, "--topic", "rejected");
+        assertEquals(0, empty.exit(), empty.err());
+        assertEquals("", empty.out());
+        assertEquals(
+                "gpusched consume: " + prefix + "gpusched.rejected is empty (no committed record)",
+                empty.err().strip());
+    }
+
+    @Test
     void withoutABrokerItIsExitFourAndBadUsageIsExitTwo() {
         var none = WorkloadCommandsTest.gpusched("topics", "list", "--bootstrap", "127.0.0.1:1");
         assertEquals(ExitCode.UNAVAILABLE, none.exit(), none.err());
