@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import org.gpusched.formats.ClusterYaml;
 import org.gpusched.formats.LineReader;
 import org.gpusched.rundir.FileErrors;
 import org.gpusched.rundir.JsonLines;
@@ -123,6 +125,16 @@ final class CliFiles {
     static void written(PrintWriter err, String command, String what, long started) {
         err.printf(Locale.ROOT, "%s: wrote %s in %.1f s%n", command, what, (System.nanoTime() - started) / 1e9);
         err.flush();
+    }
+
+    /**
+     * Records in run.json's inputs the cluster file and the currency it names (reports label costs with it, or say
+     * "cost units"). The file was read and checked before the run; it is read again for this one key.
+     */
+    static void putCluster(Map<String, Object> inputs, Path cluster) {
+        inputs.put("cluster", cluster.toString());
+        String currency = ClusterYaml.read(cluster).currency();
+        if (currency != null) inputs.put("currency", currency);
     }
 
     /** Removes the sinks' part files once the run directory has been assembled from them. */

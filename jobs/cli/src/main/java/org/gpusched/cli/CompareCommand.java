@@ -324,7 +324,7 @@ public final class CompareCommand implements Callable<Integer> {
             progress.finish();
             Map<String, Object> inputs = new LinkedHashMap<>();
             inputs.put("trace", trace.toString());
-            inputs.put("cluster", cluster.toString());
+            CliFiles.putCluster(inputs, cluster);
             long writing = CliFiles.writing(
                     err, "compare", parts, policies.size() == 1 ? "the run directory" : "the run directories");
             for (String policy : policies) {

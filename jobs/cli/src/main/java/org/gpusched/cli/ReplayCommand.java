@@ -217,7 +217,7 @@ public final class ReplayCommand implements Callable<Integer> {
         err.flush();
         Map<String, Object> inputs = new LinkedHashMap<>();
         inputs.put("trace", trace.toString());
-        inputs.put("cluster", cluster.toString());
+        CliFiles.putCluster(inputs, cluster);
         if (nodeEvents != null) inputs.put("nodeEvents", nodeEvents.toString());
         long writing = CliFiles.writing(err, "replay", parts, "the run directory " + out);
         RunDirectoryWriter.Summary s = RunDirectoryWriter.write(parts, staged.dir(), cfg, policy, inputs);

@@ -651,7 +651,7 @@ public final class RunCommand implements Callable<Integer> {
         Map<String, Object> inputs = new LinkedHashMap<>();
         inputs.put(
                 "source", "kafka " + kafkaOptions.bootstrap + " " + Topics.SUBMISSIONS.topic(kafkaOptions.topicPrefix));
-        inputs.put("cluster", cluster.toString());
+        CliFiles.putCluster(inputs, cluster);
         List<RunDirectoryWriter.Summary> summaries = new ArrayList<>();
         for (String policy : cfg.policies()) {
             Path dir = cfg.policies().size() == 1 ? staged.dir() : staged.dir().resolve(policy);

@@ -45,6 +45,8 @@ public final class RunResult {
     public final int jobCount;
     /** The run's settings that may differ between compared runs, by the name a label shows (K, iterations, noise, ...). */
     public final Map<String, String> settings;
+    /** The unit of the cluster file's prices as it names it (run.json's currency: EUR, USD, ...), or null. */
+    public final String currency;
     /** What sets this run apart from the others of its report besides policy and seed ("K=4 noise=0.2"); see {@link #distinguish}. */
     private String variant = "";
 
@@ -80,7 +82,8 @@ public final class RunResult {
             List<String> nodeOrder,
             Map<String, Integer> nodeGpus,
             int jobCount,
-            Map<String, String> settings) {
+            Map<String, String> settings,
+            String currency) {
         this.dir = dir;
         this.policy = policy;
         this.seed = seed;
@@ -92,6 +95,7 @@ public final class RunResult {
         this.nodeGpus = nodeGpus;
         this.jobCount = jobCount;
         this.settings = settings;
+        this.currency = currency;
     }
 
     /** True when every job of the run completed (metrics.json completedJobs equals the jobs in jobs.jsonl). */
@@ -284,7 +288,8 @@ public final class RunResult {
                 nodeOrder,
                 nodeGpus,
                 jobs.size(),
-                settings);
+                settings,
+                run.hasNonNull("currency") ? run.get("currency").asText() : null);
     }
 
     /** The cumulative real cost over time and the Gantt segments, folded from the decisions in file order. */

@@ -183,6 +183,72 @@ class ReportsTest {
     }
 
     @Test
+    void chartsAPersonReadsAtAGlance() throws IOException {
+        Path a = run("a", "fifo", 1, 2.525, JOBS), b = run("b", "edf", 1, 2.525, JOBS);
+        RunResult ra = RunResult.read(a), rb = RunResult.read(b);
+
+        // data that never varies gets a readable axis from zero, not -5E-9 .. 5E-9
+        var none = ReportHtml.histogramChart(java.util.Map.of("fifo", new double[0]), "hours late");
+        assertEquals(0, none.getXYPlot().getRangeAxis().getLowerBound());
+        assertTrue(none.getXYPlot().getRangeAxis().getUpperBound() >= 1);
+
+        // histograms are bars over the same bins for every run, side by side
+        java.util.Map<String, double[]> completions = new java.util.LinkedHashMap<>();
+        completions.put("fifo", new double[] {1, 2, 8});
+        completions.put("edf", new double[] {3});
+        var jct = ReportHtml.histogramChart(completions, "job completion time (hours)");
+        assertTrue(jct.getXYPlot().getRenderer() instanceof org.jfree.chart.renderer.xy.ClusteredXYBarRenderer);
+        var bins = (org.jfree.data.xy.XYSeriesCollection) jct.getXYPlot().getDataset();
+        assertEquals(bins.getSeries(0).getX(39), bins.getSeries(1).getX(39));
+        assertEquals(1.0, bins.getSeries(0).getY(39).doubleValue(), "8 h in the last of 40 bins over [0, 8]");
+
+        // runs whose lines coincide are named under the chart
+        Path out = tmp.resolve("out");
+        Reports.write(List.of(a, b), out, "t", null);
+        String html = Files.readString(out.resolve("report.html"));
+        assertTrue(
+                html.contains("The same line, drawn once over the other (equal values throughout): fifo and edf"),
+                html);
+
+        // every run's Gantt chart on the same time axis, a job in the same colour in each
+        java.util.Map<String, Integer> colours = java.util.Map.of("j1", 3, "j2", 5, "j3", 7);
+        var ga = ReportHtml.ganttChart(ra, 2.0, colours).getXYPlot();
+        var gb = ReportHtml.ganttChart(rb, 2.0, colours).getXYPlot();
+        assertEquals(ga.getRangeAxis().getRange(), gb.getRangeAxis().getRange());
+        assertEquals(2.04, ga.getRangeAxis().getUpperBound(), 1e-9);
+        int j1a = ((org.jfree.data.xy.XYIntervalSeriesCollection) ga.getDataset()).indexOf("j1");
+        assertEquals(ReportHtml.PALETTE[3], ga.getRenderer().getSeriesPaint(j1a));
+        int j1b = ((org.jfree.data.xy.XYIntervalSeriesCollection) gb.getDataset()).indexOf("j1");
+        assertEquals(ga.getRenderer().getSeriesPaint(j1a), gb.getRenderer().getSeriesPaint(j1b));
+
+        // "mean over seeds" only where there are seeds to average
+        var oneSeed = Comparison.meansByPolicy(Comparison.rows(List.of(ra)));
+        assertEquals(
+                "policy",
+                ReportHtml.costChart(oneSeed, "EUR")
+                        .getCategoryPlot()
+                        .getDomainAxis()
+                        .getLabel());
+        var twoSeeds = Comparison.meansByPolicy(Comparison.rows(
+                List.of(RunResult.read(run("c", "fifo", 1, 1, JOBS)), RunResult.read(run("d", "fifo", 2, 1, JOBS)))));
+        assertEquals(
+                "policy (mean over seeds)",
+                ReportHtml.costChart(twoSeeds, "EUR")
+                        .getCategoryPlot()
+                        .getDomainAxis()
+                        .getLabel());
+
+        // the currency the cluster file names, else "cost units"
+        assertTrue(html.contains("Costs are in cost units"), "no currency named");
+        Files.writeString(
+                a.resolve("run.json"),
+                Files.readString(a.resolve("run.json")).replace("{\"policy\"", "{\"currency\": \"EUR\", \"policy\""));
+        Reports.write(List.of(a), tmp.resolve("eur"), "t", null);
+        assertTrue(Files.readString(tmp.resolve("eur/report.html"))
+                .contains("Costs are in EUR, the currency the cluster file names"));
+    }
+
+    @Test
     void badRunDirectoryIsNamed() throws IOException {
         Path d = run("bad", "fifo", 1, 1, JOBS);
         Files.writeString(d.resolve("decisions.jsonl"), DECISIONS + "{oops\n");
