@@ -238,6 +238,19 @@ class RunDirectoryIT {
                 .lines()
                 .skip(1)
                 .allMatch(l -> l.startsWith("fifo,")));
+
+        // the same run given twice (itself, and inside its compare directory) is named and reported once
+        var twice = WorkloadCommandsTest.gpusched(
+                "report",
+                out.toString(),
+                out.resolve("fifo").toString(),
+                "--out",
+                tmp.resolve("rep3").toString());
+        assertEquals(2, twice.exit(), twice.err());
+        assertTrue(
+                twice.err().contains(out.resolve("fifo") + " is given twice (" + out + " holds it too); reported once"),
+                twice.err());
+        assertEquals(2, Files.readAllLines(tmp.resolve("rep3/comparison.csv")).size());
     }
 
     @Test
@@ -369,6 +382,11 @@ class RunDirectoryIT {
         assertTrue(csv.get(2).endsWith("k3\",\"K=3 iterations=1000\""), csv.get(2));
         String html = Files.readString(rep.resolve("report.html"));
         assertTrue(html.contains("andreas-rg K=3 iterations=1000"), "the chart legend and the table say what differs");
+        for (String name : List.of(
+                "andreas-rg K=1 iterations=1000", "andreas-rg K=3 iterations=1000", "andreas-rg K=1 iterations=5")) {
+            assertTrue(html.contains("<h3>" + name + "</h3>"), "a GPUs-busy chart for " + name);
+            assertTrue(html.contains("<tr><td>" + name + "</td>"), "a row of the moves table for " + name);
+        }
 
         // two runs alike in every setting are told apart by their directory
         Path copy = tmp.resolve("copy");
