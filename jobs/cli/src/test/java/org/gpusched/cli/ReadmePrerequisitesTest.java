@@ -40,7 +40,8 @@ class ReadmePrerequisitesTest {
             }
         }
         tools.remove("chromium-browser"); // the other name of chromium
-        assertTrue(tools.contains("shellcheck") && tools.contains("git"), "the scan finds the scripts' tools: " + tools);
+        assertTrue(
+                tools.contains("shellcheck") && tools.contains("git"), "the scan finds the scripts' tools: " + tools);
         for (String tool : tools)
             assertTrue(
                     prerequisites.toLowerCase().contains(tool),
