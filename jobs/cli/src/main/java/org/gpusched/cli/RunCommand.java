@@ -708,7 +708,6 @@ public final class RunCommand implements Callable<Integer> {
         return snapshot.toString();
     }
 
-    /** Prints the records written so far to the output topics every 5 s while the job runs. */
     /**
      * Every 5 s, the records written to each output topic; for an unbounded run, a line when its inputs and outputs
      * have not moved since the last one (waiting for input), said once until they move again.
