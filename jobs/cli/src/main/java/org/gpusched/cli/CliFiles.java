@@ -116,7 +116,9 @@ final class CliFiles {
                 what,
                 bytes >= 1 << 30
                         ? String.format(Locale.ROOT, "%.1f GB", bytes / (double) (1 << 30))
-                        : String.format(Locale.ROOT, "%.1f MB", bytes / (double) (1 << 20)));
+                        : bytes >= 1 << 20
+                                ? String.format(Locale.ROOT, "%.1f MB", bytes / (double) (1 << 20))
+                                : String.format(Locale.ROOT, "%.0f KB", Math.ceil(bytes / 1024.0)));
         err.flush();
         return System.nanoTime();
     }
