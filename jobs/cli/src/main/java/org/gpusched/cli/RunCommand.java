@@ -545,13 +545,37 @@ public final class RunCommand implements Callable<Integer> {
                 bounded ? "bounded: " + inputEnd + " records" : "unbounded",
                 kafkaOptions.bootstrap,
                 restored == null ? "" : ", restored from " + restored);
-        ProgressReporter progress = new ProgressReporter(kafka, outputs, outputStart);
+        ProgressReporter progress =
+                new ProgressReporter(kafka, outputs, outputStart, bounded ? List.of() : job.inputs());
         progress.start();
         long start = System.nanoTime();
+        // An unbounded run ends with Ctrl-C or a kill: it still says what it committed on the way out.
+        java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread onStop = bounded
+                ? null
+                : new Thread(
+                        () -> {
+                            stopping.set(true);
+                            progress.interrupt();
+                            try {
+                                System.err.println("run: stopped; the records committed to the output topics:");
+                                System.out.print(committedTable(kafka, outputs, outputFrom, System.nanoTime() - start));
+                                System.out.flush();
+                            } catch (Exception e) {
+                                System.err.println("run: stopped (the committed records could not be counted: "
+                                        + Failures.message(e) + ")");
+                            }
+                        },
+                        "gpusched-run-summary");
+        if (onStop != null) Runtime.getRuntime().addShutdownHook(onStop);
         JobExecutionResult result;
         try {
             result = env.execute(job.name() + (bounded ? " (bounded)" : ""));
         } catch (Exception e) {
+            if (stopping.get()) {
+                onStop.join(); // the job failed because the JVM is stopping: the summary is the hook's to print
+                return ExitCode.OK;
+            }
             String unusable = checkpointDir == null ? null : RetainedState.unusable(checkpointDir);
             if (unusable == null) throw e;
             PrintWriter err = spec.commandLine().getErr();
@@ -561,6 +585,13 @@ public final class RunCommand implements Callable<Integer> {
             return ExitCode.BAD_INPUT;
         } finally {
             progress.interrupt();
+            if (onStop != null) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(onStop);
+                } catch (IllegalStateException shuttingDown) {
+                    // the hook runs now and prints the summary
+                }
+            }
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         if (!result.isJobExecutionResult()) {
@@ -568,18 +599,7 @@ public final class RunCommand implements Callable<Integer> {
             return ExitCode.OK;
         }
         List<RunDirectoryWriter.Summary> summaries = staged == null ? List.of() : writeRunDirectories(staged);
-        // Committed records only (read back read_committed): end offsets also count transaction markers and aborted
-        // records.
-        Map<String, Long> written = new LinkedHashMap<>();
-        try (TopicReader reader = new TopicReader(kafka)) {
-            for (String t : outputs)
-                written.put(
-                        t,
-                        reader.count(
-                                Topics.byTopic(t.substring(kafkaOptions.topicPrefix.length())),
-                                kafkaOptions.topicPrefix,
-                                outputFrom.get(t)));
-        }
+        Map<String, Long> written = committed(kafka, outputs, outputFrom);
         PrintWriter stdout = spec.commandLine().getOut();
         long read = inputEnd.values().stream().mapToLong(Long::longValue).sum();
         int width = 12;
@@ -616,13 +636,48 @@ public final class RunCommand implements Callable<Integer> {
                 : ExitCode.OK;
     }
 
+    /**
+     * Records committed to each output topic since {@code from}, read back read_committed: end offsets also count
+     * transaction markers and aborted records.
+     */
+    private Map<String, Long> committed(KafkaSettings kafka, List<String> outputs, Map<String, Map<Integer, Long>> from)
+            throws java.io.IOException {
+        Map<String, Long> written = new LinkedHashMap<>();
+        try (TopicReader reader = new TopicReader(kafka)) {
+            for (String t : outputs)
+                written.put(
+                        t,
+                        reader.count(
+                                Topics.byTopic(t.substring(kafkaOptions.topicPrefix.length())),
+                                kafkaOptions.topicPrefix,
+                                from.get(t)));
+        }
+        return written;
+    }
+
+    /** The table of committed records an unbounded run prints when it is stopped. */
+    private String committedTable(
+            KafkaSettings kafka, List<String> outputs, Map<String, Map<Integer, Long>> from, long nanos)
+            throws java.io.IOException {
+        Map<String, Long> written = committed(kafka, outputs, from);
+        int width = 12;
+        for (String t : written.keySet()) width = Math.max(width, t.length());
+        StringBuilder table =
+                new StringBuilder(String.format(Locale.ROOT, "%-" + width + "s %12s%n", "topic", "records"));
+        for (var w : written.entrySet())
+            table.append(
+                    String.format(Locale.ROOT, "%-" + width + "s %,12d  (%s)%n", w.getKey(), w.getValue(), "written"));
+        table.append(String.format(Locale.ROOT, "%-" + width + "s %12.2f s%n", "wall time", nanos / 1e9));
+        return table.toString();
+    }
+
     /** --out: the run directory of each policy from the part files the job wrote beside the topics, renamed into place. */
     private List<RunDirectoryWriter.Summary> writeRunDirectories(StagedDirectory staged) throws java.io.IOException {
         SchedulerConfig cfg = schedulerConfig;
         Map<String, Object> inputs = new LinkedHashMap<>();
         inputs.put(
                 "source", "kafka " + kafkaOptions.bootstrap + " " + Topics.SUBMISSIONS.topic(kafkaOptions.topicPrefix));
-        inputs.put("cluster", cluster.toString());
+        CliFiles.putCluster(inputs, cluster);
         List<RunDirectoryWriter.Summary> summaries = new ArrayList<>();
         for (String policy : cfg.policies()) {
             Path dir = cfg.policies().size() == 1 ? staged.dir() : staged.dir().resolve(policy);
@@ -715,29 +770,49 @@ public final class RunCommand implements Callable<Integer> {
         return snapshot.toString();
     }
 
-    /** Prints the records written so far to the output topics every 5 s while the job runs. */
+    /**
+     * Every 5 s, the records written to each output topic; for an unbounded run, a line when its inputs and outputs
+     * have not moved since the last one (waiting for input), said once until they move again.
+     */
     private static final class ProgressReporter extends Thread {
         private final KafkaSettings kafka;
         private final List<String> outputs;
         private final Map<String, Long> start;
+        private final List<String> inputs;
 
-        ProgressReporter(KafkaSettings kafka, List<String> outputs, Map<String, Long> start) {
+        ProgressReporter(KafkaSettings kafka, List<String> outputs, Map<String, Long> start, List<String> inputs) {
             super("gpusched-run-progress");
             setDaemon(true);
             this.kafka = kafka;
             this.outputs = outputs;
             this.start = start;
+            this.inputs = inputs;
         }
 
         @Override
         public void run() {
             long t0 = System.nanoTime();
+            Map<String, Long> before = null;
+            boolean waitingSaid = false;
             try (TopicOffsets offsets = new TopicOffsets(kafka.clientConfig())) {
                 while (!isInterrupted()) {
                     Thread.sleep(5000);
+                    Map<String, Long> ends = offsets.endOffsets(outputs);
+                    if (!inputs.isEmpty()) {
+                        Map<String, Long> now = new LinkedHashMap<>(ends);
+                        now.putAll(offsets.endOffsets(inputs));
+                        boolean idle = now.equals(before);
+                        before = now;
+                        if (idle && !waitingSaid)
+                            System.err.println(
+                                    "run: waiting for input: no new record on " + String.join(", ", inputs)
+                                            + " and nothing written for 5 s (Ctrl-C stops the run and prints what it committed)");
+                        waitingSaid = idle;
+                        if (idle) continue;
+                    }
                     StringBuilder line =
                             new StringBuilder(String.format(Locale.ROOT, "  %6.0f s", (System.nanoTime() - t0) / 1e9));
-                    offsets.endOffsets(outputs).forEach((t, end) -> {
+                    ends.forEach((t, end) -> {
                         long n = end - start.getOrDefault(t, 0L);
                         line.append(String.format(Locale.ROOT, "  %s %,d", t.substring(t.lastIndexOf('.') + 1), n));
                     });

@@ -15,12 +15,12 @@ import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.avro.ExecutionTime;
 import org.gpusched.streaming.avro.JobSubmitted;
 import org.gpusched.streaming.avro.RejectedRecord;
-import org.gpusched.streaming.fuzz.HostileRecords;
 import org.gpusched.streaming.kafka.AvroBinary;
 import org.gpusched.streaming.kafka.KafkaSettings;
-import org.gpusched.streaming.kafka.LocalKafkaBroker;
 import org.gpusched.streaming.kafka.TopicAdmin;
-import org.gpusched.streaming.kafka.TopicRecords;
+import org.gpusched.testkit.HostileRecords;
+import org.gpusched.testkit.LocalKafkaBroker;
+import org.gpusched.testkit.TopicRecords;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -77,7 +77,7 @@ class HostileKafkaIT {
                     .setActualFactor(null)
                     .setExtrasJson(bad.getValue())
                     .build();
-            TopicRecords.publishRaw(kafka, Topics.SUBMISSIONS.topic(prefix), avro.encode(job));
+            TopicRecords.publishRaw(kafka.clientConfig(), Topics.SUBMISSIONS.topic(prefix), avro.encode(job));
         }
 
         List<String> run = List.of(
@@ -112,7 +112,11 @@ class HostileKafkaIT {
         // without --out: the same rejections on the topic, and the valid jobs decided
         var topicsOnly = WorkloadCommandsTest.gpusched(run.toArray(String[]::new));
         assertEquals(0, topicsOnly.exit(), topicsOnly.err());
-        long onTopic = TopicRecords.read(kafka, Topics.REJECTED, RejectedRecord.class).stream()
+        long onTopic = TopicRecords.read(
+                        kafka.clientConfig(),
+                        Topics.REJECTED.topic(prefix),
+                        new AvroBinary<>(RejectedRecord.class)::decode)
+                .stream()
                 .filter(r -> r.getField().equals("extrasJson"))
                 .count();
         assertEquals(2L * forged, onTopic, "each run rejected every forged record");

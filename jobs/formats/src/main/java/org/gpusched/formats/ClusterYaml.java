@@ -88,7 +88,8 @@ public final class ClusterYaml {
 
     record ObjectiveDoc(Double rho, Double horizonSeconds, Double mu) {}
 
-    record ClusterDoc(Map<String, NodeTypeDoc> nodeTypes, List<NodeDoc> nodes, ObjectiveDoc objective) {}
+    record ClusterDoc(
+            Map<String, NodeTypeDoc> nodeTypes, List<NodeDoc> nodes, ObjectiveDoc objective, String currency) {}
 
     private ClusterYaml() {}
 
@@ -299,7 +300,12 @@ public final class ClusterYaml {
         } catch (IllegalArgumentException e) {
             throw new FormatException("objective: " + e.getMessage(), "objective");
         }
-        return new ClusterSpec(new Cluster(types, nodes), objective);
+        String currency = doc.currency() == null ? null : doc.currency().strip();
+        if (currency != null && (currency.isEmpty() || currency.length() > 16))
+            throw new FormatException(
+                    "currency: the unit of the prices, 1 to 16 characters (EUR, USD, $), got '" + doc.currency() + "'",
+                    "currency");
+        return new ClusterSpec(new Cluster(types, nodes), objective, currency);
     }
 
     private static void checkTypeName(String name, List<String> typeNames, String path) {
@@ -409,6 +415,7 @@ public final class ClusterYaml {
         obj.put("rho", spec.objective().rho());
         obj.put("horizonSeconds", spec.objective().horizonSeconds());
         obj.put("mu", spec.objective().mu());
+        if (spec.currency() != null) root.put("currency", spec.currency());
         try {
             return YAML.writeValueAsString(root);
         } catch (JsonProcessingException e) {

@@ -33,6 +33,15 @@ class ClusterYamlTest {
         assertEquals(50, spec.objective().rho());
         assertEquals(3600, spec.objective().horizonSeconds());
 
+        assertEquals(null, spec.currency(), "the file names no currency");
+
+        Path priced = dir.resolve("eur.yaml");
+        Files.writeString(priced, YAML + "currency: EUR\n");
+        assertEquals("EUR", ClusterYaml.read(priced).currency());
+        Files.writeString(priced, YAML + "currency: ''\n");
+        var e = assertThrows(FormatException.class, () -> ClusterYaml.read(priced));
+        assertTrue(e.getMessage().contains("currency: the unit of the prices"), e.getMessage());
+
         Path copy = dir.resolve("copy.yaml");
         ClusterYaml.write(copy, spec);
         ClusterSpec again = ClusterYaml.read(copy);

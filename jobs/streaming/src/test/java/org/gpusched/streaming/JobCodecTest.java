@@ -103,8 +103,7 @@ class JobCodecTest {
 
     @Test
     void aTraceLineNeverRepeatsAKeyNorFailsWhateverAnotherProducerPutInTheExtras() {
-        for (String extras :
-                org.gpusched.streaming.fuzz.HostileRecords.badExtras().values()) {
+        for (String extras : org.gpusched.testkit.HostileRecords.badExtras().values()) {
             JobSubmitted s = JobCodec.toSubmitted(
                     TraceJson.parse("{\"id\":\"a\",\"submit\":0,\"due\":10,\"weight\":1,\"times\":{\"T\":{\"1\":5}}}"));
             s.setExtrasJson(extras);

@@ -15,10 +15,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.gpusched.streaming.avro.JobSubmitted;
 import org.gpusched.streaming.avro.RejectedRecord;
-import org.gpusched.streaming.fuzz.HostileRecords;
 import org.gpusched.streaming.kafka.AvroBinary;
 import org.gpusched.streaming.state.ControllerEvent;
 import org.gpusched.streaming.state.EventKind;
+import org.gpusched.testkit.HostileRecords;
 import org.junit.jupiter.api.Test;
 
 class RecordParserTest {

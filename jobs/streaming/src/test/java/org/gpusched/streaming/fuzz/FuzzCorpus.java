@@ -16,6 +16,7 @@ import java.util.Random;
 import java.util.function.Function;
 import org.gpusched.streaming.avro.JobSubmitted;
 import org.gpusched.streaming.kafka.AvroBinary;
+import org.gpusched.testkit.HostileRecords;
 
 /**
  * The fuzz corpus: from a valid trace and a fixed seed, thousands of records that must each be rejected, mixed

@@ -16,6 +16,7 @@ import org.gpusched.streaming.avro.JobCompleted;
 import org.gpusched.streaming.avro.Telemetry;
 import org.gpusched.streaming.avro.TelemetryKind;
 import org.gpusched.streaming.kafka.AvroBinary;
+import org.gpusched.testkit.HostileRecords;
 
 /**
  * The fuzz corpus of the live inputs: values for the completions and telemetry topics that the job must each reject,

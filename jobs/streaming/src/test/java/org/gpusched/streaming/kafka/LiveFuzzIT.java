@@ -45,6 +45,7 @@ import org.gpusched.streaming.fuzz.LiveFuzzCorpus.Target;
 import org.gpusched.streaming.fuzz.LiveFuzzCorpus.Value;
 import org.gpusched.streaming.powerflow.PowerflowKafka;
 import org.gpusched.streaming.powerflow.PowerflowSettings;
+import org.gpusched.testkit.LocalKafkaBroker;
 import org.gpusched.workloads.BenchmarkWorkload;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,4 +1,4 @@
-package org.gpusched.streaming.fuzz;
+package org.gpusched.testkit;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -36,7 +36,7 @@ public final class HostileRecords {
     }
 
     /** Avro's zig-zag varint, as its encoder writes a long. */
-    static void writeLong(ByteArrayOutputStream out, long value) {
+    public static void writeLong(ByteArrayOutputStream out, long value) {
         long n = (value << 1) ^ (value >> 63);
         while ((n & ~0x7FL) != 0) {
             out.write((int) ((n & 0x7F) | 0x80));
