@@ -104,6 +104,52 @@ class GpuSchedulerFormatsTest {
         assertTrue(vmRows.get(0).contains("#NC6,") && vmRows.get(1).contains("#NV24,"), mix.out());
     }
 
+    /**
+     * Moves charged (snapshots every 300 s, 100 s to restore): nodes n1 and n2 of type V (2 GPUs, 2 $/h whole). A
+     * (due 1000, 3.6 $/h late, 1000 s on 1 GPU) starts on n1 at 0 and migrates to n2 at 500, losing the 200 s since
+     * its snapshot at 300 (30% done) and restoring until 600; it completes at 600 + 700 = 1300, 300 s late (0.3 $).
+     * B (submit 1100, 3600 s on 1 GPU) runs on n1 from 1100 to 4700. Node cost: n1 0..500 and 1100..4700, n2
+     * 500..1300, 4900 s at 2 $/h. Free-move bookkeeping would have A done (110%) at 1100 and its lateness dropped.
+     */
+    @Test
+    void movesChargedKeepAJobUnfinishedUntilItsCompleteAndItsLatenessPriced() throws Exception {
+        Path run = Files.createDirectories(tmp.resolve("charged"));
+        Files.writeString(
+                run.resolve("run.json"),
+                "{\"moveCost\":{\"snapshotIntervalSeconds\":300.0,\"restartOverheadSeconds\":100.0},"
+                        + "\"nodes\":[{\"id\":\"n1\",\"type\":null},{\"id\":\"n2\",\"type\":null}],"
+                        + "\"nodeTypes\":{\"V\":{\"gpuModel\":\"M60\",\"gpus\":2,\"costPerHour\":[2,2,2]}}}");
+        Files.writeString(run.resolve("jobs.jsonl"), """
+                {"id":"A","submit":0,"due":1000,"weight":3.6,"times":{"V":{"1":1000}}}
+                {"id":"B","submit":1100,"due":9000,"weight":1.0,"times":{"V":{"1":3600}}}
+                """);
+        Files.writeString(run.resolve("decisions.jsonl"), """
+                {"time":0.0,"job":"A","action":"START","node":"n1","type":"V","gpus":1}
+                {"time":500.0,"job":"A","action":"MIGRATE","node":"n2","type":"V","gpus":1}
+                {"time":1100.0,"job":"B","action":"START","node":"n1","type":"V","gpus":1}
+                {"time":1300.0,"job":"A","action":"COMPLETE","node":"n2","type":"V","gpus":1}
+                {"time":4700.0,"job":"B","action":"COMPLETE","node":"n1","type":"V","gpus":1}
+                """);
+        Files.writeString(run.resolve("metrics.json"), "{}");
+        Path csv = tmp.resolve("charged.csv");
+        var e = WorkloadCommandsTest.gpusched(
+                "export", "gpuscheduler", "--run", run.toString(), "--out", csv.toString());
+        assertEquals(0, e.exit(), e.err());
+        List<String> a = new ArrayList<>();
+        for (var row : GpuSchedulerScheduleCsv.readAll(csv))
+            if (row.job().equals("A"))
+                a.add(row.simTime() + " " + Math.round(row.completionPercent() * 1e6) / 1e6 + "% " + row.node() + " "
+                        + row.finishTime());
+        assertEquals(List.of("500.0 50.0% n1 0.0", "1100.0 80.0% n2 0.0", "1300.0 100.0% n2 1300.0"), a);
+        for (Path schedule : List.of(run, csv)) {
+            var t = CommonRuleCost.of(schedule);
+            assertEquals(0, t.unfinishedJobs(), schedule.toString());
+            assertEquals(1, t.tardyJobs(), schedule.toString());
+            assertEquals(0.3, t.tardinessCost(), 1e-12, schedule.toString());
+            assertEquals(4900.0 / 3600 * 2, t.nodeCost(), 1e-12, schedule.toString());
+        }
+    }
+
     @Test
     void costOfTheirScheduleIsTheTotalTheirCodeReports() {
         // their Greedy printed "total cost: 8.11165; tardiness: 0" for this schedule (sum of VMcost rows)
