@@ -31,20 +31,7 @@ class GpuSchedulerRoundTripIT {
         var c = WorkloadCommandsTest.gpusched(
                 "convert", "gpuscheduler", "--instance", SAMPLE.toString(), "--out", in.toString());
         assertEquals(0, c.exit(), c.err());
-        var r = WorkloadCommandsTest.gpusched(
-                "replay",
-                "--trace",
-                in.resolve("trace.jsonl").toString(),
-                "--cluster",
-                in.resolve("cluster.yaml").toString(),
-                "--policy",
-                "greedy",
-                "--out",
-                run.toString());
-        assertEquals(0, r.exit(), r.err());
-        var e = WorkloadCommandsTest.gpusched(
-                "export", "gpuscheduler", "--run", run.toString(), "--out", csv.toString());
-        assertEquals(0, e.exit(), e.err());
+        replayGreedyAndExport(in, run, csv);
         double reported = new ObjectMapper()
                 .readTree(run.resolve("metrics.json").toFile())
                 .get("totalCost")
@@ -58,15 +45,8 @@ class GpuSchedulerRoundTripIT {
         assertTrue(reported > 0);
     }
 
-    /**
-     * The ANDREAS small protocol, N = 10, seed 1, replayed by greedy with the product's defaults (moves charged:
-     * 600 s snapshots, 300 s restores): jobs are moved and end late. Before the step builder charged the moves as the
-     * run did, jobs showed 100% a step before their end, and `cost` priced this run at 21.10 against its 29.40.
-     */
-    @Test
-    void aRunWithMovesChargedPricesAtItsMetricsTotalLatenessIncluded() throws Exception {
-        Path in = tmp.resolve("andreas"), run = tmp.resolve("charged"), csv = tmp.resolve("charged.csv");
-        WorkloadCommandsTest.generate("--scenario", "andreas", "--nodes", "10", "--seed", "1", "--out", in.toString());
+    /** Replays greedy with the product's defaults on the trace and cluster in {@code in}, then exports the run. */
+    private static void replayGreedyAndExport(Path in, Path run, Path csv) {
         var r = WorkloadCommandsTest.gpusched(
                 "replay",
                 "--trace",
@@ -81,6 +61,18 @@ class GpuSchedulerRoundTripIT {
         var e = WorkloadCommandsTest.gpusched(
                 "export", "gpuscheduler", "--run", run.toString(), "--out", csv.toString());
         assertEquals(0, e.exit(), e.err());
+    }
+
+    /**
+     * The ANDREAS small protocol, N = 10, seed 1, replayed by greedy with the product's defaults (moves charged:
+     * 600 s snapshots, 300 s restores): jobs are moved and end late. Before the step builder charged the moves as the
+     * run did, jobs showed 100% a step before their end, and `cost` priced this run at 21.10 against its 29.40.
+     */
+    @Test
+    void aRunWithMovesChargedPricesAtItsMetricsTotalLatenessIncluded() throws Exception {
+        Path in = tmp.resolve("andreas"), run = tmp.resolve("charged"), csv = tmp.resolve("charged.csv");
+        WorkloadCommandsTest.generate("--scenario", "andreas", "--nodes", "10", "--seed", "1", "--out", in.toString());
+        replayGreedyAndExport(in, run, csv);
         JsonNode metrics =
                 new ObjectMapper().readTree(run.resolve("metrics.json").toFile());
         JsonNode moveCost =
