@@ -337,7 +337,8 @@ final class RunScheduleSteps {
         }
     }
 
-    private static JsonNode tree(Path file) {
+    /** A run-directory JSON file; missing or malformed, a {@link FormatException} naming it. */
+    static JsonNode tree(Path file) {
         try {
             return JSON.readTree(Files.readString(file));
         } catch (NoSuchFileException e) {

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code export gpuscheduler} and {@code cost} on a hand-built run directory whose costs are known by hand, on a
  * schedule CSV written by their Greedy (their SMALL_SYSTEM build on the converter's sample instance, test resource),
- * and on hostile input.
+ * and on hostile input; the lower bound beside the cost in {@code cost} and {@code report}.
  */
 class GpuSchedulerFormatsTest {
     static final Path THEIR_GREEDY = Path.of("src/test/resources/gpuscheduler/instance-3-nodes-Greedy_schedule.csv");
@@ -88,9 +88,12 @@ class GpuSchedulerFormatsTest {
         assertEquals(0, r.exit(), r.err());
         List<String> lines = r.out().lines().toList();
         assertEquals(
-                "schedule,total,nodeCost,tardinessCost,nodeHours,jobs,tardyJobs,unfinishedJobs,steps", lines.get(0));
-        assertEquals(run + ",3.600000,3.000000,0.600000,1.500000,2,1,0,3", lines.get(1));
-        assertEquals(csv + ",3.600000,3.000000,0.600000,1.500000,2,1,0,3", lines.get(2));
+                "schedule,total,nodeCost,tardinessCost,nodeHours,jobs,tardyJobs,unfinishedJobs,steps,lowerBound,overBoundPercent",
+                lines.get(0));
+        // lower bound: V costs 1 $ per busy GPU-hour; A's cheapest is 1 GPU for 1 h (2 GPUs for 2000 s: 1.11 $), B's
+        // 1 GPU for 1 h: 2 $, and 3.6 is 80% above it. The CSV's bound needs --instance: blank.
+        assertEquals(run + ",3.600000,3.000000,0.600000,1.500000,2,1,0,3,2.000000,80.0000", lines.get(1));
+        assertEquals(csv + ",3.600000,3.000000,0.600000,1.500000,2,1,0,3,,", lines.get(2));
 
         var mix = WorkloadCommandsTest.gpusched("cost", "--csv", "--by-vm", THEIR_GREEDY.toString());
         assertEquals(0, mix.exit(), mix.err());
@@ -148,6 +151,61 @@ class GpuSchedulerFormatsTest {
             assertEquals(0.3, t.tardinessCost(), 1e-12, schedule.toString());
             assertEquals(4900.0 / 3600 * 2, t.nodeCost(), 1e-12, schedule.toString());
         }
+    }
+
+    /**
+     * Their Greedy's schedule of the sample instance against the instance's lower bound: every job's cheapest share is
+     * one of NV24's 4 GPUs (2.48 $/h, 0.62 per GPU-hour; K80 is cheaper per GPU-hour but slower by more), so the bound
+     * is (2 x 7120.3 + 10001.9 + 12030.0) s / 3600 x 0.62 = 6.246931 $, and their 8.11165 is 29.85% above it.
+     */
+    @Test
+    void costPrintsEachScheduleBesideItsInstancesLowerBound() {
+        var r = WorkloadCommandsTest.gpusched(
+                "cost", "--csv", "--instance", GpuSchedulerRoundTripIT.SAMPLE.toString(), THEIR_GREEDY.toString());
+        assertEquals(0, r.exit(), r.err());
+        String[] f = r.out().lines().toList().get(1).split(",");
+        assertEquals(6.246931, Double.parseDouble(f[9]), 1e-6, r.out());
+        assertEquals(29.85, Double.parseDouble(f[10]), 0.01, r.out());
+
+        var text = WorkloadCommandsTest.gpusched("cost", THEIR_GREEDY.toString());
+        assertEquals(0, text.exit(), text.err());
+        assertTrue(text.out().contains("lower bound") && text.out().contains("over bound"), text.out());
+        assertTrue(text.out().contains("a schedule CSV needs --instance DIR"), text.out());
+        var withBound = WorkloadCommandsTest.gpusched(
+                "cost", "--instance", GpuSchedulerRoundTripIT.SAMPLE.toString(), THEIR_GREEDY.toString());
+        assertTrue(withBound.out().contains("6.2469") && withBound.out().contains("+29.85%"), withBound.out());
+        assertTrue(!withBound.out().contains("needs --instance"), withBound.out());
+
+        var missing = WorkloadCommandsTest.gpusched(
+                "cost", "--instance", tmp.resolve("nowhere").toString(), THEIR_GREEDY.toString());
+        assertEquals(2, missing.exit());
+        assertTrue(missing.err().startsWith("gpusched cost: " + tmp.resolve("nowhere")), missing.err());
+    }
+
+    @Test
+    void reportShowsEachRunBesideItsLowerBound() throws Exception {
+        Path run = handBuiltRun();
+        Files.writeString(run.resolve("metrics.json"), """
+                {"totalCost": 3.6, "executionCost": 3.0, "tardinessCost": 0.6, "tardyJobs": 1, "completedJobs": 2}
+                """);
+        Files.writeString(
+                run.resolve("run.json"),
+                Files.readString(run.resolve("run.json"))
+                        .replace("{\"nodes\"", "{\"policy\":\"greedy\",\"seed\":1,\"nodes\""));
+        Path out = tmp.resolve("report");
+        var r = WorkloadCommandsTest.gpusched("report", run.toString(), "--out", out.toString());
+        assertEquals(0, r.exit(), r.err());
+        // the bound of costPricesARunAndItsExportAlikeUnderTheCommonRule: 2 $, 80% below the run's 3.6
+        assertTrue(r.out().contains("2.0000") && r.out().contains("+80.0%"), r.out());
+        assertTrue(r.out().contains("lower bound: no schedule of the run's jobs costs less"), r.out());
+        List<String> csv = Files.readAllLines(out.resolve("comparison.csv"));
+        List<String> header = List.of(csv.get(0).split(","));
+        String[] row = csv.get(1).split(",", -1);
+        assertEquals("2", row[header.indexOf("lowerBound")], csv.get(1));
+        assertEquals("80", row[header.indexOf("overBoundPercent")], csv.get(1));
+        String html = Files.readString(out.resolve("report.html"));
+        assertTrue(html.contains("<th>lower bound</th><th>over bound</th>"), "report.html table header");
+        assertTrue(html.contains("<td>3.6000</td><td>2.0000</td><td>+80.0%</td>"), "report.html row");
     }
 
     @Test

@@ -43,6 +43,9 @@ class GpuSchedulerRoundTripIT {
         assertEquals(4, fromCsv.jobs());
         assertEquals(0, fromCsv.unfinishedJobs());
         assertTrue(reported > 0);
+        // the converted run's instance has the bound of their folder (GpuSchedulerFormatsTest works it by hand)
+        assertEquals(6.246931, RunLowerBound.of(run), 1e-6);
+        assertEquals(CostCommand.instanceLowerBound(SAMPLE), RunLowerBound.of(run), 1e-12);
     }
 
     /** Replays greedy with the product's defaults on the trace and cluster in {@code in}, then exports the run. */

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.ToDoubleFunction;
 
 /** Entry point for `compare` and `report`: reads run directories, writes comparison.csv and report.html. */
 public final class Reports {
@@ -16,10 +17,19 @@ public final class Reports {
 
     /** Writes both files into {@code outDir}; returns the rows (for the summary table). */
     public static List<Comparison.Row> write(List<Path> runDirs, Path outDir, String title, String command) {
+        return write(runDirs, outDir, title, command, dir -> Double.NaN);
+    }
+
+    /**
+     * {@link #write(List, Path, String, String)} with each run's lower bound on cost, computed from its directory by
+     * {@code lowerBound} (the caller's: this module reads run directories and prices nothing itself).
+     */
+    public static List<Comparison.Row> write(
+            List<Path> runDirs, Path outDir, String title, String command, ToDoubleFunction<Path> lowerBound) {
         if (runDirs.isEmpty()) throw new ReportInputException("no run directory given");
         List<RunResult> runs = new ArrayList<>();
         for (Path dir : runDirs) runs.add(RunResult.read(dir));
-        List<Comparison.Row> rows = Comparison.rows(runs);
+        List<Comparison.Row> rows = Comparison.rows(runs, lowerBound);
         try {
             Files.createDirectories(outDir);
         } catch (IOException e) {
