@@ -208,6 +208,40 @@ class GpuSchedulerFormatsTest {
         assertTrue(html.contains("<td>3.6000</td><td>2.0000</td><td>+80.0%</td>"), "report.html row");
     }
 
+    private static WorkloadCommandsTest.Run convert(Path instance, Path out) {
+        return WorkloadCommandsTest.gpusched(
+                "convert", "gpuscheduler", "--instance", instance.toString(), "--out", out.toString());
+    }
+
+    /** convert gpuscheduler reads their files by position: another header's names are a note, another file's an error. */
+    @Test
+    void convertReadsTheirColumnsByPositionAndRefusesAnotherFilesHeader() throws Exception {
+        Path instance = Files.createDirectories(tmp.resolve("instance"));
+        for (String f : List.of("Lof_Selectjobs.csv", "SelectJobs_times.csv", "tNodes.csv"))
+            Files.copy(GpuSchedulerRoundTripIT.SAMPLE.resolve(f), instance.resolve(f));
+        Path times = instance.resolve("SelectJobs_times.csv");
+        List<String> lines = new ArrayList<>(Files.readAllLines(times));
+        lines.set(0, "UniqueJobsID,VMType,GpuType,GpuNumber,max_nGPUs,cost,ExecutionTime");
+        Files.write(times, lines);
+        var renamed = convert(instance, tmp.resolve("a"));
+        assertEquals(0, renamed.exit(), renamed.err());
+        assertTrue(renamed.err().startsWith("convert: note: " + times + ":1: the header says"), renamed.err());
+        var original = convert(GpuSchedulerRoundTripIT.SAMPLE, tmp.resolve("b"));
+        assertEquals(0, original.exit(), original.err());
+        assertEquals("", original.err());
+        assertEquals(Files.readString(tmp.resolve("b/trace.jsonl")), Files.readString(tmp.resolve("a/trace.jsonl")));
+        assertEquals(Files.readString(tmp.resolve("b/cluster.yaml")), Files.readString(tmp.resolve("a/cluster.yaml")));
+
+        lines.set(0, Files.readAllLines(instance.resolve("Lof_Selectjobs.csv")).get(0));
+        Files.write(times, lines);
+        var wrong = convert(instance, tmp.resolve("c"));
+        assertEquals(2, wrong.exit(), wrong.err());
+        assertTrue(
+                wrong.err().startsWith("gpusched convert: " + times + ":1: this is the header of Lof_Selectjobs.csv"),
+                wrong.err());
+        assertEquals(1, wrong.err().lines().count(), wrong.err());
+    }
+
     @Test
     void costOfTheirScheduleIsTheTotalTheirCodeReports() {
         // their Greedy printed "total cost: 8.11165; tardiness: 0" for this schedule (sum of VMcost rows)
