@@ -1,6 +1,5 @@
 package org.gpusched.core.policy;
 
-import java.util.List;
 import org.gpusched.core.model.Schedule;
 import org.gpusched.core.model.SchedulingProblem;
 import org.gpusched.core.random.RandomState;
@@ -13,11 +12,10 @@ import org.gpusched.core.random.RandomState;
  * evaluates every move and applies the best one), until no move improves or {@value #MAX_ROUNDS} rounds have passed.
  *
  * <p>{@code rg-ls} ranks moves as {@code andreas-rg} ranks its constructions, by the waste objective f_W
- * ({@link org.gpusched.core.objective.WasteObjective}), and, where andreas-rg runs its best plans forward
- * ({@link PlanForecast}: moves cost time and some job is short of time), it returns the one of andreas-rg's own
- * schedule and the improved ones whose forecast is lowest (ties: andreas-rg's). So per call it is never worse than
- * andreas-rg by the measure andreas-rg chooses by. The thesis reads moves by f_OBJ: that reading stays in the
- * variants below, which start from {@code andreas-rg-fobj}.
+ * ({@link org.gpusched.core.objective.WasteObjective}), and where andreas-rg keeps the deterministic greedy's plan
+ * (moves cost time and some job is short of time, {@link AndreasRandomizedGreedyPolicy}) it returns that plan
+ * without a search, for the same reason. The thesis reads moves by f_OBJ: that reading stays in the variants below,
+ * which start from {@code andreas-rg-fobj}.
  *
  * <p><b>Run-cost guard</b> (ours, only in {@value #GUARDED_NAME}, by f_OBJ): a move is kept only if it also does not
  * raise the schedule's run cost ({@link RunCostGuard}), and of the improved starts only those whose run cost is at
@@ -54,8 +52,6 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
     private final PolicyConfig config;
     private final AndreasRandomizedGreedyPolicy randomizedGreedy;
     private final LocalSearch search;
-    /** Null under f_OBJ. */
-    private final PlanForecast forecast;
 
     private final String name;
 
@@ -71,7 +67,6 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
                 ? new AndreasRandomizedGreedyPolicy(this.config)
                 : AndreasRandomizedGreedyPolicy.byFObj(this.config);
         this.search = new LocalSearch(ranking, shrinkAndInsert, this.config.workConserving(), runCostGuard);
-        this.forecast = ranking == Ranking.WASTE ? new PlanForecast() : null;
         this.name = name;
     }
 
@@ -92,11 +87,12 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
 
     /**
      * The best of the improved starts by the ranking (guarded: among those whose run cost is at most the first
-     * start's); under deadline pressure with moves charged (f_W), the lower forecast of that and andreas-rg's own.
+     * start's); under deadline pressure with moves charged (f_W), andreas-rg's plan, the deterministic greedy's.
      */
     @Override
     public Schedule schedule(SchedulingProblem problem, RandomState random) {
         var constructions = randomizedGreedy.run(problem, random, config.localSearchKeep());
+        if (search.ranking == Ranking.WASTE && problem.deadlinePressure()) return constructions.kept();
         Schedule best = null;
         double bestValue = Double.POSITIVE_INFINITY;
         double bound = Double.POSITIVE_INFINITY;
@@ -116,8 +112,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
                 bestValue = value;
             }
         }
-        if (forecast == null || !problem.deadlinePressure()) return best;
-        return forecast.cheapest(problem, List.of(constructions.kept(), best));
+        return best;
     }
 
     /**
