@@ -116,6 +116,28 @@ public final class PowerflowCommand implements Callable<Integer> {
                     + " paper's text) or the job's own (default: cluster).")
     PowerFlowPolicy.Normalizer priority;
 
+    @Option(
+            names = "--budget-check",
+            paramLabel = "node-boundary|strict",
+            defaultValue = "node-boundary",
+            converter = BudgetCheckConverter.class,
+            description = "How PowerFlow's budget bounds a decision: node-boundary (Algorithm 1: GPUs handed out until"
+                    + " a full node brings the predicted power to the budget, clocks raised while within it) or strict"
+                    + " (no step may exceed it) (default: ${DEFAULT-VALUE}).")
+    PowerFlowPolicy.BudgetCheck budgetCheck;
+
+    static final class BudgetCheckConverter
+            implements picocli.CommandLine.ITypeConverter<PowerFlowPolicy.BudgetCheck> {
+        @Override
+        public PowerFlowPolicy.BudgetCheck convert(String value) {
+            try {
+                return PowerFlowPolicy.BudgetCheck.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
     static final class NormalizerConverter implements picocli.CommandLine.ITypeConverter<PowerFlowPolicy.Normalizer> {
         @Override
         public PowerFlowPolicy.Normalizer convert(String value) {
@@ -142,7 +164,7 @@ public final class PowerflowCommand implements Callable<Integer> {
                 if (!cfg.gpu().powerLimits().contains(l))
                     throw new IllegalArgumentException("--limits: " + l + " W is not a supported limit "
                             + cfg.gpu().powerLimits());
-            List<PolicySet.Run> runs = PolicySet.expand(policies, etas, limits, priority);
+            List<PolicySet.Run> runs = PolicySet.expand(policies, etas, limits, priority, budgetCheck);
             List<TraceJob> jobList;
             if (pods != null) {
                 jobList = AlibabaSampler.sample(pods, jobs, 86400, seed, truth);

@@ -128,7 +128,7 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
         clock = getRuntimeContext().getState(CLOCK);
         counters = getRuntimeContext().getState(COUNTERS);
         clusterPower = getRuntimeContext().getState(CLUSTER_POWER);
-        policy = new PowerFlowPolicy(settings.eta());
+        policy = settings.policy();
         cluster = settings.cluster();
         truth = settings.replay() ? settings.groundTruth() : null;
         models = new HashMap<>();
