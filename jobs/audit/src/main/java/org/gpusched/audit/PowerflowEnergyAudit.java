@@ -23,8 +23,8 @@ import org.gpusched.powerflow.truth.ZeusMeasurements;
  * The independent audit of a PowerFlow run directory ({@code gpusched powerflow --out DIR}): for every run in
  * results.csv, replays decisions-RUN.csv (each change of a job's GPU count and power limit) against the ground truth
  * of the directory's powerflow.yaml and the bundled Zeus measurements, with the jobs of trace.jsonl, and recomputes
- * what the simulator reported: each job's progress, completion time and GPU energy (profiling on one GPU at every
- * limit included when the run profiled), the idle GPUs' energy of the powered nodes (power-RUN.csv's node count,
+ * what the simulator reported: each job's progress, completion time and GPU energy (the offline pre-run on one GPU at
+ * every limit included when the run profiled: its energy, no progress; profiling on the cluster is in the decisions), the idle GPUs' energy of the powered nodes (power-RUN.csv's node count,
  * checked against the GPUs in use), the cluster's power after each decision, total energy and mean JCT. It shares no
  * code with the simulator beyond the ground truth itself.
  */
@@ -219,13 +219,11 @@ public final class PowerflowEnergyAudit {
             }
         }
 
+        /** The offline pre-run: one GPU at every limit for the profiling time each; energy, no progress. */
         private void profile(JobState j) {
             for (double limit : gpu.powerLimits()) {
                 GroundTruth.Outcome o = truth.at(j.trace.workload(), 1, j.trace.batch(), limit);
-                double seconds =
-                        Math.min(truth.config().telemetry().profileSecondsPerLimit(), j.remaining() * o.stepTime());
-                j.done += seconds / o.stepTime();
-                j.energy += seconds * o.power();
+                j.energy += truth.config().telemetry().profileSecondsPerLimit() * o.power();
             }
         }
 

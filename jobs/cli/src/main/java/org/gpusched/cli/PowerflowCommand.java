@@ -126,8 +126,7 @@ public final class PowerflowCommand implements Callable<Integer> {
                     + " (no step may exceed it) (default: ${DEFAULT-VALUE}).")
     PowerFlowPolicy.BudgetCheck budgetCheck;
 
-    static final class BudgetCheckConverter
-            implements picocli.CommandLine.ITypeConverter<PowerFlowPolicy.BudgetCheck> {
+    static final class BudgetCheckConverter implements picocli.CommandLine.ITypeConverter<PowerFlowPolicy.BudgetCheck> {
         @Override
         public PowerFlowPolicy.BudgetCheck convert(String value) {
             try {

@@ -119,6 +119,11 @@ public final class PowerFlowPolicy implements EnergyPolicy {
         return true;
     }
 
+    @Override
+    public Profiling profiling() {
+        return Profiling.POWERFLOW;
+    }
+
     public double powerLimitWatts(ClusterView cluster) {
         return eta * cluster.totalGpus() * cluster.maxPower();
     }
@@ -152,15 +157,30 @@ public final class PowerFlowPolicy implements EnergyPolicy {
         tables = kept;
         double scale = normalizer == Normalizer.CLUSTER ? clusterScale(cluster, states) : 1;
 
-        PriorityQueue<State> queueG = new PriorityQueue<>(PowerFlowPolicy::byPriority);
-        for (State s : states) {
-            s.priority = priorityG(cluster, s, scale);
-            if (s.priority > 0) queueG.add(s);
-        }
         boolean strict = budgetCheck == BudgetCheck.STRICT;
         int free = cluster.totalGpus(), perNode = cluster.gpusPerNode();
         double power = 0;
         boolean anyRunning = false;
+        // a job profiling its GPU count keeps its GPUs and its slice's limit: they count, it takes no step
+        for (State s : states)
+            if (s.job.profiling() && s.job.current().running()) {
+                int level = levelOf(cluster, s.job.current().powerLimit());
+                if (level < 0)
+                    throw new IllegalArgumentException("job " + s.job.id() + " profiles at an unsupported limit "
+                            + s.job.current().powerLimit());
+                s.gpus = s.job.current().gpus();
+                s.level = level;
+                free -= s.gpus;
+                power += s.model.power(s.gpus, s.level);
+                anyRunning = true;
+            }
+        if (free < 0) throw new IllegalArgumentException("profiling jobs hold more GPUs than the cluster has");
+        PriorityQueue<State> queueG = new PriorityQueue<>(PowerFlowPolicy::byPriority);
+        for (State s : states) {
+            if (s.job.profiling()) continue;
+            s.priority = priorityG(cluster, s, scale);
+            if (s.priority > 0) queueG.add(s);
+        }
         while (!queueG.isEmpty() && free > 0) {
             State s = queueG.poll();
             int next = s.gpus == 0 ? 1 : 2 * s.gpus;
@@ -182,7 +202,7 @@ public final class PowerFlowPolicy implements EnergyPolicy {
 
         PriorityQueue<State> queueF = new PriorityQueue<>(PowerFlowPolicy::byPriority);
         for (State s : states)
-            if (s.gpus > 0 && s.level + 1 < levels) {
+            if (s.gpus > 0 && s.level + 1 < levels && !s.job.profiling()) {
                 s.priority = priorityF(s, scale);
                 queueF.add(s);
             }

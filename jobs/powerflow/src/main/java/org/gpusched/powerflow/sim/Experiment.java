@@ -13,7 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.gpusched.powerflow.model.PerformanceModel;
+import org.gpusched.powerflow.model.JobModel;
 import org.gpusched.powerflow.truth.GroundTruth;
 
 /**
@@ -74,7 +74,7 @@ public final class Experiment {
             PrintWriter log)
             throws IOException {
         Files.createDirectories(out);
-        Map<Long, PerformanceModel> fits = new HashMap<>();
+        Map<Long, JobModel> fits = new HashMap<>();
         Simulation sim = new Simulation(truth, gpus, seed, fits, truthModels);
         RunSetup.write(out, new RunSetup(gpus, seed, truthModels), truth.config(), trace);
         List<Row> rows = new ArrayList<>();

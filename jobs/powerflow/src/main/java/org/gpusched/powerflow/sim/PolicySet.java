@@ -36,7 +36,8 @@ public final class PolicySet {
         List<Run> runs = new ArrayList<>();
         for (String n : names) {
             switch (n) {
-                case "powerflow" -> etas.forEach(e -> runs.add(new Run(new PowerFlowPolicy(e, normalizer, budgetCheck), n, e)));
+                case "powerflow" ->
+                    etas.forEach(e -> runs.add(new Run(new PowerFlowPolicy(e, normalizer, budgetCheck), n, e)));
                 case "tiresias" ->
                     limits.forEach(l -> runs.add(new Run(new TiresiasPolicy(LimitChoice.fixed(l)), n, l)));
                 case "gandiva" -> limits.forEach(l -> runs.add(new Run(new GandivaPolicy(LimitChoice.fixed(l)), n, l)));

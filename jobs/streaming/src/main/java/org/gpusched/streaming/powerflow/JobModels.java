@@ -6,6 +6,7 @@ import org.gpusched.powerflow.model.Configuration;
 import org.gpusched.powerflow.model.EnergyModel;
 import org.gpusched.powerflow.model.ModelFitter;
 import org.gpusched.powerflow.model.Observation;
+import org.gpusched.powerflow.model.ObservationLog;
 import org.gpusched.powerflow.model.PerformanceModel;
 import org.gpusched.powerflow.model.ThroughputModel;
 import org.gpusched.streaming.avro.JobModelFit;
@@ -92,6 +93,55 @@ public final class JobModels {
                 .setNewGpuCount(newGpuCount)
                 .build();
         return JobModelState.newBuilder(state).setFit(fit).build();
+    }
+
+    /** The samples of a state as the shared {@link ObservationLog}. */
+    public static ObservationLog log(JobModelState state) {
+        List<ObservationLog.Entry> entries = new ArrayList<>();
+        for (ObservedConfiguration o : state.getConfigurations())
+            entries.add(new ObservationLog.Entry(
+                    new Configuration(o.getGpus(), o.getGpusPerNode(), o.getLocalBatch(), o.getFreq()),
+                    o.getStepSecondsSum(),
+                    o.getEnergyJoulesSum(),
+                    o.getSamples()));
+        return new ObservationLog(entries);
+    }
+
+    /** A state holding {@code log}'s samples and {@code fit}. */
+    public static JobModelState state(String job, ObservationLog log, JobModelFit fit) {
+        List<ObservedConfiguration> configs = new ArrayList<>();
+        for (ObservationLog.Entry e : log.entries())
+            configs.add(ObservedConfiguration.newBuilder()
+                    .setGpus(e.config().gpus())
+                    .setGpusPerNode(e.config().gpusPerNode())
+                    .setLocalBatch(e.config().localBatch())
+                    .setFreq(e.config().freq())
+                    .setStepSecondsSum(e.stepSecondsSum())
+                    .setEnergyJoulesSum(e.energyJoulesSum())
+                    .setSamples(e.samples())
+                    .build());
+        return JobModelState.newBuilder()
+                .setJob(job)
+                .setConfigurations(configs)
+                .setFit(fit)
+                .build();
+    }
+
+    /** The fit record of {@code model}, the {@code refits}-th fit of the job, on {@code log}'s samples. */
+    public static JobModelFit fitRecord(
+            String job, double time, PerformanceModel model, ObservationLog log, int refits, boolean newGpuCount) {
+        double f0 = model.energy().breakFreq();
+        return JobModelFit.newBuilder()
+                .setTime(time)
+                .setJob(job)
+                .setObservations(log.size())
+                .setSamples(log.samples())
+                .setRefits(refits)
+                .setThroughput(boxed(model.time().parameters()))
+                .setEnergy(boxed(model.energy().parameters()))
+                .setBreakFreq(Double.isFinite(f0) ? f0 : null)
+                .setNewGpuCount(newGpuCount)
+                .build();
     }
 
     /** The performance model of a fit record. */
