@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import org.gpusched.core.random.RandomState;
 import org.gpusched.powerflow.model.Configuration;
 import org.gpusched.powerflow.model.JobModel;
 import org.gpusched.powerflow.model.Observation;
@@ -45,9 +46,9 @@ public final class ClusterRun {
     /** Zeus' JIT window per limit: 10 warm-up and 40 profiled iterations (GlobalPowerLimitOptimizer's defaults). */
     public static final int ZEUS_WINDOW = 50;
 
-    /** Fits a job's model on its observations: afresh when {@code previous} is null, else warm-started from it. */
+    /** Fits a job's model on its telemetry ({@link JobRun#log()}): afresh when {@code previous} is null, else warm-started. */
     public interface Fitter {
-        JobModel fit(JobRun job, List<Observation> observations, JobModel previous);
+        JobModel fit(JobRun job, JobModel previous);
     }
 
     /** What the run reports as it goes; every method has a no-op default. */
@@ -234,14 +235,15 @@ public final class ClusterRun {
 
     private void observe(JobRun j, Configuration c, GroundTruth.Outcome o, long t) {
         double noise = truth.config().telemetry().noise();
-        double step = Math.max(o.stepTime() * (1 + noise * gaussian(j)), 1e-9);
-        double energy = Math.max(o.energyPerIteration() * (1 + noise * gaussian(j)), 1e-9);
+        double step = Math.max(o.stepTime() * (1 + noise * gaussian(j.noise)), 1e-9);
+        double energy = Math.max(o.energyPerIteration() * (1 + noise * gaussian(j.noise)), 1e-9);
         j.log.add(c, step, energy);
         listener.telemetry(t, j, c, step, energy);
     }
 
-    private static double gaussian(JobRun j) {
-        double u = Math.max(j.noise.nextDouble(), 1e-300), v = j.noise.nextDouble();
+    /** A standard normal draw (Box-Muller): the telemetry noise's shape. */
+    static double gaussian(RandomState r) {
+        double u = Math.max(r.nextDouble(), 1e-300), v = r.nextDouble();
         return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
     }
 
@@ -262,7 +264,7 @@ public final class ClusterRun {
     }
 
     private void fit(JobRun j, long t, boolean newGpuCount) {
-        j.model = fitter.fit(j, j.log.observations(), j.model);
+        j.model = fitter.fit(j, j.model);
         j.fits++;
         listener.fitted(t, j, newGpuCount);
     }

@@ -5,8 +5,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.gpusched.powerflow.model.JobModel;
-import org.gpusched.powerflow.model.ModelFitter;
-import org.gpusched.powerflow.model.PerformanceModel;
 import org.gpusched.powerflow.policy.ClusterView;
 import org.gpusched.powerflow.policy.EnergyPolicy;
 import org.gpusched.powerflow.policy.Profiling;
@@ -72,13 +70,7 @@ public final class Simulation {
             throw new IllegalArgumentException(
                     "GPU count must be a positive multiple of " + gpn + ", got " + totalGpus);
         this.truth = truth;
-        this.cluster = new ClusterView(
-                totalGpus,
-                gpn,
-                truth.config().gpu().powerLimits().stream()
-                        .mapToDouble(Double::doubleValue)
-                        .toArray(),
-                truth.maxPower());
+        this.cluster = cluster(truth, totalGpus);
         this.seed = seed;
         this.profileFits = profileFits;
         this.truthModels = truthModels;
@@ -103,12 +95,15 @@ public final class Simulation {
         return Math.max(1, Math.min(Integer.highestOneBit(Math.max(m, 1)), cluster.totalGpus()));
     }
 
-    /** The fitter both paths use: ModelFitter afresh on the pre-run, warm-started after. */
-    public static ClusterRun.Fitter fitter(GroundTruth truth) {
-        double[] levels = truth.config().gpu().freqLevels();
-        return (job, obs, previous) -> previous == null
-                ? ModelFitter.fit(obs, levels)
-                : ModelFitter.refit((PerformanceModel) previous, obs, levels);
+    /** The cluster of {@code totalGpus} GPUs of the truth's hardware, as the policies see it. */
+    public static ClusterView cluster(GroundTruth truth, int totalGpus) {
+        return new ClusterView(
+                totalGpus,
+                truth.config().gpu().gpusPerNode(),
+                truth.config().gpu().powerLimits().stream()
+                        .mapToDouble(Double::doubleValue)
+                        .toArray(),
+                truth.maxPower());
     }
 
     public Result run(EnergyPolicy policy, List<TraceJob> trace) {
@@ -116,10 +111,10 @@ public final class Simulation {
         List<PowerSample> power = new ArrayList<>();
         List<Change> changes = new ArrayList<>();
         int[] refits = {0};
-        ClusterRun.Fitter fit = fitter(truth);
-        ClusterRun.Fitter cached = (job, obs, previous) -> previous == null
-                ? profileFits.computeIfAbsent(job.id(), id -> fit.fit(job, obs, null))
-                : fit.fit(job, obs, previous);
+        ClusterRun.Fitter fit = new ModelFitting(truth, cluster, true);
+        ClusterRun.Fitter cached = (job, previous) -> previous == null
+                ? profileFits.computeIfAbsent(job.id(), id -> fit.fit(job, null))
+                : fit.fit(job, previous);
         ClusterRun run = new ClusterRun(truth, cluster, policy, truthModels, cached, new ClusterRun.Listener() {
             @Override
             public void change(long millis, JobRun job, int fromGpus, double fromLimit, boolean byPolicy) {

@@ -12,6 +12,7 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 import org.gpusched.powerflow.model.Configuration;
+import org.gpusched.powerflow.sim.ModelFitting;
 import org.gpusched.streaming.avro.JobModelFit;
 import org.gpusched.streaming.avro.Telemetry;
 import org.gpusched.streaming.state.JobModelState;
@@ -20,7 +21,8 @@ import org.gpusched.streaming.state.PowerflowEventKind;
 
 /**
  * Keyed by job: the job's telemetry and its fitted performance model ({@link JobModels}, Hipparchus
- * Levenberg-Marquardt through ModelFitter), for the live powerflow scheduler downstream.
+ * Levenberg-Marquardt through the simulator's {@link ModelFitting}, with the scale-out prior of the workload its
+ * submission names), for the live powerflow scheduler downstream.
  *
  * <p>State: {@link #MODEL}, the job's samples averaged per configuration and its latest fit, created by the job's
  * submission; {@link #PENDING}, the job's events not yet passed by the watermark. Events are handled when the watermark
@@ -45,7 +47,8 @@ public final class JobModelFunction extends KeyedProcessFunction<String, Powerfl
     private final PowerflowSettings settings;
     private transient ValueState<JobModelState> model;
     private transient ListState<PowerflowEvent> pending;
-    private transient double[] freqLevels;
+    /** The simulator's fitting: ModelFitter with the scale-out prior of the job's workload. */
+    private transient ModelFitting fitting;
 
     public JobModelFunction(PowerflowSettings settings) {
         this.settings = settings;
@@ -55,7 +58,7 @@ public final class JobModelFunction extends KeyedProcessFunction<String, Powerfl
     public void open(OpenContext openContext) {
         model = getRuntimeContext().getState(MODEL);
         pending = getRuntimeContext().getListState(PENDING);
-        freqLevels = settings.freqLevels();
+        fitting = new ModelFitting(settings.groundTruth(), settings.cluster(), true);
     }
 
     @Override
@@ -73,7 +76,11 @@ public final class JobModelFunction extends KeyedProcessFunction<String, Powerfl
         boolean newConfiguration = false, newGpuCount = false, completed = false;
         // samples taken at the submission's own time count (a submission sorts after telemetry of its time)
         for (PowerflowEvent e : due)
-            if (e.getKind() == PowerflowEventKind.SUBMISSION && state == null) state = JobModels.empty(e.getJob());
+            if (e.getKind() == PowerflowEventKind.SUBMISSION && state == null)
+                state = JobModelState.newBuilder(JobModels.empty(e.getJob()))
+                        .setWorkload(e.getSubmitted().getWorkload())
+                        .setGlobalBatch(e.getSubmitted().getGlobalBatch())
+                        .build();
         for (PowerflowEvent e : due) {
             switch (e.getKind()) {
                 case COMPLETION -> completed = true;
@@ -100,7 +107,10 @@ public final class JobModelFunction extends KeyedProcessFunction<String, Powerfl
             return;
         }
         if (state != null && newConfiguration) {
-            state = JobModels.fit(state, time / 1000.0, freqLevels, newGpuCount);
+            int maxGpus = state.getWorkload() == null
+                    ? settings.totalGpus()
+                    : settings.maxGpus(state.getWorkload(), state.getGlobalBatch());
+            state = JobModels.fit(state, time / 1000.0, fitting, maxGpus, newGpuCount);
             out.collect(PowerflowEvent.newBuilder()
                     .setTimeMillis(time)
                     .setKind(PowerflowEventKind.MODEL)

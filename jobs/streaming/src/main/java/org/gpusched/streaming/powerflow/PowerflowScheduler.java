@@ -27,7 +27,7 @@ import org.gpusched.powerflow.policy.JobView;
 import org.gpusched.powerflow.policy.PowerFlowPolicy;
 import org.gpusched.powerflow.sim.ClusterRun;
 import org.gpusched.powerflow.sim.JobRun;
-import org.gpusched.powerflow.sim.Simulation;
+import org.gpusched.powerflow.sim.ModelFitting;
 import org.gpusched.powerflow.truth.GroundTruth;
 import org.gpusched.streaming.avro.DecisionAction;
 import org.gpusched.streaming.avro.JobCompleted;
@@ -133,7 +133,7 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
         policy = settings.policy();
         cluster = settings.cluster();
         truth = settings.replay() ? settings.groundTruth() : null;
-        fitter = truth == null ? null : Simulation.fitter(truth);
+        fitter = truth == null ? null : new ModelFitting(truth, cluster, true);
         models = new HashMap<>();
     }
 

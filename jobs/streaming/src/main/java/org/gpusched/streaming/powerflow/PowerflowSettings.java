@@ -178,8 +178,12 @@ public record PowerflowSettings(
         return Math.max(1, Math.min(Integer.highestOneBit(Math.max(m, 1)), totalGpus));
     }
 
-    /** The replay's ground truth (never given to the policy). */
-    GroundTruth groundTruth() {
+    /**
+     * The hardware file's measurements and model: the replay's ground truth (never given to the policy), and, live or
+     * replayed, what the models' scale-out prior may read of it (the workloads' batch sweeps, gradient sizes and the
+     * cluster's link bandwidths).
+     */
+    public GroundTruth groundTruth() {
         try {
             PowerflowConfig config =
                     hardwareFile == null ? PowerflowConfig.defaults() : PowerflowConfig.read(Path.of(hardwareFile));

@@ -70,7 +70,13 @@ class PowerflowSchedulerTest {
                     t.getStepSeconds(),
                     t.getStepSeconds() * t.getGpuPowerWatts());
         }
-        JobModelFit fit = JobModels.fit(s, time, LIVE.freqLevels(), true).getFit();
+        JobModelFit fit = JobModels.fit(
+                        s,
+                        time,
+                        new org.gpusched.powerflow.sim.ModelFitting(LIVE.groundTruth(), LIVE.cluster(), true),
+                        LIVE.totalGpus(),
+                        true)
+                .getFit();
         return PowerflowEvent.newBuilder()
                 .setTimeMillis((long) (time * 1000))
                 .setKind(PowerflowEventKind.MODEL)
