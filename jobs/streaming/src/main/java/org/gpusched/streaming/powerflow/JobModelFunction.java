@@ -30,8 +30,9 @@ import org.gpusched.streaming.state.PowerflowEventKind;
  * order. The model is refitted when a time's samples bring a configuration (GPU count, power limit, local batch) the
  * job had not run at, warm-started from the previous fit (the first fit is fresh); samples at a known configuration are
  * averaged in and count at the next refit. Each fit is emitted as a {@code MODEL} event (and to {@link #MODELS}); the
- * job's submission, completion and telemetry are passed on. Both states are cleared when the job completes; telemetry
- * for a job never submitted or already completed leaves no state and is dropped.
+ * job's submission, completion and telemetry are passed on (telemetry of a completion's own time too, for the job's
+ * energy, though it is not fitted). Both states are cleared when the job completes; telemetry for a job never
+ * submitted or completed at an earlier time leaves no state and is dropped.
  */
 public final class JobModelFunction extends KeyedProcessFunction<String, PowerflowEvent, PowerflowEvent> {
     private static final long serialVersionUID = 1L;
@@ -85,9 +86,11 @@ public final class JobModelFunction extends KeyedProcessFunction<String, Powerfl
             switch (e.getKind()) {
                 case COMPLETION -> completed = true;
                 case TELEMETRY -> {
-                    if (state == null || completed) continue;
+                    if (state == null) continue;
                     Telemetry t = e.getTelemetry();
-                    if (PowerflowEvents.isSample(t)) {
+                    // a sample of the completion's own time is passed on (its energy was drawn before the end),
+                    // not fitted
+                    if (!completed && PowerflowEvents.isSample(t)) {
                         Configuration c = configuration(t);
                         int before = state.getConfigurations().size();
                         newGpuCount |= JobModels.newGpuCount(state, c.gpus());
@@ -98,7 +101,7 @@ public final class JobModelFunction extends KeyedProcessFunction<String, Powerfl
                 }
                 default -> {}
             }
-            if (e.getKind() == PowerflowEventKind.TELEMETRY && (state == null || completed)) continue;
+            if (e.getKind() == PowerflowEventKind.TELEMETRY && state == null) continue;
             out.collect(e);
         }
         if (completed) {

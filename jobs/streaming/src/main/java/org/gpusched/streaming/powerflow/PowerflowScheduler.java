@@ -29,6 +29,7 @@ import org.gpusched.powerflow.sim.ClusterRun;
 import org.gpusched.powerflow.sim.JobRun;
 import org.gpusched.powerflow.sim.ModelFitting;
 import org.gpusched.powerflow.truth.GroundTruth;
+import org.gpusched.streaming.RecordParser;
 import org.gpusched.streaming.avro.DecisionAction;
 import org.gpusched.streaming.avro.JobCompleted;
 import org.gpusched.streaming.avro.JobModelFit;
@@ -156,6 +157,7 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
         if (truth != null) {
             simulate(due, now, ctx, out, count);
         } else {
+            account(due);
             boolean reschedule = false;
             for (PowerflowEvent e : due) reschedule |= handle(e, now, ctx, out, count);
             if (reschedule) decide(now, out, count);
@@ -178,6 +180,19 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
             }
             case COMPLETION -> {
                 if (job == null) return false;
+                PowerflowJob r = job.getJob();
+                ctx.output(
+                        JOB_ENERGY,
+                        PowerflowJobEnergy.newBuilder()
+                                .setTime(now / 1000.0)
+                                .setJob(r.getId())
+                                .setWorkload(r.getWorkload())
+                                .setSubmit(r.getSubmit())
+                                .setJctSeconds(now / 1000.0 - r.getSubmit())
+                                .setEnergyJoules(job.getTelemetryEnergyJoules())
+                                .setSeq(count[1])
+                                .setFromTelemetry(true)
+                                .build());
                 complete(job, now, out, count);
                 return true;
             }
@@ -201,6 +216,48 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
                 return first || e.getModel().getNewGpuCount();
             }
             default -> throw new IllegalStateException(e.getKind().name());
+        }
+    }
+
+    /**
+     * Live: the energy of the telemetry samples due, into their jobs', before the events are handled (a sample taken
+     * at a completion's time covers the time before it). A job's samples of one time count as their mean power over
+     * the time since its previous sample (or its submission), or since it last got GPUs; counted while the job
+     * profiles (before its first start) or holds GPUs, not while it waits.
+     */
+    private void account(List<PowerflowEvent> due) throws Exception {
+        Map<String, double[]> group = new java.util.LinkedHashMap<>(); // "time/job" -> [time, power sum, count]
+        Map<String, String> jobOf = new HashMap<>();
+        for (PowerflowEvent e : due) {
+            Telemetry t = e.getTelemetry();
+            if (e.getKind() != PowerflowEventKind.TELEMETRY
+                    || !PowerflowEvents.isSample(t)
+                    || t.getGpuPowerWatts() == null) continue;
+            String key = e.getTimeMillis() + "/" + e.getJob();
+            double[] g = group.computeIfAbsent(key, k -> new double[] {e.getTimeMillis(), 0, 0});
+            g[1] += t.getGpuPowerWatts();
+            g[2]++;
+            jobOf.put(key, e.getJob());
+        }
+        for (var entry : group.entrySet()) {
+            PowerflowJobState job = jobs.get(jobOf.get(entry.getKey()));
+            if (job == null) continue;
+            long at = (long) entry.getValue()[0];
+            double watts = entry.getValue()[1] / entry.getValue()[2];
+            long from = Math.max(
+                    job.getLastSampleMillis() >= 0
+                            ? job.getLastSampleMillis()
+                            : RecordParser.toMillis(job.getJob().getSubmit()),
+                    job.getResumedMillis());
+            boolean draws = job.getResumedMillis() < 0 || job.getGpus() > 0;
+            double energy = job.getTelemetryEnergyJoules();
+            if (draws && at > from) energy += watts * (at - from) / 1000.0;
+            jobs.put(
+                    job.getJob().getId(),
+                    PowerflowJobState.newBuilder(job)
+                            .setTelemetryEnergyJoules(energy)
+                            .setLastSampleMillis(Math.max(at, job.getLastSampleMillis()))
+                            .build());
         }
     }
 
@@ -246,6 +303,7 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
             PowerflowJobState changed = PowerflowJobState.newBuilder(j)
                     .setGpus(a.gpus())
                     .setPowerLimitWatts(a.gpus() == 0 ? 0 : a.powerLimit())
+                    .setResumedMillis(before == 0 ? now : j.getResumedMillis())
                     .build();
             jobs.put(j.getJob().getId(), changed);
             out.collect(
@@ -521,6 +579,7 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
                             .setJctSeconds(t - r.getSubmit())
                             .setEnergyJoules(j.energyJoules())
                             .setSeq(count[1])
+                            .setFromTelemetry(false)
                             .build());
             PowerflowJobState s = byIndex.get(j.id());
             out.collect(decision(s, DecisionAction.COMPLETE, j.gpus(), j.limit(), millis, null, count));
