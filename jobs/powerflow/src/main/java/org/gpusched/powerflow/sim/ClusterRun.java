@@ -253,14 +253,21 @@ public final class ClusterRun {
      */
     private void preRun(JobRun j) {
         long t = JobRun.millis(j.submit);
+        j.energy += preRunJoules(truth, j.workload, j.batch);
         for (double l : limits) {
-            GroundTruth.Outcome o = truth.at(j.workload, 1, j.batch, l);
-            j.energy += sliceMillis / 1000.0 * o.power();
             t += sliceMillis;
-            observe(j, configuration(j, 1, l), o, t);
+            observe(j, configuration(j, 1, l), truth.at(j.workload, 1, j.batch, l), t);
         }
         j.readyMillis = t;
         fit(j, t, false);
+    }
+
+    /** The true energy of a job's offline pre-run: one GPU, a profiling slice at every limit. */
+    public static double preRunJoules(GroundTruth truth, String workload, double batch) {
+        double slice = JobRun.millis(truth.config().telemetry().profileSecondsPerLimit()) / 1000.0, e = 0;
+        for (double l : truth.config().gpu().powerLimits())
+            e += slice * truth.at(workload, 1, batch, l).power();
+        return e;
     }
 
     private void fit(JobRun j, long t, boolean newGpuCount) {

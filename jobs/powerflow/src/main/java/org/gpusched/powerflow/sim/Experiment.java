@@ -38,7 +38,8 @@ public final class Experiment {
             double idleKWh,
             double makespanSeconds,
             int refits,
-            boolean profiled) {}
+            boolean profiled,
+            double preRunKWh) {}
 
     /**
      * A baseline run beside PowerFlow at its energy: PowerFlow's mean JCT interpolated along its Pareto front at the
@@ -107,7 +108,8 @@ public final class Experiment {
                     res.idleEnergyJoules() / 3.6e6,
                     res.makespan(),
                     res.refits(),
-                    sim.profiles(r.policy()));
+                    sim.profiles(r.policy()),
+                    res.preRunJoules() / 3.6e6);
             rows.add(row);
             if (log != null) {
                 log.printf(
@@ -276,11 +278,11 @@ public final class Experiment {
     private static void writeResults(Path out, List<Row> rows, List<Versus> versus) throws IOException {
         Files.writeString(out.resolve("summary.txt"), table(rows, versus));
         try (BufferedWriter w = Files.newBufferedWriter(out.resolve("results.csv"))) {
-            w.write("run,family,setting,jobs,mean_jct_s,energy_kwh,idle_kwh,makespan_s,refits,profiled\n");
+            w.write("run,family,setting,jobs,mean_jct_s,energy_kwh,idle_kwh,makespan_s,refits,profiled,prerun_kwh\n");
             for (Row r : rows)
                 w.write(String.format(
                         Locale.ROOT,
-                        "%s,%s,%s,%d,%.3f,%.6f,%.6f,%.3f,%d,%s%n",
+                        "%s,%s,%s,%d,%.3f,%.6f,%.6f,%.3f,%d,%s,%.6f%n",
                         r.run(),
                         r.family(),
                         Double.isNaN(r.setting()) ? "" : String.valueOf(r.setting()),
@@ -290,7 +292,8 @@ public final class Experiment {
                         r.idleKWh(),
                         r.makespanSeconds(),
                         r.refits(),
-                        r.profiled()));
+                        r.profiled(),
+                        r.preRunKWh()));
         }
         try (BufferedWriter w = Files.newBufferedWriter(out.resolve("equal-energy.csv"))) {
             w.write("baseline,energy_kwh,baseline_mean_jct_s,powerflow_mean_jct_s,ratio,in_range,ratio_within_5pct\n");

@@ -42,7 +42,8 @@ public final class Simulation {
             double makespan,
             List<PowerSample> power,
             List<Change> changes,
-            int refits) {}
+            int refits,
+            double preRunJoules) {}
 
     private final GroundTruth truth;
     private final ClusterView cluster;
@@ -158,6 +159,9 @@ public final class Simulation {
             run.event(t);
         }
         finished.sort(Comparator.comparingLong(JobResult::id));
+        double preRun = 0;
+        if (profiles(policy))
+            for (TraceJob t : trace) preRun += ClusterRun.preRunJoules(truth, t.workload(), t.batch());
         double total = run.idleJoules(), jct = 0;
         for (JobResult r : finished) {
             total += r.energyJoules();
@@ -172,6 +176,7 @@ public final class Simulation {
                 run.now() / 1000.0,
                 power,
                 changes,
-                refits[0]);
+                refits[0],
+                preRun);
     }
 }

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 class ExperimentTest {
     private static Experiment.Row row(String run, String family, double jct, double kwh) {
-        return new Experiment.Row(run, family, 0, 10, jct, kwh, 0, 0, 0, true);
+        return new Experiment.Row(run, family, 0, 10, jct, kwh, 0, 0, 0, true, 0);
     }
 
     @Test

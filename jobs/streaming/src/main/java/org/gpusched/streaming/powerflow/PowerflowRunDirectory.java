@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.gpusched.powerflow.sim.ClusterRun;
 import org.gpusched.powerflow.sim.Experiment;
 import org.gpusched.powerflow.sim.RunSetup;
 import org.gpusched.powerflow.sim.Simulation;
@@ -96,6 +97,8 @@ public final class PowerflowRunDirectory {
         }
         int n = finished.size();
         int refits = Math.max(0, lines.get(PowerflowFiles.MODELS) - jobs.size());
+        double preRun = 0;
+        for (TraceJob j : jobs) preRun += ClusterRun.preRunJoules(truth, j.workload(), j.batch());
         Simulation.Result result = new Simulation.Result(
                 PowerflowSettings.POLICY,
                 finished,
@@ -105,7 +108,8 @@ public final class PowerflowRunDirectory {
                 end,
                 power,
                 changes,
-                refits);
+                refits,
+                preRun);
         Experiment.Row row = new Experiment.Row(
                 Experiment.powerflowRun(cfg.eta()),
                 PowerflowSettings.POLICY,
@@ -116,7 +120,8 @@ public final class PowerflowRunDirectory {
                 idle / 3.6e6,
                 end,
                 refits,
-                true);
+                true,
+                preRun / 3.6e6);
         Experiment.write(out, new RunSetup(cfg.totalGpus(), cfg.seed(), false), truth.config(), jobs, row, result);
         return new Written(lines, row, null);
     }
