@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -50,7 +49,14 @@ public final class RunAuditor {
 
     private final RunFiles run;
     private final Tolerances tol;
-    private final Map<String, JobState> jobs = new HashMap<>();
+    /**
+     * The jobs read so far from jobs.jsonl, in its order: a job is read when a decision names it (with those before it
+     * in the file), and a completed one keeps no execution times, so memory follows the jobs submitted and not done.
+     */
+    private final Map<String, JobState> jobs = new LinkedHashMap<>();
+    /** jobs.jsonl, open for the whole audit. */
+    private final RunFiles.JobReader pending;
+
     private final Map<String, NodeState> nodes = new LinkedHashMap<>();
     private final List<Violation> violations = new ArrayList<>();
     private final Map<Kind, Long> counts = new EnumMap<>(Kind.class);
@@ -64,7 +70,7 @@ public final class RunAuditor {
     private long decisionCount;
 
     private static final class JobState {
-        final JobSpec spec;
+        JobSpec spec;
         NodeState node;
         String type;
         int gpus;
@@ -99,19 +105,47 @@ public final class RunAuditor {
         }
     }
 
-    private RunAuditor(RunFiles run, Tolerances tol) {
+    private RunAuditor(RunFiles run, Tolerances tol, RunFiles.JobReader pending) {
         this.run = run;
         this.tol = tol;
-        run.jobs.values().forEach(j -> jobs.put(j.id(), new JobState(j)));
+        this.pending = pending;
         run.nodes.values().forEach(n -> nodes.put(n.id(), new NodeState(n, null)));
     }
 
     /** Audits {@code dir}; throws {@link AuditInputException} when a file is missing or unreadable. */
     public static AuditReport audit(Path dir, Tolerances tol) {
         RunFiles run = RunFiles.read(dir);
-        RunAuditor auditor = new RunAuditor(run, tol);
-        auditor.replay(dir.resolve(RunFiles.DECISIONS));
-        return auditor.finish();
+        try (RunFiles.JobReader jobs = run.openJobs()) {
+            RunAuditor auditor = new RunAuditor(run, tol, jobs);
+            auditor.replay(dir.resolve(RunFiles.DECISIONS));
+            while (auditor.readJob() != null) {
+                // the jobs no decision named: each is reported as never started
+            }
+            return auditor.finish();
+        }
+    }
+
+    /**
+     * The job named {@code id}, reading jobs.jsonl up to it when it is not read yet. jobs.jsonl is in submission order
+     * and a job's first decision comes at its submission or later, so this reads the jobs submitted by then; a decision
+     * of a job not in the file reads the file to its end (and is then reported as an unknown job).
+     */
+    private JobState job(String id) {
+        JobState job = jobs.get(id);
+        while (job == null) {
+            JobSpec next = readJob();
+            if (next == null) return null;
+            if (next.id().equals(id)) job = jobs.get(id);
+        }
+        return job;
+    }
+
+    /** Reads the next job of jobs.jsonl into {@link #jobs}; null at the end of the file. */
+    private JobSpec readJob() {
+        JobSpec spec = pending.next();
+        if (spec != null && jobs.putIfAbsent(spec.id(), new JobState(spec)) != null)
+            throw new AuditInputException(pending.where() + ": job " + spec.id() + " appears twice");
+        return spec;
     }
 
     public static AuditReport audit(Path dir) {
@@ -201,7 +235,7 @@ public final class RunAuditor {
         } else if (t > groupTime) {
             applyNodeChanges(t);
         }
-        JobState job = jobs.get(jobId);
+        JobState job = job(jobId);
         if (job == null) {
             flag(Kind.UNKNOWN_JOB, t, jobId, null, where + ": job is not in jobs.jsonl");
             return;
@@ -310,6 +344,7 @@ public final class RunAuditor {
         }
         job.done = 1;
         job.completedAt = t;
+        job.spec = job.spec.completed();
     }
 
     /** Ends the job's current placement at t: integrates its work and frees its GPUs. */

@@ -21,8 +21,9 @@ import org.gpusched.rundir.RunLayout;
 /**
  * The auditor's own reading of a run directory (deliberately not the producer's format classes, so a bug there
  * cannot hide itself): {@code run.json} (nodes, nodeTypes, moveCost), {@code node-events.jsonl} (the nodes added, retyped, failed
- * and removed during the run; absent in runs without node events), {@code jobs.jsonl}, {@code metrics.json}.
- * {@code decisions.jsonl} is streamed by {@link RunAuditor}.
+ * and removed during the run; absent in runs without node events), {@code metrics.json}. {@code decisions.jsonl} is
+ * streamed by {@link RunAuditor}, and {@code jobs.jsonl} read by it as far as the decisions need ({@link JobReader}),
+ * so that a run of a million jobs is audited at the default heap.
  */
 final class RunFiles {
     static final String RUN = RunLayout.RUN;
@@ -41,23 +42,38 @@ final class RunFiles {
     /** A change of the cluster at {@code time}: ADDED (fixedType, or allowed types), TYPE_CHANGED, FAILED, REMOVED. */
     record NodeChange(double time, String node, String kind, NodeSlot slot, String where) {}
 
+    /**
+     * A job of jobs.jsonl; its execution times as three parallel arrays (type, GPUs, seconds), a few hundred bytes for
+     * the dozens of configurations a job of a large cluster has, where maps of boxed numbers took kilobytes.
+     */
     record JobSpec(
             String id,
             double submit,
             double due,
             double weight,
-            Map<String, Map<Integer, Double>> times,
+            String[] types,
+            int[] gpus,
+            double[] seconds,
             double actualFactor) {
-        double seconds(String type, int gpus) {
-            Map<Integer, Double> perGpus = times.get(type);
-            Double s = perGpus == null ? null : perGpus.get(gpus);
-            return s == null ? Double.NaN : s * actualFactor;
+        private static final String[] NO_TYPES = {};
+        private static final int[] NO_GPUS = {};
+        private static final double[] NO_SECONDS = {};
+
+        double seconds(String type, int gpuCount) {
+            for (int i = 0; i < gpus.length; i++)
+                if (gpus[i] == gpuCount && types[i].equals(type)) return seconds[i] * actualFactor;
+            return Double.NaN;
+        }
+
+        /** The job without its execution times, all a completed job needs to be audited to the end. */
+        JobSpec completed() {
+            return new JobSpec(id, submit, due, weight, NO_TYPES, NO_GPUS, NO_SECONDS, actualFactor);
         }
     }
 
     final Map<String, NodeType> types = new LinkedHashMap<>();
     final Map<String, NodeSlot> nodes = new LinkedHashMap<>();
-    final Map<String, JobSpec> jobs = new LinkedHashMap<>();
+    private Path jobsFile;
     /** In time order. */
     final List<NodeChange> nodeChanges = new ArrayList<>();
 
@@ -71,7 +87,8 @@ final class RunFiles {
         RunFiles f = new RunFiles();
         f.readRun(dir.resolve(RUN));
         f.readNodeEvents(dir.resolve(NODE_EVENTS));
-        f.readJobs(dir.resolve(JOBS));
+        f.jobsFile = dir.resolve(JOBS);
+        if (!Files.isRegularFile(f.jobsFile)) throw new AuditInputException(f.jobsFile + ": missing");
         f.metrics = readTree(dir.resolve(METRICS));
         if (!f.metrics.isObject()) throw new AuditInputException(dir.resolve(METRICS) + ": must be a JSON object");
         if (!Files.isRegularFile(dir.resolve(DECISIONS)))
@@ -180,46 +197,86 @@ final class RunFiles {
         }
     }
 
-    private void readJobs(Path file) {
+    /** jobs.jsonl, one job at a time, in file order. */
+    JobReader openJobs() {
         try {
-            JsonLines.forEach(file, JSON, AuditInputException::new, (j, where) -> {
-                String id = j.hasNonNull("id") ? j.get("id").asText() : null;
-                if (id == null || id.isBlank()) throw new AuditInputException(where + ": field 'id' is missing");
-                double submit = number(j, "submit", where, id);
-                double due = number(j, "due", where, id);
-                double weight = number(j, "weight", where, id);
-                double factor = j.hasNonNull("actualFactor") ? number(j, "actualFactor", where, id) : 1.0;
-                if (!(factor > 0)) throw new AuditInputException(where + ": job " + id + ": actualFactor must be > 0");
-                JsonNode times = j.get("times");
-                if (times == null || !times.isObject())
-                    throw new AuditInputException(
-                            where + ": job " + id + ": field 'times' is missing or not an object");
-                Map<String, Map<Integer, Double>> parsed = new HashMap<>();
-                for (Iterator<Map.Entry<String, JsonNode>> it = times.fields(); it.hasNext(); ) {
-                    var byType = it.next();
-                    Map<Integer, Double> perGpus = new HashMap<>();
-                    for (Iterator<Map.Entry<String, JsonNode>> g =
-                                    byType.getValue().fields();
-                            g.hasNext(); ) {
-                        var e = g.next();
-                        try {
-                            perGpus.put(
-                                    Integer.parseInt(e.getKey()), e.getValue().asDouble());
-                        } catch (NumberFormatException ex) {
-                            throw new AuditInputException(where + ": job " + id + ": times." + byType.getKey()
-                                    + " has GPU count '" + e.getKey() + "'");
-                        }
-                    }
-                    parsed.put(byType.getKey(), perGpus);
-                }
-                if (jobs.put(id, new JobSpec(id, submit, due, weight, parsed, factor)) != null) {
-                    throw new AuditInputException(where + ": job " + id + " appears twice");
-                }
-            });
+            return new JobReader(JsonLines.TreeReader.open(jobsFile, JSON, AuditInputException::new));
         } catch (NoSuchFileException e) {
-            throw new AuditInputException(file + ": missing");
+            throw new AuditInputException(jobsFile + ": missing");
         } catch (IOException e) {
-            throw new AuditInputException(file + ": cannot read (" + e.getMessage() + ")", e);
+            throw new AuditInputException(jobsFile + ": cannot read (" + e.getMessage() + ")", e);
+        }
+    }
+
+    /** Reads and checks the jobs of jobs.jsonl one by one; a malformed line is an {@link AuditInputException}. */
+    final class JobReader implements AutoCloseable {
+        private final JsonLines.TreeReader in;
+        /** The type names of run.json, so that every job's configurations share one string per type. */
+        private final Map<String, String> typeNames = new HashMap<>();
+
+        private JobReader(JsonLines.TreeReader in) {
+            this.in = in;
+            types.keySet().forEach(t -> typeNames.put(t, t));
+        }
+
+        /** The next job, or null at the end of the file. */
+        JobSpec next() {
+            JsonNode j;
+            try {
+                j = in.next();
+            } catch (IOException e) {
+                throw new AuditInputException(jobsFile + ": cannot read (" + e.getMessage() + ")", e);
+            }
+            return j == null ? null : job(j, in.where());
+        }
+
+        /** FILE:LINE of the job {@link #next()} returned last. */
+        String where() {
+            return in.where();
+        }
+
+        private JobSpec job(JsonNode j, String where) {
+            String id = j.hasNonNull("id") ? j.get("id").asText() : null;
+            if (id == null || id.isBlank()) throw new AuditInputException(where + ": field 'id' is missing");
+            double submit = number(j, "submit", where, id);
+            double due = number(j, "due", where, id);
+            double weight = number(j, "weight", where, id);
+            double factor = j.hasNonNull("actualFactor") ? number(j, "actualFactor", where, id) : 1.0;
+            if (!(factor > 0)) throw new AuditInputException(where + ": job " + id + ": actualFactor must be > 0");
+            JsonNode times = j.get("times");
+            if (times == null || !times.isObject())
+                throw new AuditInputException(where + ": job " + id + ": field 'times' is missing or not an object");
+            int n = 0;
+            for (JsonNode perGpus : times) n += perGpus.size();
+            String[] typeOf = new String[n];
+            int[] gpus = new int[n];
+            double[] seconds = new double[n];
+            int i = 0;
+            for (Iterator<Map.Entry<String, JsonNode>> it = times.fields(); it.hasNext(); ) {
+                var byType = it.next();
+                String type = typeNames.computeIfAbsent(byType.getKey(), k -> k);
+                for (Iterator<Map.Entry<String, JsonNode>> g = byType.getValue().fields(); g.hasNext(); ) {
+                    var e = g.next();
+                    try {
+                        gpus[i] = Integer.parseInt(e.getKey());
+                    } catch (NumberFormatException ex) {
+                        throw new AuditInputException(where + ": job " + id + ": times." + byType.getKey()
+                                + " has GPU count '" + e.getKey() + "'");
+                    }
+                    typeOf[i] = type;
+                    seconds[i++] = e.getValue().asDouble();
+                }
+            }
+            return new JobSpec(id, submit, due, weight, typeOf, gpus, seconds, factor);
+        }
+
+        @Override
+        public void close() {
+            try {
+                in.close();
+            } catch (IOException e) {
+                // read-only: nothing was lost
+            }
         }
     }
 

@@ -3,11 +3,16 @@ package org.gpusched.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.gpusched.formats.ClusterYaml;
 import org.gpusched.formats.LineReader;
+import org.gpusched.rundir.FileErrors;
 import org.gpusched.rundir.JsonLines;
 import org.gpusched.rundir.RunLayout;
 import org.gpusched.streaming.file.StagedDirectory;
@@ -16,6 +21,11 @@ import picocli.CommandLine.ParameterException;
 
 /** File chores shared by the commands that run the scheduler job (replay, compare). */
 final class CliFiles {
+    /** How --out is written, for the --help of every command that writes a run or compare directory. */
+    static final String OUT_DIRECTORY = "written under a hidden sibling name and renamed into place when complete. "
+            + "It replaces an earlier gpusched output there (none of its files is merged in) but keeps the files "
+            + "gpusched does not write, such as your notes; while another run writes DIR, this one is refused.";
+
     private CliFiles() {}
 
     /** A missing input file, or a directory where a file belongs, is a usage error (exit 2) naming the option. */
@@ -45,7 +55,7 @@ final class CliFiles {
 
     /**
      * Locks --out and opens its staging directory ({@link StagedDirectory}); when it cannot, prints
-     * "gpusched COMMAND: why" and returns null (exit 1).
+     * "gpusched COMMAND: why" and returns null (exit 2).
      */
     static StagedDirectory stage(CommandLine commandLine, String command, Path out, Path... inputs) throws IOException {
         try {
@@ -55,6 +65,13 @@ final class CliFiles {
                     Arrays.asList(inputs));
         } catch (StagedDirectory.Refused e) {
             commandLine.getErr().println("gpusched " + command + ": " + e.getMessage());
+            commandLine.getErr().flush();
+            return null;
+        } catch (IOException e) {
+            commandLine
+                    .getErr()
+                    .println("gpusched " + command + ": --out " + out + ": cannot create it (" + FileErrors.describe(e)
+                            + ")");
             commandLine.getErr().flush();
             return null;
         }
@@ -78,6 +95,48 @@ final class CliFiles {
         }
         return trace + ": no valid job (" + count[0] + " lines rejected" + why
                 + "); is it a trace (JSON Lines, one job a line)?";
+    }
+
+    /**
+     * Says on stderr that the run directory is being assembled from the sinks' part files, and how much there is
+     * (a million-job run has a gigabyte to merge: seconds to a minute), so the end of a run is never a silent wait.
+     * Returns when it started, for {@link #written}.
+     */
+    static long writing(PrintWriter err, String command, Path parts, String what) throws IOException {
+        long bytes = 0;
+        if (Files.isDirectory(parts)) {
+            try (var files = Files.list(parts)) {
+                for (Path p : (Iterable<Path>) files::iterator) bytes += Files.size(p);
+            }
+        }
+        err.printf(
+                Locale.ROOT,
+                "%s: writing %s from %s of part files (decisions merged in time order, jobs, metrics) ...%n",
+                command,
+                what,
+                bytes >= 1 << 30
+                        ? String.format(Locale.ROOT, "%.1f GB", bytes / (double) (1 << 30))
+                        : bytes >= 1 << 20
+                                ? String.format(Locale.ROOT, "%.1f MB", bytes / (double) (1 << 20))
+                                : String.format(Locale.ROOT, "%.0f KB", Math.ceil(bytes / 1024.0)));
+        err.flush();
+        return System.nanoTime();
+    }
+
+    /** The line that closes {@link #writing}. */
+    static void written(PrintWriter err, String command, String what, long started) {
+        err.printf(Locale.ROOT, "%s: wrote %s in %.1f s%n", command, what, (System.nanoTime() - started) / 1e9);
+        err.flush();
+    }
+
+    /**
+     * Records in run.json's inputs the cluster file and the currency it names (reports label costs with it, or say
+     * "cost units"). The file was read and checked before the run; it is read again for this one key.
+     */
+    static void putCluster(Map<String, Object> inputs, Path cluster) {
+        inputs.put("cluster", cluster.toString());
+        String currency = ClusterYaml.read(cluster).currency();
+        if (currency != null) inputs.put("currency", currency);
     }
 
     /** Removes the sinks' part files once the run directory has been assembled from them. */

@@ -112,8 +112,8 @@ public final class CompareCommand implements Callable<Integer> {
             splitSynopsisLabel = ",",
             paramLabel = "POLICY",
             description = {
-                "Policies to compare, comma separated: scheduling policies with --trace/--cluster (e.g. fifo,edf,priority,greedy,andreas-rg,rg-ls),",
-                "placement policies with --pods/--nodes (fgd,pwr,pwr-fgd,bestfit,dotprod,gpu-packing,gpu-clustering,random)."
+                "Policies to compare, comma separated: scheduling policies with --trace/--cluster (e.g. fifo,edf,priority,greedy,andreas-rg,rg-ls), "
+                        + "placement policies with --pods/--nodes (fgd,pwr,pwr-fgd,bestfit,dotprod,gpu-packing,gpu-clustering,random)."
             })
     List<String> policies;
 
@@ -151,8 +151,7 @@ public final class CompareCommand implements Callable<Integer> {
             names = "--out",
             required = true,
             paramLabel = "DIR",
-            description =
-                    "Output directory: written under a hidden sibling name and renamed into place when complete, replacing an earlier output there whole.")
+            description = "Output directory: " + CliFiles.OUT_DIRECTORY)
     Path out;
 
     /** Placement (--pods/--nodes) or scheduling (--trace/--cluster): exactly one pair of inputs, and only its options. */
@@ -246,7 +245,17 @@ public final class CompareCommand implements Callable<Integer> {
             return ExitCode.BAD_INPUT;
         }
         List<SchedulerConfig> configs = new ArrayList<>();
-        Duration watermarks = ReplaySchedulerOptions.watermarksFor(err, "gpusched compare", trace, null);
+        Duration watermarks;
+        try {
+            watermarks = ReplaySchedulerOptions.watermarksFor(
+                    err,
+                    "gpusched compare",
+                    trace,
+                    null,
+                    scheduler.replayConfig(clusterSpec).policies(policies).build());
+        } catch (IllegalArgumentException e) {
+            throw CommandConfiguration.usageError(spec.commandLine(), e);
+        }
         if (!spec.commandLine().getParseResult().hasMatchedOption("--seeds"))
             seeds = List.of(scheduler.options().get(SchedulerOptions.SEED));
         for (long seed : seeds) {
@@ -325,13 +334,17 @@ public final class CompareCommand implements Callable<Integer> {
             progress.finish();
             Map<String, Object> inputs = new LinkedHashMap<>();
             inputs.put("trace", trace.toString());
-            inputs.put("cluster", cluster.toString());
+            CliFiles.putCluster(inputs, cluster);
+            long writing = CliFiles.writing(
+                    err, "compare", parts, policies.size() == 1 ? "the run directory" : "the run directories");
             for (String policy : policies) {
                 Path runDir = base.resolve(policy);
                 summaries.add(RunDirectoryWriter.write(parts, runDir, cfg, policy, inputs));
                 runDirs.add(runDir);
             }
             CliFiles.deleteParts(parts);
+            CliFiles.written(
+                    err, "compare", policies.size() == 1 ? "the run directory" : "the run directories", writing);
         }
         if (summaries.stream().allMatch(s -> s.acceptedJobs() == 0)) {
             err.println("gpusched compare: " + CliFiles.noValidJob(trace, runDirs.get(0)));

@@ -23,19 +23,15 @@ import picocli.CommandLine.Spec;
         name = "consume",
         mixinStandardHelpOptions = true,
         description = {
-            "Prints the records of one of the product's topics as JSON Lines on stdout, from the start of the topic",
-            "up to its end at the time of the call (then it stops): decisions, metrics.scheduling, metrics.jobs,",
-            "rejected (each rejected input record with source, position, text, reason and field), jobs.completed,",
-            "jobs.submitted, nodes.events, telemetry, pods, pod-placements. Reads read_committed: records of an",
-            "aborted transaction and transaction markers are never shown. Joins no consumer group. A record that",
-            "is not the topic's Avro type is printed as {\"partition\", \"offset\", \"undecodable\": reason}.",
-            "Field names and meanings: docs/streaming.md (Formats) and schemas/*.avsc."
-        },
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            "0:the topic was read to its end",
-            "1:Kafka could not be reached or the topic does not exist",
-            "2:invalid options"
+            "Prints the records of one of the product's topics as JSON Lines on stdout, from the start of the topic "
+                    + "up to its end at the time of the call (then it stops): decisions, metrics.scheduling, "
+                    + "metrics.jobs, rejected (each rejected input record with source, position, text, reason and "
+                    + "field), jobs.completed, jobs.submitted, nodes.events, telemetry, pods, pod-placements. An empty "
+                    + "topic prints nothing on stdout and says so on stderr.",
+            "Reads read_committed: records of an aborted transaction and transaction markers are never shown. "
+                    + "Joins no consumer group. A record that is not the topic's Avro type is printed as "
+                    + "{\"partition\", \"offset\", \"undecodable\": reason}. Field names and meanings: "
+                    + "docs/streaming.md (Formats) and schemas/*.avsc."
         })
 public final class ConsumeCommand implements Callable<Integer> {
     @Spec
@@ -89,8 +85,10 @@ public final class ConsumeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         String name = t.topic(kafkaOptions.topicPrefix);
+        if (!BrokerCheck.reachable("consume", kafkaOptions.bootstrap, err)) return ExitCode.UNAVAILABLE;
+        long printed;
         try (TopicReader reader = new TopicReader(kafka)) {
-            reader.read(name, t.recordClass(), null, max == null ? Long.MAX_VALUE : max, r -> {
+            printed = reader.read(name, t.recordClass(), null, max == null ? Long.MAX_VALUE : max, r -> {
                 String value = r.value() == null ? null : AvroJson.toLine(r.value());
                 if (value == null) {
                     out.println(AvroJson.MAPPER.writeValueAsString(
@@ -103,10 +101,18 @@ public final class ConsumeCommand implements Callable<Integer> {
                 }
             });
         } catch (IllegalArgumentException | KafkaException e) {
-            err.println("gpusched consume: " + name + " on " + kafkaOptions.bootstrap + ": " + e.getMessage());
-            return ExitCode.BAD_INPUT;
+            // the broker answered: the topic is missing (IllegalArgumentException) or the broker failed the request
+            err.println("gpusched consume: " + name + " on " + kafkaOptions.bootstrap + ": " + e.getMessage()
+                    + (e instanceof IllegalArgumentException
+                            ? "; gpusched topics create --bootstrap " + kafkaOptions.bootstrap + " creates the topics"
+                            : ""));
+            return ExitCode.UNAVAILABLE;
         }
         out.flush();
+        if (printed == 0 && (max == null || max > 0)) {
+            err.println("gpusched consume: " + name + " is empty (no committed record)");
+            err.flush();
+        }
         return ExitCode.OK;
     }
 }

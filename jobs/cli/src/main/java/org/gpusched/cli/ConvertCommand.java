@@ -137,7 +137,7 @@ public final class ConvertCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "%-30s %,.0f s%n", "last submission", summary.lastSubmit());
             return wrote(out);
         } catch (FormatException | CsvFormatException | IllegalArgumentException | java.io.UncheckedIOException e) {
-            err.println("gpusched convert: " + e.getMessage());
+            err.println("gpusched convert: " + Failures.message(e));
             return ExitCode.BAD_INPUT;
         }
     }

@@ -14,7 +14,7 @@ public final class ExitCode {
     public static final int FINDINGS = 1;
     /** Bad usage or bad input: an unknown option or policy, a value out of range, a file that is missing or cannot be read. */
     public static final int BAD_INPUT = 2;
-    /** An internal failure: a bug or an unexpected error (GPUSCHED_DEBUG=1 prints its stack trace). */
+    /** An internal failure: a bug or an unexpected error (GPUSCHED_DEBUG=1 prints its stack trace); or the heap ran out. */
     public static final int INTERNAL = 3;
     /** A service the command needs is unreachable (the Kafka broker); the same command may succeed later. */
     public static final int UNAVAILABLE = 4;
@@ -24,7 +24,8 @@ public final class ExitCode {
         OK + ":done, nothing to report",
         FINDINGS + ":done with findings (audit violations, accepted jobs left unfinished)",
         BAD_INPUT + ":bad usage or input (the message names the option, or the file and line)",
-        INTERNAL + ":internal failure (GPUSCHED_DEBUG=1 prints the stack trace)",
+        INTERNAL
+                + ":internal failure (GPUSCHED_DEBUG=1 prints the stack trace), or out of memory (the message says how to raise the heap)",
         UNAVAILABLE + ":Kafka unreachable (bin/kafka-local start runs a local broker)"
     };
 }

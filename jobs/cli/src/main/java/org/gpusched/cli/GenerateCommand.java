@@ -43,12 +43,11 @@ import picocli.CommandLine.Spec;
             "                log-uniform 30 min..8 h",
             "                The powerflow scenarios write DIR/trace.jsonl in the PowerFlow",
             "                trace format (gpusched powerflow --trace), no cluster file.",
-            "Execution times: the application model of conf/applications.yaml (bundled;",
-            "--apps to override), profiled per application and GPU model by default,",
-            "--time-model amdahl for the earlier analytical model (docs/scheduling-",
-            "fidelity.md). Existing traces keep their times. --jobs scales any scenario (e.g. 1000000) by sampling;",
-            "the trace is streamed, memory stays flat. Same seed, same files.",
-            "Details: jobs/workloads/README.md."
+            "Execution times: the application model of conf/applications.yaml (bundled; --apps to override), "
+                    + "profiled per application and GPU model by default, --time-model amdahl for the earlier "
+                    + "analytical model (docs/scheduling-fidelity.md). Existing traces keep their times.",
+            "--jobs scales any scenario (e.g. 1000000) by sampling; the trace is streamed, memory stays flat. Same "
+                    + "seed, same files. Details: jobs/workloads/README.md."
         })
 public final class GenerateCommand implements Callable<Integer> {
     @Spec
@@ -181,7 +180,7 @@ public final class GenerateCommand implements Callable<Integer> {
                     secs);
             return ExitCode.OK;
         } catch (FormatException | IllegalArgumentException | java.io.UncheckedIOException e) {
-            err.println("gpusched generate: " + e.getMessage());
+            err.println("gpusched generate: " + Failures.message(e));
             return ExitCode.BAD_INPUT;
         }
     }

@@ -50,7 +50,7 @@ public final class GpuSched implements Runnable {
             code = commandLine().execute(args);
         } catch (Throwable e) {
             // picocli hands Errors through; exit anyway, or Flink's non-daemon threads would keep the JVM alive
-            System.err.println("gpusched: " + Failures.message(e) + Failures.DEBUG_HINT);
+            System.err.println(Failures.uncaught(args, e));
             if (System.getenv("GPUSCHED_DEBUG") != null) e.printStackTrace();
             code = ExitCode.INTERNAL;
         }

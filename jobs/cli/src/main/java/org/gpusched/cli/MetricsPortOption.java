@@ -3,6 +3,7 @@ package org.gpusched.cli;
 import java.io.PrintWriter;
 import java.util.regex.Pattern;
 import org.apache.flink.configuration.Configuration;
+import org.gpusched.streaming.EmbeddedFlink;
 import org.gpusched.streaming.ops.OperationalMetrics;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -22,7 +23,8 @@ final class MetricsPortOption {
             description =
                     "Serve the operational metrics (queue, running jobs, busy GPUs, cost rate, decisions, optimizer "
                             + "latency, rejected records; docs/operations.md) at http://HOST:PORT/metrics with Flink's Prometheus "
-                            + "reporter, on the first free port of the range. The reporter listens on every interface. Default: off.")
+                            + "reporter, on the first free port of the range, at the embedded cluster's bind address (127.0.0.1 unless run "
+                            + "--bind-address says otherwise). Default: off.")
     String ports;
 
     /** Fails with a usage error when the option was given and is not a port or a range. */
@@ -41,8 +43,10 @@ final class MetricsPortOption {
     Configuration apply(Configuration flink, PrintWriter err) {
         if (ports == null) return flink;
         validate();
-        err.println("metrics: Prometheus reporter on port " + ports.trim() + " (http://localhost:PORT/metrics)");
+        String host = flink.get(EmbeddedFlink.BIND_ADDRESS);
+        err.println("metrics: Prometheus reporter on " + host + ", port " + ports.trim() + " (http://"
+                + (host.contains(":") ? "[" + host + "]" : host) + ":PORT/metrics)");
         err.flush();
-        return OperationalMetrics.prometheus(flink, ports.trim());
+        return OperationalMetrics.prometheus(flink, ports.trim(), host);
     }
 }

@@ -88,8 +88,7 @@ public final class PlaceReplayCommand implements Callable<Integer> {
             names = "--out",
             required = true,
             paramLabel = "DIR",
-            description =
-                    "Output directory: written under a hidden sibling name and renamed into place when complete, replacing an earlier output there whole.")
+            description = "Output directory: " + CliFiles.OUT_DIRECTORY)
     Path out;
 
     @Override

@@ -24,22 +24,19 @@ import picocli.CommandLine.Spec;
         name = "powerflow",
         mixinStandardHelpOptions = true,
         description = {
-            "Simulates PowerFlow (energy-budgeted elastic GPU and clock allocation) and its",
-            "baselines over one job trace, event by event, with models fitted online from",
-            "simulated telemetry (the ground truth: Zeus V100 measurements and the scaling",
-            "model of conf/powerflow.yaml). powerflow runs once per --eta; tiresias, gandiva",
-            "and afs once per --limits power limit; tiresias+zeus and gandiva+zeus once.",
-            "Input: --trace (JSON Lines: id, submit, workload, batch, gpus, iterations) or",
-            "--pods (an Alibaba 2023 pod list; --jobs jobs sampled over 24 h, written to",
-            "DIR/trace.jsonl). Writes DIR/summary.txt, results.csv, results.json,",
-            "equal-energy.csv, jobs-RUN.csv, power-RUN.csv, decisions-RUN.csv, setup.json,",
-            "powerflow.yaml and trace.jsonl; `gpusched report DIR` draws it, `gpusched",
-            "validate DIR` recomputes its energy. Details: docs/powerflow.md.",
-            "A loaded cluster: PowerFlow's gains need jobs that queue. The paper's",
-            "1,901-job, 24-hour trace asks for about 110 GPUs on average with no queue",
-            "(generate --scenario powerflow prints it): 48 GPUs queue heavily (the",
-            "reproduction's main cluster), 56-72 less; at 128 or more the baselines",
-            "finish jobs as fast as an empty cluster would and only scale-out is left."
+            "Simulates PowerFlow (energy-budgeted elastic GPU and clock allocation) and its baselines over one job "
+                    + "trace, event by event, with models fitted online from simulated telemetry (the ground truth: "
+                    + "Zeus V100 measurements and the scaling model of conf/powerflow.yaml). powerflow runs once per "
+                    + "--eta; tiresias, gandiva and afs once per --limits power limit; tiresias+zeus and gandiva+zeus "
+                    + "once. Input: --trace (JSON Lines: id, submit, workload, batch, gpus, iterations) or --pods (an "
+                    + "Alibaba 2023 pod list; --jobs jobs sampled over 24 h, written to DIR/trace.jsonl). Writes "
+                    + "DIR/summary.txt, results.csv, results.json, equal-energy.csv, jobs-RUN.csv, power-RUN.csv, "
+                    + "decisions-RUN.csv, setup.json, powerflow.yaml and trace.jsonl; `gpusched report DIR` draws it, "
+                    + "`gpusched validate DIR` recomputes its energy. Details: docs/powerflow.md.",
+            "A loaded cluster: PowerFlow's gains need jobs that queue. The paper's 1,901-job, 24-hour trace asks for "
+                    + "about 110 GPUs on average with no queue (generate --scenario powerflow prints it): 48 GPUs "
+                    + "queue heavily (the reproduction's main cluster), 56-72 less; at 128 or more the baselines "
+                    + "finish jobs as fast as an empty cluster would and only scale-out is left."
         })
 public final class PowerflowCommand implements Callable<Integer> {
     @Spec

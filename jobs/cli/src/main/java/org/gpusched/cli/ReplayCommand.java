@@ -2,12 +2,15 @@ package org.gpusched.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.gpusched.core.policy.Policies;
 import org.gpusched.formats.ClusterSpec;
 import org.gpusched.formats.ClusterYaml;
 import org.gpusched.formats.FormatException;
@@ -69,9 +72,18 @@ public final class ReplayCommand implements Callable<Integer> {
             names = "--policy",
             required = true,
             paramLabel = "NAME",
+            completionCandidates = SchedulingPolicies.class,
             description =
-                    "Scheduling policy (andreas-rg, greedy, rg-ls, milp, fifo, edf, priority), powerflow (a PowerFlow trace, with --eta and --gpus) or, with --pods, placement policy (fgd, pwr, pwr-fgd, ...).")
+                    "Scheduling policy (${COMPLETION-CANDIDATES}), powerflow (a PowerFlow trace, with --eta and --gpus) or, with --pods, placement policy (fgd, pwr, pwr-fgd, ...).")
     String policy;
+
+    /** Every scheduling policy's name, from the one registry ({@link Policies}), for --help. */
+    static final class SchedulingPolicies implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return Policies.names().iterator();
+        }
+    }
 
     @Option(
             names = "--seed",
@@ -106,8 +118,7 @@ public final class ReplayCommand implements Callable<Integer> {
             names = "--out",
             required = true,
             paramLabel = "DIR",
-            description =
-                    "Run directory to write: written under a hidden sibling name and renamed into place when complete, replacing an earlier run there whole.")
+            description = "Run directory to write: " + CliFiles.OUT_DIRECTORY)
     Path out;
 
     @Override
@@ -145,10 +156,10 @@ public final class ReplayCommand implements Callable<Integer> {
         }
         SchedulerConfig cfg;
         try {
-            cfg = scheduler
-                    .replayConfig(clusterSpec)
-                    .outOfOrderness(ReplaySchedulerOptions.watermarksFor(err, "gpusched replay", trace, nodeEvents))
-                    .build();
+            SchedulerConfig.Builder builder = scheduler.replayConfig(clusterSpec);
+            Duration watermarks =
+                    ReplaySchedulerOptions.watermarksFor(err, "gpusched replay", trace, nodeEvents, builder.build());
+            cfg = builder.outOfOrderness(watermarks).build();
         } catch (IllegalArgumentException e) {
             throw CommandConfiguration.usageError(spec.commandLine(), e);
         }
@@ -207,10 +218,12 @@ public final class ReplayCommand implements Callable<Integer> {
         err.flush();
         Map<String, Object> inputs = new LinkedHashMap<>();
         inputs.put("trace", trace.toString());
-        inputs.put("cluster", cluster.toString());
+        CliFiles.putCluster(inputs, cluster);
         if (nodeEvents != null) inputs.put("nodeEvents", nodeEvents.toString());
+        long writing = CliFiles.writing(err, "replay", parts, "the run directory " + out);
         RunDirectoryWriter.Summary s = RunDirectoryWriter.write(parts, staged.dir(), cfg, policy, inputs);
         CliFiles.deleteParts(parts);
+        CliFiles.written(err, "replay", "the run directory", writing);
         if (s.acceptedJobs() == 0) {
             err.println("gpusched replay: " + CliFiles.noValidJob(trace, staged.dir()));
             return ExitCode.BAD_INPUT;

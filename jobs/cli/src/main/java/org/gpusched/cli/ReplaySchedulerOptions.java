@@ -5,12 +5,15 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.ToDoubleFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.gpusched.formats.ClusterSpec;
 import org.gpusched.formats.TimeOrder;
+import org.gpusched.streaming.RecordParser;
 import org.gpusched.streaming.SchedulerConfig;
 import org.gpusched.streaming.SchedulerOptions;
+import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.placement.PlacementOptions;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -154,16 +157,29 @@ final class ReplaySchedulerOptions {
      * The out-of-orderness of a file replay: watermarks follow the input when every input file is in time order, so
      * it streams through in bounded memory and scheduling starts at once; otherwise one watermark at the end of the
      * input, the whole input buffered so that events are still handled in time order (with a note saying so). The
-     * decisions are the same either way.
+     * decisions are the same either way. Only the lines the job accepts under {@code cfg} count: a rejected line does
+     * not become an event, so it cannot turn streaming off.
      */
-    static Duration watermarksFor(PrintWriter err, String command, Path trace, Path nodeEvents) throws IOException {
-        long traceLine = TimeOrder.firstLineOutOfOrder(trace, "submit");
-        long nodeLine = nodeEvents == null ? 0 : TimeOrder.firstLineOutOfOrder(nodeEvents, "time");
+    static Duration watermarksFor(PrintWriter err, String command, Path trace, Path nodeEvents, SchedulerConfig cfg)
+            throws IOException {
+        long traceLine = TimeOrder.firstLineOutOfOrder(trace, acceptedSeconds(Topics.SUBMISSIONS, cfg));
+        long nodeLine = nodeEvents == null
+                ? 0
+                : TimeOrder.firstLineOutOfOrder(nodeEvents, acceptedSeconds(Topics.NODE_EVENTS, cfg));
         if (traceLine == 0 && nodeLine == 0) return Duration.ZERO;
         String where = traceLine != 0 ? trace + ":" + traceLine + " (submit)" : nodeEvents + ":" + nodeLine + " (time)";
         err.println(command + ": " + where
                 + " is earlier than a line before it: the whole input is buffered before the first"
                 + " event is handled (sort the file by time to stream it)");
         return SchedulerConfig.END_OF_INPUT_WATERMARK;
+    }
+
+    /** A line's event time as the job's parser reads it, NaN for a line it rejects. */
+    private static ToDoubleFunction<String> acceptedSeconds(Topics topic, SchedulerConfig cfg) {
+        RecordParser parser = new RecordParser(topic, cfg);
+        return line -> {
+            long millis = parser.acceptedTimeMillis(line);
+            return millis == Long.MIN_VALUE ? Double.NaN : millis;
+        };
     }
 }

@@ -3,7 +3,9 @@ package org.gpusched.cli;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.gpusched.audit.AuditInputException;
 import org.gpusched.audit.PowerflowEnergyAudit;
@@ -26,22 +28,24 @@ import picocli.CommandLine.Spec;
         name = "report",
         mixinStandardHelpOptions = true,
         description = {
-            "Compares finished runs: run directories of replay, run --out or place-replay, or compare",
-            "directories (every run in them); scheduling and placement runs are not mixed. Writes",
-            "DIR/comparison.csv (per run: total, execution and tardiness cost, tardy jobs,",
-            "mean JCT, makespan, optimizer p50/p99, reduction vs the best of",
-            "fifo/edf/priority with the same seed) and DIR/report.html, a self-contained",
-            "page: cost per policy, cumulative cost over time, and a Gantt chart of jobs",
-            "on nodes for runs of at most 60 jobs (placement runs: EOPC, allocation and",
-            "fragmentation, as compare --pods). Prints the table. A PowerFlow run directory",
-            "(gpusched powerflow --out) gets the paper's plots instead: mean JCT against",
-            "total energy per policy, GPUs allocated and cluster power over time.",
-            "With --summary RESULTS_DIR instead: the markdown summary of the experiment CSVs bin/reproduce-results",
-            "writes (main, milp, controllers, dispatch, noise, tight, energy, freemoves, cheapmoves .csv) on stdout,",
-            "or to --out FILE: cost reductions vs the best queue baseline (and the *-fastest baselines), the runs of",
-            "other settings, optimizers against each other, tardiness and optimizer time, MILP gaps, K controllers,",
-            "dispatch rules, noise and tight due dates; with --instances DIR also the cost ceilings of the",
-            "generated hierarchical instances."
+            "Compares finished runs: run directories of replay, run --out or place-replay, or compare directories "
+                    + "(every run in them); scheduling and placement runs are not mixed. Writes DIR/comparison.csv "
+                    + "(per run: total, execution and tardiness cost, tardy jobs, mean JCT, makespan, optimizer "
+                    + "p50/p99, reduction vs the best of fifo/edf/priority with the same seed) and DIR/report.html, "
+                    + "a self-contained page: cost per policy, cumulative cost over time, GPUs busy and jobs waiting "
+                    + "over time, completion times, tardiness and moves per job, and a Gantt chart of jobs on nodes "
+                    + "for runs of at most 60 jobs (placement runs: EOPC, allocation and fragmentation, as compare "
+                    + "--pods). Prints the table. Every run appears in every section, labelled by what sets it apart "
+                    + "(K=4, dir=...); a run given twice is reported once and named on stderr (exit 2). Both files "
+                    + "are written or neither.",
+            "A PowerFlow run directory (gpusched powerflow --out) gets the paper's plots instead: mean JCT against "
+                    + "total energy per policy, GPUs allocated and cluster power over time.",
+            "With --summary RESULTS_DIR instead: the markdown summary of the experiment CSVs bin/reproduce-results "
+                    + "writes (main, milp, controllers, dispatch, noise, tight, energy, freemoves, cheapmoves .csv) on "
+                    + "stdout, or to --out FILE: cost reductions vs the best queue baseline (and the *-fastest "
+                    + "baselines), the runs of other settings, optimizers against each other, tardiness and optimizer "
+                    + "time, MILP gaps, K controllers, dispatch rules, noise and tight due dates; with --instances DIR "
+                    + "also the cost ceilings of the generated hierarchical instances."
         })
 public final class ReportCommand implements Callable<Integer> {
     @Spec
@@ -98,7 +102,20 @@ public final class ReportCommand implements Callable<Integer> {
                 return ExitCode.OK;
             }
             List<RunDirectories.Run> found = new ArrayList<>();
-            for (Path dir : runs) found.addAll(RunDirectories.find(dir));
+            Map<Path, Path> given = new HashMap<>(); // a run's real path -> the argument that first named it
+            boolean duplicates = false;
+            for (Path dir : runs) {
+                for (RunDirectories.Run run : RunDirectories.find(dir)) {
+                    Path first = given.putIfAbsent(run.dir().toRealPath(), dir);
+                    if (first == null) {
+                        found.add(run);
+                    } else {
+                        err.println("gpusched report: " + run.dir() + " is given twice"
+                                + (first.equals(dir) ? "" : " (" + first + " holds it too)") + "; reported once");
+                        duplicates = true;
+                    }
+                }
+            }
             List<Path> dirs = found.stream().map(RunDirectories.Run::dir).toList();
             long placement =
                     found.stream().filter(RunDirectories.Run::placement).count();
@@ -120,12 +137,12 @@ public final class ReportCommand implements Callable<Integer> {
                 PlacementComparison.write(dirs, outDir, title, command);
                 out.println("wrote " + outDir.resolve(Reports.CSV) + " and " + outDir.resolve(Reports.HTML) + " ("
                         + dirs.size() + " placement runs)");
-                return ExitCode.OK;
+                return duplicates ? ExitCode.BAD_INPUT : ExitCode.OK;
             }
             var rows = Reports.write(dirs, outDir, title, command);
             out.print(Comparison.table(rows));
             out.println("wrote " + outDir.resolve(Reports.CSV) + " and " + outDir.resolve(Reports.HTML));
-            return ExitCode.OK;
+            return duplicates ? ExitCode.BAD_INPUT : ExitCode.OK;
         } catch (AuditInputException e) {
             err.println("gpusched report: " + e.getMessage());
             return ExitCode.BAD_INPUT;

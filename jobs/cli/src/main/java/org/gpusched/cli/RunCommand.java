@@ -18,6 +18,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.gpusched.formats.ClusterSpec;
@@ -25,6 +26,7 @@ import org.gpusched.formats.ClusterYaml;
 import org.gpusched.formats.FormatException;
 import org.gpusched.placement.experiment.PolicySpec;
 import org.gpusched.streaming.EmbeddedFlink;
+import org.gpusched.streaming.JobSettings;
 import org.gpusched.streaming.SchedulerConfig;
 import org.gpusched.streaming.SchedulerOptions;
 import org.gpusched.streaming.Topics;
@@ -170,6 +172,15 @@ public final class RunCommand implements Callable<Integer> {
     String restore;
 
     @Option(
+            names = "--restore-new-settings",
+            description =
+                    "With --restore: go on with this run's values of the settings a restore may change (--iterations, --noise, --stability, "
+                            + "--optimizer-scope, --move-overhead, --snapshot-interval, --period, the objective, --out-of-orderness) where the "
+                            + "checkpoint was made with others. Without it such a restore is refused, naming each difference; a checkpoint of "
+                            + "another --policy, --seed, --controllers, --dispatch, --mode or --cluster is always refused.")
+    boolean restoreNewSettings;
+
+    @Option(
             names = "--out-of-orderness",
             paramLabel = "SECONDS",
             description =
@@ -280,6 +291,12 @@ public final class RunCommand implements Callable<Integer> {
             if (checkpointDir != null && !checkpoints)
                 throw new IllegalArgumentException(
                         "--checkpoint-dir needs --checkpoint-interval (checkpoints are off)");
+            if (checkpointDir != null) {
+                String unusable = RetainedState.unusable(checkpointDir);
+                if (unusable != null) throw new IllegalArgumentException("--checkpoint-dir " + unusable);
+            }
+            if (restoreNewSettings && restore == null)
+                throw new IllegalArgumentException("--restore-new-settings needs --restore (it says how to restore)");
             try {
                 EmbeddedFlink.requireLocalAddress(bindAddress);
             } catch (IllegalArgumentException e) {
@@ -446,7 +463,8 @@ public final class RunCommand implements Callable<Integer> {
             SchedulerConfig.Builder b = SchedulerConfig.builder()
                     .options(options)
                     .cluster(clusterSpec)
-                    .outOfOrderness(outOfOrderness(options));
+                    .outOfOrderness(outOfOrderness(options))
+                    .restoreNewSettings(restoreNewSettings);
             cfg = b.build();
         } catch (IllegalArgumentException e) {
             throw CommandConfiguration.usageError(spec.commandLine(), e);
@@ -547,14 +565,53 @@ public final class RunCommand implements Callable<Integer> {
                 bounded ? "bounded: " + inputEnd + " records" : "unbounded",
                 kafkaOptions.bootstrap,
                 restored == null ? "" : ", restored from " + restored);
-        ProgressReporter progress = new ProgressReporter(kafka, outputs, outputStart);
+        ProgressReporter progress =
+                new ProgressReporter(kafka, outputs, outputStart, bounded ? List.of() : job.inputs());
         progress.start();
         long start = System.nanoTime();
+        // An unbounded run ends with Ctrl-C or a kill: it still says what it committed on the way out.
+        java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread onStop = bounded
+                ? null
+                : new Thread(
+                        () -> {
+                            stopping.set(true);
+                            progress.interrupt();
+                            try {
+                                System.err.println("run: stopped; the records committed to the output topics:");
+                                System.out.print(committedTable(kafka, outputs, outputFrom, System.nanoTime() - start));
+                                System.out.flush();
+                            } catch (Exception e) {
+                                System.err.println("run: stopped (the committed records could not be counted: "
+                                        + Failures.message(e) + ")");
+                            }
+                        },
+                        "gpusched-run-summary");
+        if (onStop != null) Runtime.getRuntime().addShutdownHook(onStop);
         JobExecutionResult result;
         try {
             result = env.execute(job.name() + (bounded ? " (bounded)" : ""));
+        } catch (Exception e) {
+            if (stopping.get()) {
+                onStop.join(); // the job failed because the JVM is stopping: the summary is the hook's to print
+                return ExitCode.OK;
+            }
+            String unusable = checkpointDir == null ? null : RetainedState.unusable(checkpointDir);
+            if (unusable == null) throw e;
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("gpusched run: --checkpoint-dir " + unusable + "; the job cannot write its checkpoints and"
+                    + " stopped after " + MAX_FAILURES + " failures (" + Failures.message(e) + ")");
+            err.flush();
+            return ExitCode.BAD_INPUT;
         } finally {
             progress.interrupt();
+            if (onStop != null) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(onStop);
+                } catch (IllegalStateException shuttingDown) {
+                    // the hook runs now and prints the summary
+                }
+            }
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         if (!result.isJobExecutionResult()) {
@@ -573,18 +630,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         List<RunDirectoryWriter.Summary> summaries =
                 staged == null || live != null ? List.of() : writeRunDirectories(staged);
-        // Committed records only (read back read_committed): end offsets also count transaction markers and aborted
-        // records.
-        Map<String, Long> written = new LinkedHashMap<>();
-        try (TopicReader reader = new TopicReader(kafka)) {
-            for (String t : outputs)
-                written.put(
-                        t,
-                        reader.count(
-                                Topics.byTopic(t.substring(kafkaOptions.topicPrefix.length())),
-                                kafkaOptions.topicPrefix,
-                                outputFrom.get(t)));
-        }
+        Map<String, Long> written = committed(kafka, outputs, outputFrom);
         PrintWriter stdout = spec.commandLine().getOut();
         long read = inputEnd.values().stream().mapToLong(Long::longValue).sum();
         int width = 12;
@@ -634,13 +680,48 @@ public final class RunCommand implements Callable<Integer> {
                 : ExitCode.OK;
     }
 
+    /**
+     * Records committed to each output topic since {@code from}, read back read_committed: end offsets also count
+     * transaction markers and aborted records.
+     */
+    private Map<String, Long> committed(KafkaSettings kafka, List<String> outputs, Map<String, Map<Integer, Long>> from)
+            throws java.io.IOException {
+        Map<String, Long> written = new LinkedHashMap<>();
+        try (TopicReader reader = new TopicReader(kafka)) {
+            for (String t : outputs)
+                written.put(
+                        t,
+                        reader.count(
+                                Topics.byTopic(t.substring(kafkaOptions.topicPrefix.length())),
+                                kafkaOptions.topicPrefix,
+                                from.get(t)));
+        }
+        return written;
+    }
+
+    /** The table of committed records an unbounded run prints when it is stopped. */
+    private String committedTable(
+            KafkaSettings kafka, List<String> outputs, Map<String, Map<Integer, Long>> from, long nanos)
+            throws java.io.IOException {
+        Map<String, Long> written = committed(kafka, outputs, from);
+        int width = 12;
+        for (String t : written.keySet()) width = Math.max(width, t.length());
+        StringBuilder table =
+                new StringBuilder(String.format(Locale.ROOT, "%-" + width + "s %12s%n", "topic", "records"));
+        for (var w : written.entrySet())
+            table.append(
+                    String.format(Locale.ROOT, "%-" + width + "s %,12d  (%s)%n", w.getKey(), w.getValue(), "written"));
+        table.append(String.format(Locale.ROOT, "%-" + width + "s %12.2f s%n", "wall time", nanos / 1e9));
+        return table.toString();
+    }
+
     /** --out: the run directory of each policy from the part files the job wrote beside the topics, renamed into place. */
     private List<RunDirectoryWriter.Summary> writeRunDirectories(StagedDirectory staged) throws java.io.IOException {
         SchedulerConfig cfg = schedulerConfig;
         Map<String, Object> inputs = new LinkedHashMap<>();
         inputs.put(
                 "source", "kafka " + kafkaOptions.bootstrap + " " + Topics.SUBMISSIONS.topic(kafkaOptions.topicPrefix));
-        inputs.put("cluster", cluster.toString());
+        CliFiles.putCluster(inputs, cluster);
         List<RunDirectoryWriter.Summary> summaries = new ArrayList<>();
         for (String policy : cfg.policies()) {
             Path dir = cfg.policies().size() == 1 ? staged.dir() : staged.dir().resolve(policy);
@@ -661,15 +742,36 @@ public final class RunCommand implements Callable<Integer> {
             // (docs/reliability.md, checkpoints under back pressure).
             flink.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
             flink.set(CheckpointingOptions.ENABLE_UNALIGNED_INTERRUPTIBLE_TIMERS, true);
+            if (EmbeddedFlink.isLocal()) restartsWithinBounds(flink);
         }
         return flink;
     }
+
+    /**
+     * The embedded cluster's restarts: as many as a run needs to ride out a broker outage or a lost task, but not
+     * forever. Flink's default with checkpoints restarts without end, so a job that cannot write or read its
+     * checkpoints (its checkpoint directory made impossible under it) would loop and never exit; with this it fails at
+     * its {@link #MAX_FAILURES}th failure within {@link #RESTART_WINDOW}, and the run says why. A session cluster's own
+     * configuration decides there (conf/config.yaml: 10 restarts).
+     */
+    static void restartsWithinBounds(Configuration flink) {
+        flink.set(RestartStrategyOptions.RESTART_STRATEGY, "failure-rate");
+        flink.set(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_MAX_FAILURES_PER_INTERVAL, MAX_FAILURES);
+        flink.set(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_FAILURE_RATE_INTERVAL, RESTART_WINDOW);
+        flink.set(RestartStrategyOptions.RESTART_STRATEGY_FAILURE_RATE_DELAY, Duration.ofSeconds(1));
+    }
+
+    /** The failures within {@link #RESTART_WINDOW} at which an embedded run stops restarting and fails. */
+    static final int MAX_FAILURES = 5;
+
+    static final Duration RESTART_WINDOW = Duration.ofMinutes(10);
 
     /**
      * Checkpoint storage and restore point into the Flink configuration; returns the snapshot restored from, or null
      * (none, or none usable: message printed when --restore was given).
      */
     private String durableState(Configuration flink) throws java.io.IOException {
+        PrintWriter err = spec.commandLine().getErr();
         if (checkpointDir != null) {
             Path dir = checkpointDir.toAbsolutePath().normalize();
             java.nio.file.Files.createDirectories(dir);
@@ -690,36 +792,71 @@ public final class RunCommand implements Callable<Integer> {
                             ? null
                             : checkpointDir.toAbsolutePath().normalize());
         } catch (IllegalArgumentException e) {
-            System.err.println("gpusched run: " + e.getMessage());
+            err.println("gpusched run: " + e.getMessage());
+            err.flush();
             return null;
         }
+        if (schedulerConfig != null) {
+            // the job's own guard refuses it too, but only once a cluster has started and the state is restored
+            var recorded = RetainedState.recordedSettings(snapshot);
+            if (recorded.isPresent()) {
+                JobSettings.Comparison c = JobSettings.compare(recorded.get(), JobSettings.of(schedulerConfig));
+                if (c.refused(restoreNewSettings)) {
+                    err.println("gpusched run: --restore " + snapshot + ": " + c.message(restoreNewSettings));
+                    err.flush();
+                    return null;
+                }
+                if (!c.same()) err.println("run: --restore " + snapshot + ": " + c.message(true));
+            }
+        }
+        err.flush();
         flink.set(StateRecoveryOptions.SAVEPOINT_PATH, snapshot.toUri().toString());
         return snapshot.toString();
     }
 
-    /** Prints the records written so far to the output topics every 5 s while the job runs. */
+    /**
+     * Every 5 s, the records written to each output topic; for an unbounded run, a line when its inputs and outputs
+     * have not moved since the last one (waiting for input), said once until they move again.
+     */
     private static final class ProgressReporter extends Thread {
         private final KafkaSettings kafka;
         private final List<String> outputs;
         private final Map<String, Long> start;
+        private final List<String> inputs;
 
-        ProgressReporter(KafkaSettings kafka, List<String> outputs, Map<String, Long> start) {
+        ProgressReporter(KafkaSettings kafka, List<String> outputs, Map<String, Long> start, List<String> inputs) {
             super("gpusched-run-progress");
             setDaemon(true);
             this.kafka = kafka;
             this.outputs = outputs;
             this.start = start;
+            this.inputs = inputs;
         }
 
         @Override
         public void run() {
             long t0 = System.nanoTime();
+            Map<String, Long> before = null;
+            boolean waitingSaid = false;
             try (TopicOffsets offsets = new TopicOffsets(kafka.clientConfig())) {
                 while (!isInterrupted()) {
                     Thread.sleep(5000);
+                    Map<String, Long> ends = offsets.endOffsets(outputs);
+                    if (!inputs.isEmpty()) {
+                        Map<String, Long> now = new LinkedHashMap<>(ends);
+                        now.putAll(offsets.endOffsets(inputs));
+                        boolean idle = now.equals(before);
+                        before = now;
+                        if (idle && !waitingSaid)
+                            System.err.println(
+                                    "run: waiting for input: no new record on " + String.join(", ", inputs)
+                                            + " and nothing written for 5 s (Ctrl-C stops the run and prints what it committed)");
+                        waitingSaid = idle;
+                        if (idle) continue;
+                    }
                     StringBuilder line =
                             new StringBuilder(String.format(Locale.ROOT, "  %6.0f s", (System.nanoTime() - t0) / 1e9));
-                    offsets.endOffsets(outputs).forEach((t, end) -> {
+                    ends.forEach((t, end) -> {
                         long n = end - start.getOrDefault(t, 0L);
                         line.append(String.format(Locale.ROOT, "  %s %,d", t.substring(t.lastIndexOf('.') + 1), n));
                     });

@@ -20,12 +20,7 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "topics",
         mixinStandardHelpOptions = true,
-        description = {
-            "The product's topics (the one registry the jobs use) against a Kafka broker.",
-            "  create    create the registry's topics that are missing (idempotent; existing topics are left as they are)",
-            "  list      each registry topic and its partitions on the broker, or 'missing' (exit 1 when one is missing)",
-            "  describe  each registry topic: direction, slice (scheduling or placement), Avro record and partitions"
-        },
+        description = {"The product's topics (the one registry the jobs use) against a Kafka broker."},
         subcommands = {TopicsCommand.Create.class, TopicsCommand.ListTopics.class, TopicsCommand.Describe.class})
 public final class TopicsCommand implements Runnable {
     @Spec

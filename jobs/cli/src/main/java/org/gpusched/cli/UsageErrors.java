@@ -125,7 +125,8 @@ final class UsageErrors {
         Matcher m = Pattern.compile("[.:](\\s|$)").matcher(text);
         int end = text.length();
         while (m.find()) {
-            // not after "e.g" or "i.e"
+            // not inside parentheses (a colon or full stop there is part of the aside), not after "e.g" or "i.e"
+            if (depth(text, m.start()) > 0) continue;
             String before = text.substring(Math.max(0, m.start() - 3), m.start());
             if (before.endsWith("e.g") || before.endsWith("i.e") || before.endsWith("vs")) continue;
             end = m.start() + 1;
@@ -133,5 +134,15 @@ final class UsageErrors {
         }
         String sentence = text.substring(0, end);
         return sentence.endsWith(":") ? sentence.substring(0, sentence.length() - 1) + "." : sentence;
+    }
+
+    /** How many parentheses are open at {@code index} of {@code text}. */
+    private static int depth(String text, int index) {
+        int depth = 0;
+        for (int i = 0; i < index; i++) {
+            if (text.charAt(i) == '(') depth++;
+            else if (text.charAt(i) == ')') depth = Math.max(0, depth - 1);
+        }
+        return depth;
     }
 }

@@ -22,25 +22,24 @@ import picocli.CommandLine.Spec;
         name = "validate",
         mixinStandardHelpOptions = true,
         description = {
-            "Audits a run directory (run.json, jobs.jsonl, decisions.jsonl, metrics.json)",
-            "from its files alone: GPU capacity never exceeded on any node, one placement",
-            "per job at a time, no start before submission, each COMPLETE exactly when",
-            "the work integrated over the job's placements (times x actualFactor) is",
-            "done, every job completes, node types consistent, and metrics.json equal to",
-            "the costs recomputed from the decisions (node: costPerHour[type][busy GPUs]",
-            "while >= 1 job runs; job: weight x hours late). Prints the metrics side by",
-            "side and every violation (time, job, node). Exit 0 = clean, 1 = violations,",
-            "2 = unreadable or incomplete run directory (docs/cli.md). Details: jobs/audit/README.md.",
-            "DIR is a run directory of replay or run --out, or a compare directory, whose",
-            "runs are audited one by one. Placement replays (place-replay, compare --pods)",
-            "have no schedule to audit and are refused. A PowerFlow run directory",
-            "(gpusched powerflow --out, replay --policy powerflow --out) is audited run",
-            "by run: each job's progress,",
-            "completion and energy, idle energy, power after each decision and the totals",
-            "recomputed from decisions-RUN.csv and the ground truth (docs/powerflow.md);",
-            "--cost-tolerance is then the relative energy tolerance. A live PowerFlow run",
-            "directory (run --policy powerflow --bounded --out) has each job's energy",
-            "recomputed from the telemetry it received and its decisions."
+            "Audits a run directory (run.json, jobs.jsonl, decisions.jsonl, metrics.json) from its files alone: GPU "
+                    + "capacity never exceeded on any node, one placement per job at a time, no start before "
+                    + "submission, each COMPLETE exactly when the work integrated over the job's placements (times x "
+                    + "actualFactor) is done, every job completes, node types consistent, and metrics.json equal to "
+                    + "the costs recomputed from the decisions (node: costPerHour[type][busy GPUs] while >= 1 job "
+                    + "runs; job: weight x hours late). Prints the metrics side by side and every violation (time, "
+                    + "job, node). Exit 0 = clean, 1 = violations, 2 = unreadable or incomplete run directory "
+                    + "(docs/cli.md). Details: jobs/audit/README.md.",
+            "DIR is a run directory of replay or run --out, or a compare directory, whose runs are audited one by "
+                    + "one. Placement replays (place-replay, compare --pods) have no schedule to audit and are "
+                    + "refused. A PowerFlow run directory (gpusched powerflow --out, replay --policy powerflow --out) "
+                    + "is audited run by run: each job's progress, completion and energy, idle energy, power after "
+                    + "each decision and the totals recomputed from decisions-RUN.csv and the ground truth "
+                    + "(docs/powerflow.md); --cost-tolerance is then the relative energy tolerance. A live PowerFlow run "
+                    + "directory (run --policy powerflow --bounded --out) has each job's energy recomputed from the "
+                    + "telemetry it received and its decisions.",
+            "jobs.jsonl is read as far as the decisions need it, so memory follows the jobs waiting or running, "
+                    + "plus about 0.2 KB per job of the run (docs/cli.md#memory)."
         })
 public final class ValidateCommand implements Callable<Integer> {
     @Spec

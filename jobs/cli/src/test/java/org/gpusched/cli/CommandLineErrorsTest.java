@@ -169,6 +169,79 @@ class CommandLineErrorsTest {
         assertEquals(
                 "Compares runs, e.g. two policies.",
                 UsageErrors.firstSentence(new String[] {"Compares runs, e.g. two", "policies. More."}));
+        assertEquals(
+                "Runs SQL over the topics (decisions, rejected: the catalog).",
+                UsageErrors.firstSentence(
+                        new String[] {"Runs SQL over the topics (decisions, rejected: the catalog). More."}));
+    }
+
+    @Test
+    void helpTextsAreParagraphsNotLinesBrokenMidSentence() {
+        // picocli starts each description element on a line of its own and wraps it at 80 columns: an element laid
+        // out by hand must fit, and a longer one must be a whole paragraph, or the text breaks mid-sentence
+        for (var e : GpuSched.commandLine().getSubcommands().entrySet()) {
+            collectCommands(e.getKey(), e.getValue()).forEach((name, cmd) -> {
+                String[] description = cmd.getCommandSpec().usageMessage().description();
+                assertParagraphs(name, description);
+                for (var option : cmd.getCommandSpec().options())
+                    assertParagraphs(name + " " + option.longestName(), option.description());
+                String summary = UsageErrors.firstSentence(description);
+                assertEquals(
+                        summary.chars().filter(c -> c == '(').count(),
+                        summary.chars().filter(c -> c == ')').count(),
+                        name + ": unbalanced parentheses in its summary: " + summary);
+            });
+        }
+    }
+
+    @Test
+    void anOutputThatCannotBeCreatedSaysWhatFailed() {
+        // /proc takes no new files: the message says what failed, not only the path
+        var replay = gpusched(
+                "replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "fifo", "--out", "/proc/gpusched/x");
+        assertOneLine(replay, "--out /proc/gpusched/x: cannot create it (", "no such file or directory)");
+        Path run = tmp.resolve("run");
+        assertEquals(
+                0,
+                gpusched("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "fifo", "--out", run.toString())
+                        .exit());
+        var report = gpusched("report", run.toString(), "--out", "/proc/gpusched/r");
+        assertOneLine(report, "--out /proc/gpusched/r: cannot create the directory (", "no such file or directory)");
+        var written = gpusched("generate", "--scenario", "armida", "--out", "/proc/gpusched/g");
+        assertOneLine(written, "/proc/gpusched", "no such file or directory");
+    }
+
+    @Test
+    void theHelpNamesEveryPolicyAndEachTopicsSubcommandOnce() {
+        String replay = gpusched("replay", "--help").out().replaceAll("\\s+", " ");
+        for (String policy : org.gpusched.core.policy.Policies.names())
+            assertTrue(
+                    replay.matches("(?s).*[ (]" + java.util.regex.Pattern.quote(policy) + "[,)].*"),
+                    policy + ": " + replay);
+        String topics = gpusched("topics", "--help").out();
+        for (String sub : List.of("create", "list", "describe"))
+            assertEquals(
+                    1,
+                    topics.lines()
+                            .filter(l -> l.matches("\\s+" + sub + "\\s.*"))
+                            .count(),
+                    topics);
+    }
+
+    private static void assertParagraphs(String where, String[] lines) {
+        for (int i = 0; i < lines.length - 1; i++) {
+            String line = lines[i].strip();
+            assertTrue(
+                    lines[i].length() <= 80 || line.matches("(?s).*[.:!?]\\)?(%n)?"),
+                    where + " --help breaks a sentence after: " + line);
+        }
+    }
+
+    private static java.util.Map<String, CommandLine> collectCommands(String name, CommandLine cl) {
+        java.util.Map<String, CommandLine> all = new java.util.LinkedHashMap<>();
+        all.put(name, cl);
+        cl.getSubcommands().forEach((sub, c) -> all.putAll(collectCommands(name + " " + sub, c)));
+        return all;
     }
 
     @Test
@@ -187,7 +260,7 @@ class CommandLineErrorsTest {
     }
 
     @Test
-    void withNoBrokerProduceAndRunFailFastWithOneLineSayingHowToStartOne() throws Exception {
+    void withNoBrokerProduceRunAndConsumeFailFastWithOneLineSayingHowToStartOne() throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
@@ -196,8 +269,9 @@ class CommandLineErrorsTest {
         long started = System.nanoTime();
         var produce = gpusched("produce", "--trace", TRACE, "--bootstrap", bootstrap);
         var run = gpusched("run", "--bootstrap", bootstrap, "--cluster", CLUSTER, "--policy", "fifo", "--bounded");
+        var consume = gpusched("consume", "--bootstrap", bootstrap, "--topic", "decisions");
         double seconds = (System.nanoTime() - started) / 1e9;
-        for (var r : List.of(produce, run)) {
+        for (var r : List.of(produce, run, consume)) {
             assertEquals(ExitCode.UNAVAILABLE, r.exit(), r.err());
             assertEquals(1, r.err().lines().count(), r.err());
             assertTrue(
@@ -207,7 +281,7 @@ class CommandLineErrorsTest {
             assertFalse(r.out().contains("published"), r.out());
         }
         // the Kafka clients would retry for 20-30 s each before failing
-        assertTrue(seconds < 15, "both failed in " + seconds + " s");
+        assertTrue(seconds < 15, "the three failed in " + seconds + " s");
     }
 
     @Test
@@ -255,7 +329,7 @@ class CommandLineErrorsTest {
         Path cluster = tmp.resolve("c.yaml");
         Files.writeString(
                 cluster,
-                "nodeTypes:\n  A: {gpus: 1, pricePerHour: 1}\n  B: {gpus: 2, pricePerHour: 2}\nnodes:\n  - {id: n1, type: A}\n");
+                "nodeTypes:\n  A: {gpuModel: M, gpus: 1, pricePerHour: 1}\n  B: {gpuModel: M, gpus: 2, pricePerHour: 2}\nnodes:\n  - {id: n1, type: A}\n");
         StringWriter err = new StringWriter();
         ClusterWarnings.print(new PrintWriter(err), "gpusched replay", cluster, ClusterYaml.read(cluster));
         assertEquals(
@@ -267,5 +341,54 @@ class CommandLineErrorsTest {
         ClusterWarnings.print(
                 new PrintWriter(none), "gpusched replay", Path.of(CLUSTER), ClusterYaml.read(Path.of(CLUSTER)));
         assertEquals("", none.toString());
+    }
+
+    @Test
+    void aCheckpointDirectoryThatCannotBeOneIsOneLineSayingWhy() throws Exception {
+        Path file = Files.writeString(tmp.resolve("a-file"), "not a directory");
+        String[][] cases = {
+            {file.toString(), file + ": is a file, not a directory"},
+            {
+                file.resolve("under").toString(),
+                file.resolve("under") + ": " + file + " is a file, so no directory can be made under it"
+            },
+            {"/proc/gpusched-x", "/proc/gpusched-x: cannot make the directory ("},
+        };
+        for (String[] c : cases) {
+            var r = gpusched(
+                    "run",
+                    "--bootstrap",
+                    "127.0.0.1:1",
+                    "--cluster",
+                    CLUSTER,
+                    "--checkpoint-interval",
+                    "1",
+                    "--checkpoint-dir",
+                    c[0]);
+            assertOneLine(r, "gpusched run: --checkpoint-dir " + c[1]);
+        }
+        var noRestore = gpusched("run", "--bootstrap", "127.0.0.1:1", "--cluster", CLUSTER, "--restore-new-settings");
+        assertOneLine(noRestore, "--restore-new-settings needs --restore");
+    }
+
+    @Test
+    void runningOutOfMemorySaysHowToRaiseTheHeapNotThatItIsAnInternalError() {
+        // in the command's own thread the Error reaches main; in a Flink task it comes wrapped in the job's failure
+        String direct = Failures.uncaught(
+                new String[] {"validate", "runs/big"}, new OutOfMemoryError("GC overhead limit exceeded"));
+        StringWriter err = new StringWriter();
+        CommandLine validate = GpuSched.commandLine().getSubcommands().get("validate");
+        validate.setErr(new PrintWriter(err));
+        int code = Failures.handle(
+                new RuntimeException("job failed", new OutOfMemoryError("Java heap space")), validate, null);
+        for (String line : List.of(direct, err.toString().strip())) {
+            assertTrue(line.startsWith("gpusched validate: out of memory ("), line);
+            assertTrue(line.contains("GPUSCHED_JAVA_OPTS=-Xmx") && line.contains("bin/gpusched validate"), line);
+            assertTrue(line.contains("docs/cli.md#memory"), line);
+            assertFalse(line.contains("internal error"), line);
+        }
+        assertEquals(ExitCode.INTERNAL, code);
+        assertTrue(Failures.uncaught(new String[] {"validate"}, new IllegalStateException("boom"))
+                .contains("boom (internal error"));
     }
 }

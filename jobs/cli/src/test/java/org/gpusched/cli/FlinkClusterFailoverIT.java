@@ -149,8 +149,13 @@ class FlinkClusterFailoverIT {
         long pid = busyTaskManagerPid();
         int beforeKill = decisions(kafka).size();
         assertTrue(!publishing.isDone(), "the kill happens mid-trace");
-        ProcessHandle.of(pid).orElseThrow().destroyForcibly();
+        ProcessHandle busy = ProcessHandle.of(pid).orElseThrow();
+        busy.destroyForcibly();
         long killed = System.nanoTime();
+        // dead before a new one is counted: add-taskmanager counts the TaskManagers still alive, and a process killed
+        // a moment ago may still be tearing down (a zombie no one reaps counts as dead, as the script reads it)
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (busy.isAlive() && !isZombie(pid) && System.nanoTime() < deadline) Thread.sleep(100);
         flinkLocal("add-taskmanager");
         waitFor(
                 () -> decisions(kafka).size() > beforeKill,
@@ -202,5 +207,14 @@ class FlinkClusterFailoverIT {
                                 .build(),
                         HttpResponse.BodyHandlers.ofString())
                 .body();
+    }
+
+    private static boolean isZombie(long pid) {
+        try {
+            return Files.readAllLines(Path.of("/proc/" + pid + "/status")).stream()
+                    .anyMatch(l -> l.startsWith("State:") && l.contains("Z"));
+        } catch (java.io.IOException gone) {
+            return true;
+        }
     }
 }

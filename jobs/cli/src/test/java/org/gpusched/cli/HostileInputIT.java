@@ -72,6 +72,11 @@ class HostileInputIT {
         expected.put(line, "must be a number of seconds in (0, 1.0E10]");
         line = write(out, JOB.replace("X", "W").replace("\"weight\":1", "\"weight\":1.5e308"), line);
         expected.put(line, "field 'weight' must be a number in [0, 1.0E9]");
+        // Two distinct ids, each half of a surrogate pair: as UTF-8 both would be "?X", the second a "duplicate".
+        line = write(out, JOB.replace("\"X\"", "\"\\ud800X\""), line);
+        expected.put(line, "the id is not Unicode text: \\ud800 at character 1 is half of a surrogate pair");
+        line = write(out, JOB.replace("\"X\"", "\"\\ud801X\""), line);
+        expected.put(line, "the id is not Unicode text: \\ud801 at character 1 is half of a surrogate pair");
         for (String g : good.subList(1, good.size())) line = write(out, g, line);
         trace = tmp.resolve("hostile.jsonl");
         Files.write(trace, out.toByteArray());
@@ -192,6 +197,17 @@ class HostileInputIT {
                 ":7: nodeTypes.V100x2.gpus: must be a whole number in [1, 1024], got -2");
         cases.put(yaml.replace("gpus: 2,", "gpus: 1.5,"), ":7: nodeTypes.V100x2.gpus: must be a whole number");
         cases.put("", ": the cluster file is empty");
+        cases.put(
+                yaml.replace("gpus: 2,", "gpus: 010,"),
+                ":7: nodeTypes.V100x2.gpus: '010' is not a plain decimal number (YAML 1.1 reads it as 8)");
+        cases.put(
+                yaml.replace("pricePerKwh: 0.172", "pricePerKwh: '0.12'"),
+                ":6: nodeTypes.V100x1.energy.pricePerKwh: must be a number, not a quoted text");
+        cases.put(yaml.replace("gpuModel: V100, gpus: 2,", "gpus: 2,"), ":7: nodeTypes.V100x2.gpuModel: missing");
+        cases.put(yaml + "---\nnodes: []\n", ":15: a second YAML document (after '---')");
+        cases.put(
+                "# " + "x".repeat(10_000_000) + "\n" + yaml,
+                ":1: the line is 10,000,002 characters, over the limit of 65,536");
         Path cluster = tmp.resolve("cluster.yaml");
         for (var c : cases.entrySet()) {
             Files.writeString(cluster, c.getKey());
@@ -210,5 +226,60 @@ class HostileInputIT {
             assertFalse(r.err().contains("\tat "), "no stack trace: " + r.err());
             assertEquals(1, r.err().strip().lines().count(), "one line: " + r.err());
         }
+    }
+
+    @Test
+    void aByteOrderMarkBeforeTheFirstJobKeepsItAndARejectedTimeDoesNotStopStreaming() throws Exception {
+        List<String> good = Files.readAllLines(TRACE);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF});
+        int line = 0;
+        for (int i = 0; i < good.size(); i++) {
+            line = write(out, good.get(i), line);
+            if (i == 2) {
+                // times the job rejects: past the latest time a trace may give, and for a type this cluster lacks
+                line = write(out, JOB.replace("\"submit\":100,\"due\":5000", "\"submit\":1e11,\"due\":2e11"), line);
+                line = write(out, JOB.replace("T4x1", "H100x8").replace("\"submit\":100", "\"submit\":1e9"), line);
+            }
+        }
+        Path bom = tmp.resolve("bom.jsonl");
+        Files.write(bom, out.toByteArray());
+        Path run = tmp.resolve("bom-run");
+        var r = WorkloadCommandsTest.gpusched(
+                "replay", "--trace", bom.toString(), "--cluster", CLUSTER, "--policy", "fifo", "--out", run.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertFalse(r.err().contains("is earlier than a line before it"), "the trace streams: " + r.err());
+        assertEquals(8, Files.readAllLines(run.resolve("jobs.jsonl")).size(), "the first job is kept");
+        List<String> rejected = Files.readAllLines(run.resolve("rejected.jsonl"));
+        assertEquals(2, rejected.size(), rejected.toString());
+        assertEquals(bom + ":4", JSON.readTree(rejected.get(0)).get("position").asText());
+        assertEquals(bom + ":5", JSON.readTree(rejected.get(1)).get("position").asText());
+    }
+
+    @Test
+    void anIdTakenByAJobThatFinishedLongAgoIsNotCalledActive() throws Exception {
+        List<String> good = new ArrayList<>(Files.readAllLines(TRACE));
+        JsonNode first = JSON.readTree(good.get(0));
+        good.add(JOB.replace("\"X\"", first.get("id").toString())
+                .replace("\"submit\":100,\"due\":5000", "\"submit\":9e8,\"due\":9.1e8"));
+        Path again = tmp.resolve("again.jsonl");
+        Files.write(again, good);
+        Path run = tmp.resolve("again-run");
+        var r = WorkloadCommandsTest.gpusched(
+                "replay",
+                "--trace",
+                again.toString(),
+                "--cluster",
+                CLUSTER,
+                "--policy",
+                "fifo",
+                "--out",
+                run.toString());
+        assertEquals(0, r.exit(), r.err());
+        List<String> rejected = Files.readAllLines(run.resolve("rejected.jsonl"));
+        assertEquals(1, rejected.size(), rejected.toString());
+        String reason = JSON.readTree(rejected.get(0)).get("reason").asText();
+        assertFalse(reason.contains("active"), reason);
+        assertTrue(reason.contains("duplicate id (a job with this id was submitted before in this replay"), reason);
     }
 }

@@ -18,9 +18,9 @@ import org.gpusched.streaming.avro.Telemetry;
 import org.gpusched.streaming.avro.TelemetryKind;
 import org.gpusched.streaming.kafka.AvroBinary;
 import org.gpusched.streaming.kafka.KafkaSettings;
-import org.gpusched.streaming.kafka.LocalKafkaBroker;
 import org.gpusched.streaming.kafka.TopicAdmin;
-import org.gpusched.streaming.kafka.TopicRecords;
+import org.gpusched.testkit.LocalKafkaBroker;
+import org.gpusched.testkit.TopicRecords;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -69,7 +69,9 @@ class PowerflowLiveRunIT {
     private static <T extends SpecificRecordBase> void publish(KafkaSettings kafka, Topics topic, T record)
             throws Exception {
         TopicRecords.publishRaw(
-                kafka, topic.topic(kafka.topicPrefix()), new AvroBinary<>((Class<T>) record.getClass()).encode(record));
+                kafka.clientConfig(),
+                topic.topic(kafka.topicPrefix()),
+                new AvroBinary<>((Class<T>) record.getClass()).encode(record));
     }
 
     @Test
@@ -133,7 +135,10 @@ class PowerflowLiveRunIT {
         assertEquals("a", energy.get("job").asText());
         assertTrue(energy.get("fromTelemetry").asBoolean());
         assertEquals(expected, energy.get("energyJoules").asDouble(), 1e-6 * expected);
-        List<PowerflowJobEnergy> topic = TopicRecords.read(kafka, Topics.POWERFLOW_ENERGY, PowerflowJobEnergy.class);
+        List<PowerflowJobEnergy> topic = TopicRecords.read(
+                kafka.clientConfig(),
+                Topics.POWERFLOW_ENERGY.topic(prefix),
+                new AvroBinary<>(PowerflowJobEnergy.class)::decode);
         assertEquals(1, topic.size());
         assertEquals(expected, topic.get(0).getEnergyJoules(), 1e-6 * expected);
 

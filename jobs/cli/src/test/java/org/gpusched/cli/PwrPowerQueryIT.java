@@ -18,9 +18,9 @@ import org.gpusched.analytics.SqlRunner;
 import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.avro.PodPlacement;
 import org.gpusched.streaming.kafka.KafkaSettings;
-import org.gpusched.streaming.kafka.LocalKafkaBroker;
 import org.gpusched.streaming.kafka.TopicAdmin;
 import org.gpusched.streaming.kafka.TopicReader;
+import org.gpusched.testkit.LocalKafkaBroker;
 import org.junit.jupiter.api.Test;
 
 /**

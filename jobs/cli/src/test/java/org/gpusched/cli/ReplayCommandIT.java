@@ -200,7 +200,9 @@ class ReplayCommandIT {
         assertEquals(2, noTrace.exit());
         assertTrue(noTrace.err().contains("nope.jsonl: no such file"), noTrace.err());
         Path badCluster = tmp.resolve("c.yaml");
-        Files.writeString(badCluster, "nodeTypes:\n  A: {gpus: 1, pricePerHour: 1}\nnodes:\n  - {id: n1, type: B}\n");
+        Files.writeString(
+                badCluster,
+                "nodeTypes:\n  A: {gpuModel: M, gpus: 1, pricePerHour: 1}\nnodes:\n  - {id: n1, type: B}\n");
         var cluster = WorkloadCommandsTest.gpusched(
                 "replay",
                 "--trace",

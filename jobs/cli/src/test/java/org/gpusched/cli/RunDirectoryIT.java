@@ -55,12 +55,17 @@ class RunDirectoryIT {
 
     /** The launcher in a JVM of its own, as a user runs it, output to a file. */
     private static Process launch(Path log, String... args) throws IOException {
+        return launchWithHeap(log, "1g", args);
+    }
+
+    /** The launcher in a JVM of its own with a heap of {@code heap} (as -Xmx takes it), output to a file. */
+    static Process launchWithHeap(Path log, String heap, String... args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
             if (!a.startsWith("-Xmx") && !a.startsWith("-javaagent") && !a.startsWith("-agentlib")) cmd.add(a);
         }
-        cmd.addAll(List.of("-Xmx1g", "-cp", System.getProperty("java.class.path"), GpuSched.class.getName()));
+        cmd.addAll(List.of("-Xmx" + heap, "-cp", System.getProperty("java.class.path"), GpuSched.class.getName()));
         cmd.addAll(List.of(args));
         return new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
@@ -233,6 +238,19 @@ class RunDirectoryIT {
                 .lines()
                 .skip(1)
                 .allMatch(l -> l.startsWith("fifo,")));
+
+        // the same run given twice (itself, and inside its compare directory) is named and reported once
+        var twice = WorkloadCommandsTest.gpusched(
+                "report",
+                out.toString(),
+                out.resolve("fifo").toString(),
+                "--out",
+                tmp.resolve("rep3").toString());
+        assertEquals(2, twice.exit(), twice.err());
+        assertTrue(
+                twice.err().contains(out.resolve("fifo") + " is given twice (" + out + " holds it too); reported once"),
+                twice.err());
+        assertEquals(2, Files.readAllLines(tmp.resolve("rep3/comparison.csv")).size());
     }
 
     @Test
@@ -277,6 +295,22 @@ class RunDirectoryIT {
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("is not a gpusched output directory (it holds notes.txt)"), r.err());
         assertEquals("keep me", Files.readString(out.resolve("notes.txt")));
+    }
+
+    @Test
+    void aRunIntoAnEarlierRunDirectoryKeepsTheUsersFiles() throws Exception {
+        Path out = tmp.resolve("again");
+        String[] fifo = {"replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "fifo", "--out", out.toString()};
+        assertEquals(0, WorkloadCommandsTest.gpusched(fifo).exit());
+        Files.writeString(out.resolve("notes.md"), "why this run");
+        var again = WorkloadCommandsTest.gpusched(
+                "replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", "edf", "--out", out.toString());
+        assertEquals(0, again.exit(), again.err());
+        assertTrue(Files.readString(out.resolve("run.json")).contains("\"policy\" : \"edf\""), "the new run is there");
+        assertEquals("why this run", Files.readString(out.resolve("notes.md")), "the user's file is kept");
+        assertEquals(List.of(), leftovers(out));
+        var valid = WorkloadCommandsTest.gpusched("validate", out.toString());
+        assertEquals(0, valid.exit(), valid.out() + valid.err());
     }
 
     @Test
@@ -348,6 +382,11 @@ class RunDirectoryIT {
         assertTrue(csv.get(2).endsWith("k3\",\"K=3 iterations=1000\""), csv.get(2));
         String html = Files.readString(rep.resolve("report.html"));
         assertTrue(html.contains("andreas-rg K=3 iterations=1000"), "the chart legend and the table say what differs");
+        for (String name : List.of(
+                "andreas-rg K=1 iterations=1000", "andreas-rg K=3 iterations=1000", "andreas-rg K=1 iterations=5")) {
+            assertTrue(html.contains("<h3>" + name + "</h3>"), "a GPUs-busy chart for " + name);
+            assertTrue(html.contains("<tr><td>" + name + "</td>"), "a row of the moves table for " + name);
+        }
 
         // two runs alike in every setting are told apart by their directory
         Path copy = tmp.resolve("copy");

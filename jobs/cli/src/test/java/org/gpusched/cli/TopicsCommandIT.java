@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.regex.Pattern;
 import org.gpusched.streaming.Topics;
-import org.gpusched.streaming.kafka.LocalKafkaBroker;
+import org.gpusched.testkit.LocalKafkaBroker;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -83,6 +83,30 @@ class TopicsCommandIT {
                         .matcher(described.out())
                         .find(),
                 described.out());
+    }
+
+    @Test
+    void consumeSaysWhenATopicIsMissingOrEmpty() {
+        String prefix = "consume-it.";
+        var missing = WorkloadCommandsTest.gpusched(
+                "consume", "--bootstrap", broker.bootstrap(), "--topic-prefix", prefix, "--topic", "rejected");
+        assertEquals(ExitCode.UNAVAILABLE, missing.exit(), missing.err());
+        assertTrue(
+                missing.err().contains(prefix + "gpusched.rejected")
+                        && missing.err().contains("gpusched topics create --bootstrap " + broker.bootstrap()),
+                missing.err());
+        assertEquals(
+                0,
+                WorkloadCommandsTest.gpusched(
+                                "topics", "create", "--bootstrap", broker.bootstrap(), "--topic-prefix", prefix)
+                        .exit());
+        var empty = WorkloadCommandsTest.gpusched(
+                "consume", "--bootstrap", broker.bootstrap(), "--topic-prefix", prefix, "--topic", "rejected");
+        assertEquals(0, empty.exit(), empty.err());
+        assertEquals("", empty.out());
+        assertEquals(
+                "gpusched consume: " + prefix + "gpusched.rejected is empty (no committed record)",
+                empty.err().strip());
     }
 
     @Test

@@ -5,10 +5,13 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import java.io.IOException;
@@ -44,14 +47,32 @@ import org.gpusched.core.objective.ObjectiveParameters;
  * </pre>
  */
 public final class ClusterYaml {
-    private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
+    /** The longest cluster file read, in characters: a cluster of {@link #MAX_NODES} nodes listed one a line fits. */
+    public static final int MAX_FILE_CHARS = 32 << 20;
+    /**
+     * The longest line of a cluster file, in characters: a {@code costPerHour} list of {@link #MAX_GPUS} + 1 rates on
+     * one line fits. The YAML scanner's time grows with the square of a token's length (a 1 MB comment took a second,
+     * 10 MB a minute), so a longer line is refused before it is scanned.
+     */
+    public static final int MAX_LINE_CHARS = 64 << 10;
+
+    private static final ObjectMapper YAML = strictNumbers(new ObjectMapper(YAMLFactory.builder()
                     .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
                     .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
                     .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                    .loaderOptions(YamlLines.codePointLimit(MAX_FILE_CHARS))
                     .build())
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT));
+
+    /** A quoted number ({@code '0.12'}) is a text, not a number: only an unquoted one counts as a number. */
+    private static ObjectMapper strictNumbers(ObjectMapper mapper) {
+        for (LogicalType type : new LogicalType[] {LogicalType.Integer, LogicalType.Float})
+            mapper.coercionConfigFor(type).setCoercion(CoercionInputShape.String, CoercionAction.Fail);
+        return mapper;
+    }
 
     /** The most GPUs a node type may have: cost tables are per busy-GPU count, so this bounds their size. */
     public static final int MAX_GPUS = 1024;
@@ -67,7 +88,8 @@ public final class ClusterYaml {
 
     record ObjectiveDoc(Double rho, Double horizonSeconds, Double mu) {}
 
-    record ClusterDoc(Map<String, NodeTypeDoc> nodeTypes, List<NodeDoc> nodes, ObjectiveDoc objective) {}
+    record ClusterDoc(
+            Map<String, NodeTypeDoc> nodeTypes, List<NodeDoc> nodes, ObjectiveDoc objective, String currency) {}
 
     private ClusterYaml() {}
 
@@ -92,6 +114,14 @@ public final class ClusterYaml {
             throw new FormatException(
                     where + ": the cluster file is empty; it needs nodeTypes and nodes (see the example in docs)",
                     null);
+        checkSize(where, text);
+        YamlLines.NonPlainNumber odd = YamlLines.firstNonPlainNumber(text);
+        if (odd != null)
+            throw new FormatException(
+                    where + ":" + odd.line() + ": " + odd.path() + ": '" + odd.text()
+                            + "' is not a plain decimal number (YAML 1.1 reads it as " + odd.yamlValue()
+                            + "); write the number in decimal digits, without leading zeros",
+                    odd.path());
         ClusterDoc doc;
         try {
             doc = YAML.readValue(text, ClusterDoc.class);
@@ -110,6 +140,36 @@ public final class ClusterYaml {
         }
     }
 
+    /** Refuses a file or line too long to be a cluster file before the YAML scanner reads it. */
+    private static void checkSize(String where, String text) {
+        if (text.length() > MAX_FILE_CHARS)
+            throw new FormatException(
+                    String.format(
+                            java.util.Locale.ROOT,
+                            "%s: %,d characters, over the limit of %,d for a cluster file (count: K expands one"
+                                    + " entry into K nodes)",
+                            where,
+                            text.length(),
+                            MAX_FILE_CHARS),
+                    null);
+        int line = 1;
+        for (int start = 0; start <= text.length(); line++) {
+            int end = text.indexOf('\n', start);
+            if (end < 0) end = text.length();
+            if (end - start > MAX_LINE_CHARS)
+                throw new FormatException(
+                        String.format(
+                                java.util.Locale.ROOT,
+                                "%s:%d: the line is %,d characters, over the limit of %,d for a line of a cluster file",
+                                where,
+                                line,
+                                end - start,
+                                MAX_LINE_CHARS),
+                        null);
+            start = end + 1;
+        }
+    }
+
     private static FormatException parseError(String where, String text, JsonProcessingException e) {
         var loc = e.getLocation();
         String at = where + (loc == null || loc.getLineNr() < 1 ? "" : ":" + loc.getLineNr()) + ": ";
@@ -124,6 +184,23 @@ public final class ClusterYaml {
                     at + (parent.isEmpty() ? "" : parent + ": ") + "unknown key '" + u.getPropertyName() + "'"
                             + (nearest == null ? "" : " (did you mean '" + nearest + "'?)") + "; allowed keys: "
                             + String.join(", ", allowed),
+                    path,
+                    e);
+        }
+        String original = e.getOriginalMessage();
+        if (original.startsWith("Trailing token")) {
+            return new FormatException(
+                    at + "a second YAML document (after '---'): a cluster file holds one document, and a second would"
+                            + " be ignored",
+                    null,
+                    e);
+        }
+        if (e instanceof MismatchedInputException m
+                && m.getTargetType() != null
+                && original.startsWith("Cannot coerce String value")) {
+            return new FormatException(
+                    at + path + ": must be " + expected(m.getTargetType()) + ", not a quoted text (write it without"
+                            + " quotes)",
                     path,
                     e);
         }
@@ -223,7 +300,12 @@ public final class ClusterYaml {
         } catch (IllegalArgumentException e) {
             throw new FormatException("objective: " + e.getMessage(), "objective");
         }
-        return new ClusterSpec(new Cluster(types, nodes), objective);
+        String currency = doc.currency() == null ? null : doc.currency().strip();
+        if (currency != null && (currency.isEmpty() || currency.length() > 16))
+            throw new FormatException(
+                    "currency: the unit of the prices, 1 to 16 characters (EUR, USD, $), got '" + doc.currency() + "'",
+                    "currency");
+        return new ClusterSpec(new Cluster(types, nodes), objective, currency);
     }
 
     private static void checkTypeName(String name, List<String> typeNames, String path) {
@@ -242,6 +324,11 @@ public final class ClusterYaml {
             throw new FormatException(
                     path + ".gpus: missing; the number of GPUs of the type, in [1, " + MAX_GPUS + "]",
                     t == null ? path : path + ".gpus");
+        if (t.gpuModel() == null || t.gpuModel().isBlank())
+            throw new FormatException(
+                    path + ".gpuModel: missing; the type's GPU model (V100, T4, ...), which tells which node types are"
+                            + " the same GPU in another size",
+                    path + ".gpuModel");
         if (t.gpus() < 1 || t.gpus() > MAX_GPUS)
             throw new FormatException(
                     path + ".gpus: must be a whole number in [1, " + MAX_GPUS + "], got " + t.gpus(), path + ".gpus");
@@ -328,6 +415,7 @@ public final class ClusterYaml {
         obj.put("rho", spec.objective().rho());
         obj.put("horizonSeconds", spec.objective().horizonSeconds());
         obj.put("mu", spec.objective().mu());
+        if (spec.currency() != null) root.put("currency", spec.currency());
         try {
             return YAML.writeValueAsString(root);
         } catch (JsonProcessingException e) {

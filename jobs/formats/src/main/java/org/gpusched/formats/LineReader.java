@@ -20,7 +20,7 @@ import java.util.Locale;
  * a line like any other and does not end the file: a line that is not valid UTF-8, or longer than the limit, comes
  * back with a reason instead of aborting the read (a {@link java.io.BufferedReader} with a strict decoder throws
  * "Input length = 1" for the whole file, a lenient one silently puts U+FFFD into ids). Lines end at {@code \n}; a
- * {@code \r} before it is dropped. Not thread-safe.
+ * {@code \r} before it is dropped, and so is a UTF-8 byte order mark at the start of the input. Not thread-safe.
  */
 public final class LineReader implements Closeable {
     /**
@@ -97,6 +97,15 @@ public final class LineReader implements Closeable {
                     String.format(Locale.ROOT, "line is %,d bytes, over the limit of %,d", total, maxBytes));
         }
         if (length > 0 && buffer[length - 1] == '\r') length--;
+        if (number == 1
+                && length >= 3
+                && buffer[0] == (byte) 0xEF
+                && buffer[1] == (byte) 0xBB
+                && buffer[2] == (byte) 0xBF) {
+            // A UTF-8 byte order mark, as some editors write at the start of a file: not part of the first line.
+            System.arraycopy(buffer, 3, buffer, 0, length - 3);
+            length -= 3;
+        }
         return decode(length);
     }
 

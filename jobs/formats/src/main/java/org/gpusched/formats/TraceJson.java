@@ -49,7 +49,56 @@ public final class TraceJson {
     /** Parses one trace line; a bad line throws {@link FormatException} naming the field and, when known, the job. */
     public static TraceJob parse(String line) {
         TraceJob job = parseWellFormed(line);
-        return job != null ? job : parseTree(line);
+        if (job == null) job = parseTree(line);
+        // Only a \\u escape can give a string half of a surrogate pair: the readers decode UTF-8 strictly.
+        if (line.indexOf("\\u") >= 0) checkUnicode(job);
+        return job;
+    }
+
+    /**
+     * The index of the first char of {@code s} that is half of a surrogate pair without its other half, or -1. Such a
+     * string is no Unicode text: written as UTF-8 (Avro, the run directory) it becomes '?', so two distinct ids
+     * ({@code "\\ud800X"}, {@code "\\ud801X"}) would become one.
+     */
+    public static int loneSurrogate(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) i++;
+            else if (Character.isSurrogate(c)) return i;
+        }
+        return -1;
+    }
+
+    /** A job's strings (id, node types, the optional fields' keys and texts) are Unicode text, each naming its field. */
+    private static void checkUnicode(TraceJob traceJob) {
+        Job job = traceJob.job();
+        checkUnicode(job.id(), "id", "the id");
+        for (String type : job.times().keySet()) checkUnicode(type, "times", "a node type");
+        traceJob.extras().forEach((key, value) -> {
+            checkUnicode(key, key, "a field name");
+            checkUnicode(value, key);
+        });
+    }
+
+    private static void checkUnicode(Object value, String field) {
+        if (value instanceof String s) checkUnicode(s, field, "field '" + field + "'");
+        else if (value instanceof Map<?, ?> m)
+            m.forEach((k, v) -> {
+                checkUnicode(String.valueOf(k), field, "a key in field '" + field + "'");
+                checkUnicode(v, field);
+            });
+        else if (value instanceof Iterable<?> items) items.forEach(v -> checkUnicode(v, field));
+    }
+
+    /** Throws a {@link FormatException} naming {@code field} when {@code s} ({@code what}, for the message) is no Unicode text. */
+    public static void checkUnicode(String s, String field, String what) {
+        int at = loneSurrogate(s);
+        if (at >= 0)
+            throw new FormatException(
+                    String.format(
+                            "%s is not Unicode text: \\u%04x at character %d is half of a surrogate pair",
+                            what, (int) s.charAt(at), at + 1),
+                    field);
     }
 
     /**

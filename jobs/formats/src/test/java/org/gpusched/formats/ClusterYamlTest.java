@@ -33,6 +33,15 @@ class ClusterYamlTest {
         assertEquals(50, spec.objective().rho());
         assertEquals(3600, spec.objective().horizonSeconds());
 
+        assertEquals(null, spec.currency(), "the file names no currency");
+
+        Path priced = dir.resolve("eur.yaml");
+        Files.writeString(priced, YAML + "currency: EUR\n");
+        assertEquals("EUR", ClusterYaml.read(priced).currency());
+        Files.writeString(priced, YAML + "currency: ''\n");
+        var e = assertThrows(FormatException.class, () -> ClusterYaml.read(priced));
+        assertTrue(e.getMessage().contains("currency: the unit of the prices"), e.getMessage());
+
         Path copy = dir.resolve("copy.yaml");
         ClusterYaml.write(copy, spec);
         ClusterSpec again = ClusterYaml.read(copy);
@@ -101,5 +110,64 @@ class ClusterYamlTest {
         assertEquals(":8: key 'nodes' is given twice (a second one would replace the first)", error(dir, twice));
         assertTrue(
                 error(dir, YAML.replace("gpus: 1,", "gpus: 1, gpus: 2,")).startsWith(":3: key 'gpus' is given twice"));
+    }
+
+    @Test
+    void aNumberIsReadAsItsDecimalDigitsSayOrRefused(@TempDir Path dir) throws Exception {
+        assertEquals(
+                ":3: nodeTypes.NC6.gpus: '010' is not a plain decimal number (YAML 1.1 reads it as 8); write the number"
+                        + " in decimal digits, without leading zeros",
+                error(dir, YAML.replace("gpus: 1,", "gpus: 010,")));
+        assertTrue(error(dir, YAML.replace("gpus: 1,", "gpus: 0x10,"))
+                .startsWith(":3: nodeTypes.NC6.gpus: '0x10' is not a plain decimal number (YAML 1.1 reads it as 16)"));
+        assertTrue(error(dir, YAML.replace("pricePerHour: 0.56", "pricePerHour: 1_000"))
+                .startsWith(":3: nodeTypes.NC6.pricePerHour: '1_000' is not a plain decimal number"));
+        assertEquals(
+                ":3: nodeTypes.NC6.pricePerHour: must be a number, not a quoted text (write it without quotes)",
+                error(dir, YAML.replace("pricePerHour: 0.56", "pricePerHour: '0.12'")));
+        assertEquals(
+                ":3: nodeTypes.NC6.gpus: must be a whole number, not a quoted text (write it without quotes)",
+                error(dir, YAML.replace("gpus: 1,", "gpus: \"1\",")));
+        // plain forms stay numbers
+        Path file = dir.resolve("plain.yaml");
+        Files.writeString(
+                file, YAML.replace("pricePerHour: 0.56", "pricePerHour: .56e0").replace("rho: 50", "rho: 5e1"));
+        assertEquals(0.56, ClusterYaml.read(file).cluster().type(1).costPerHour(1));
+        assertEquals(50, ClusterYaml.read(file).objective().rho());
+    }
+
+    @Test
+    void aTypeWithoutItsGpuModelOrASecondDocumentIsAnError(@TempDir Path dir) throws Exception {
+        assertTrue(
+                error(dir, YAML.replace("gpuModel: K80, ", "")).startsWith(":3: nodeTypes.NC6.gpuModel: missing"),
+                error(dir, YAML.replace("gpuModel: K80, ", "")));
+        assertEquals(
+                ":9: a second YAML document (after '---'): a cluster file holds one document, and a second would be"
+                        + " ignored",
+                error(dir, YAML + "---\nnodes:\n  - {id: other, type: NC6}\n"));
+    }
+
+    @Test
+    void aLineTooLongForAClusterFileIsRefusedBeforeItIsScanned(@TempDir Path dir) throws Exception {
+        // the YAML scanner takes time in the square of a token's length: 10 MB of comment was a minute
+        assertEquals(
+                ":2: the line is 10,000,002 characters, over the limit of 65,536 for a line of a cluster file",
+                error(dir, "# cluster\n# " + "x".repeat(10_000_000) + "\n" + YAML));
+        // a cost table of 1,024 GPUs on one line is far within it
+        StringBuilder rates = new StringBuilder("0");
+        for (int g = 1; g <= 1024; g++) rates.append(", ").append(0.123456789 * g);
+        Path big = dir.resolve("big.yaml");
+        Files.writeString(
+                big,
+                "nodeTypes:\n  Big: {gpuModel: H100, gpus: 1024, costPerHour: [" + rates
+                        + "]}\nnodes:\n  - {id: n, type: Big}\n");
+        assertEquals(1024, ClusterYaml.read(big).cluster().type(0).gpus());
+    }
+
+    @Test
+    void aByteOrderMarkAtTheStartIsRead(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("bom.yaml");
+        Files.writeString(file, "\ufeff" + YAML);
+        assertEquals(4, ClusterYaml.read(file).cluster().nodeCount());
     }
 }

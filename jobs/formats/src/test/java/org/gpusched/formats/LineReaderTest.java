@@ -53,4 +53,18 @@ class LineReaderTest {
             assertNull(in.next());
         }
     }
+
+    @Test
+    void aByteOrderMarkAtTheStartIsNoPartOfTheFirstLineElsewhereItIs() throws Exception {
+        byte[] bom = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(bom);
+        out.write("{\"a\":1}\n".getBytes(StandardCharsets.UTF_8));
+        out.write(bom);
+        out.write("{\"b\":2}".getBytes(StandardCharsets.UTF_8));
+        List<LineReader.Line> lines = lines(out.toByteArray(), 50);
+        assertEquals(new LineReader.Line(1, "{\"a\":1}", null), lines.get(0));
+        assertEquals(new LineReader.Line(2, "\ufeff{\"b\":2}", null), lines.get(1));
+        assertEquals(List.of(new LineReader.Line(1, "", null)), lines(bom, 50));
+    }
 }

@@ -53,4 +53,17 @@ class TimeOrderTest {
         }
         assertEquals(3, TimeOrder.firstLineOutOfOrder(p, "submit"));
     }
+
+    @Test
+    void aTimeTheJobRejectsDoesNotCount() throws Exception {
+        // 1e11 s is past the latest time a trace may give: the job rejects the line, so it orders nothing
+        Path p = file("{\"submit\":10}", "{\"submit\":1e11}", "{\"submit\":-3}", "{\"submit\":20}");
+        assertEquals(0, TimeOrder.firstLineOutOfOrder(p, "submit"));
+        // with a parser's view of the lines: whatever it rejects is skipped
+        assertEquals(
+                0,
+                TimeOrder.firstLineOutOfOrder(
+                        file("{\"submit\":10}", "{\"submit\":30,\"bad\":1}", "{\"submit\":20}"),
+                        line -> line.contains("bad") ? Double.NaN : TimeOrder.topLevelNumber(line, "submit")));
+    }
 }

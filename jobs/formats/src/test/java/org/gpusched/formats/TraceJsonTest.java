@@ -178,4 +178,26 @@ class TraceJsonTest {
                 GOOD.replace("\"due\":7200", "\"due\":1e10").replace("\"weight\":0.5", "\"weight\":1e9"));
         assertEquals(1e10, edge.job().dueSeconds());
     }
+
+    @Test
+    void halfASurrogatePairIsNoTextSoTwoDistinctIdsNeverBecomeOne() {
+        for (String id : List.of("\\ud800X", "\\ud801X", "X\\udc00", "\\udbff")) {
+            var e = assertThrows(
+                    FormatException.class, () -> TraceJson.parse(GOOD.replace("\"j1\"", "\"" + id + "\"")));
+            assertEquals("id", e.field());
+            assertTrue(e.getMessage().contains("is half of a surrogate pair"), e.getMessage());
+        }
+        var e = assertThrows(
+                FormatException.class, () -> TraceJson.parse(GOOD.replace("\"ResNet\"", "{\"name\":[\"\\ud800\"]}")));
+        assertEquals("application", e.field());
+        e = assertThrows(FormatException.class, () -> TraceJson.parse(GOOD.replace("V100x2", "V\\udfff")));
+        assertEquals("times", e.field());
+        // a whole pair is one character, escaped or not; an escaped backslash before u is no escape
+        assertEquals(
+                "\ud83d\ude00",
+                TraceJson.parse(GOOD.replace("j1", "\\ud83d\\ude00")).job().id());
+        assertEquals(
+                "\\ud800",
+                TraceJson.parse(GOOD.replace("j1", "\\\\ud800")).job().id());
+    }
 }

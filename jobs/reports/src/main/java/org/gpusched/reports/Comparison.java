@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.SequenceWriter;
 import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import java.io.IOException;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -78,11 +79,13 @@ public final class Comparison {
         return means;
     }
 
-    public static void writeCsv(List<Row> rows, Path file) {
+    /** comparison.csv's text; run directories are named relative to {@code file}, where it will be written. */
+    public static String csv(List<Row> rows, Path file) {
         CsvSchema.Builder b = CsvSchema.builder();
         COLUMNS.forEach(b::addColumn);
         CsvMapper mapper = new CsvMapper();
-        try (SequenceWriter w = mapper.writer(b.build().withHeader()).writeValues(file.toFile())) {
+        StringWriter text = new StringWriter();
+        try (SequenceWriter w = mapper.writer(b.build().withHeader()).writeValues(text)) {
             for (Row row : rows) {
                 RunResult r = row.run();
                 List<Object> values = new ArrayList<>();
@@ -101,6 +104,7 @@ public final class Comparison {
         } catch (IOException e) {
             throw new UncheckedIOException(file + ": cannot write", e);
         }
+        return text.toString();
     }
 
     /**

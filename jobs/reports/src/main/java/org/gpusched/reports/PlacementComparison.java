@@ -9,12 +9,13 @@ import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -110,13 +111,10 @@ public final class PlacementComparison {
                     saving,
                     readCurve(runDirs.get(i).resolve("metrics.csv"))));
         }
-        try {
-            Files.createDirectories(outDir);
-            writeCsv(runs, outDir.resolve(Reports.CSV));
-            Files.writeString(outDir.resolve(Reports.HTML), html(runs, title, command), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(outDir + ": cannot write the comparison", e);
-        }
+        Map<String, String> files = new LinkedHashMap<>();
+        files.put(Reports.CSV, csv(runs, outDir.resolve(Reports.CSV)));
+        files.put(Reports.HTML, html(runs, title, command));
+        Reports.writeWhole(outDir, files);
         return runs;
     }
 
@@ -160,10 +158,12 @@ public final class PlacementComparison {
         return sampled.toArray(double[][]::new);
     }
 
-    static void writeCsv(List<Run> runs, Path file) throws IOException {
+    /** comparison.csv's text; run directories are named relative to {@code file}, where it will be written. */
+    static String csv(List<Run> runs, Path file) {
         CsvSchema.Builder b = CsvSchema.builder();
         COLUMNS.forEach(b::addColumn);
-        try (SequenceWriter w = new CsvMapper().writer(b.build().withHeader()).writeValues(file.toFile())) {
+        StringWriter text = new StringWriter();
+        try (SequenceWriter w = new CsvMapper().writer(b.build().withHeader()).writeValues(text)) {
             for (Run r : runs) {
                 List<Object> values = new ArrayList<>();
                 values.add(r.policy());
@@ -176,7 +176,10 @@ public final class PlacementComparison {
                 values.add(Comparison.runPath(r.dir(), file));
                 w.write(values);
             }
+        } catch (IOException e) {
+            throw new UncheckedIOException(file + ": cannot write", e);
         }
+        return text.toString();
     }
 
     static String html(List<Run> runs, String title, String command) {

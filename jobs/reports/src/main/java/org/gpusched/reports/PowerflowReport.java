@@ -5,8 +5,6 @@ import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import java.awt.BasicStroke;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,13 +55,7 @@ public final class PowerflowReport {
                 : List.of();
         Map<String, List<double[]>> curves = new LinkedHashMap<>();
         for (Run r : shown(runs)) curves.put(r.name(), curve(runDir.resolve("power-" + r.name() + ".csv")));
-        try {
-            Files.createDirectories(outDir);
-            Files.writeString(
-                    outDir.resolve(Reports.HTML), html(runs, equal, curves, title, command), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(outDir + ": cannot write the report", e);
-        }
+        Reports.writeWhole(outDir, Map.of(Reports.HTML, html(runs, equal, curves, title, command)));
         return runs;
     }
 

@@ -5,11 +5,6 @@ import java.awt.Color;
 import java.awt.Font;
 import java.awt.Paint;
 import java.awt.Rectangle;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -29,6 +24,7 @@ import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.category.BarRenderer;
 import org.jfree.chart.renderer.category.StackedBarRenderer;
 import org.jfree.chart.renderer.category.StandardBarPainter;
+import org.jfree.chart.renderer.xy.ClusteredXYBarRenderer;
 import org.jfree.chart.renderer.xy.StandardXYBarPainter;
 import org.jfree.chart.renderer.xy.XYBarRenderer;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
@@ -54,7 +50,9 @@ public final class ReportHtml {
     /** Runs that get a chart of their own (GPUs busy per node type); the rest are in the shared charts only. */
     static final int MAX_RUN_CHARTS = 12;
 
-    static final String COST_AXIS = "cost (in the cluster file's currency)";
+    /** What costs are counted in when the cluster files name no currency (or not the same one). */
+    static final String COST_UNITS = "cost units";
+
     static final String SAVING = "saving vs best queue policy";
     static final Paint[] PALETTE = {
         new Color(0x4e79a7),
@@ -70,14 +68,6 @@ public final class ReportHtml {
     };
 
     private ReportHtml() {}
-
-    public static void write(List<Comparison.Row> rows, String title, String command, Path file) {
-        try {
-            Files.writeString(file, html(rows, title, command), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(file + ": cannot write", e);
-        }
-    }
 
     static String html(List<Comparison.Row> rows, String title, String command) {
         StringBuilder sb = new StringBuilder();
@@ -95,11 +85,16 @@ public final class ReportHtml {
             sb.append("<p class=\"note\">Reproduce with <code>")
                     .append(esc(command))
                     .append("</code></p>\n");
+        List<RunResult> runs = rows.stream().map(Comparison.Row::run).toList();
+        String unit = costUnit(runs);
         sb.append(
                         "<p class=\"note\">Real cost: each node costs costPerHour[type][busy GPUs] while at least one job runs on it; each job ")
+                .append("completing after its due date costs weight &times; hours late. Costs are in ")
                 .append(
-                        "completing after its due date costs weight &times; hours late. Costs are in the currency of the cluster file's ")
-                .append("prices (costPerHour, pricePerHour or pricePerKwh). \"")
+                        unit.equals(COST_UNITS)
+                                ? "cost units: the unit of the cluster file's prices (costPerHour, pricePerHour or pricePerKwh), which names no currency (a cluster file may, with <code>currency: EUR</code>)"
+                                : esc(unit) + ", the currency the cluster file names for its prices")
+                .append(". \"")
                 .append(SAVING)
                 .append("\": how much lower this run's total cost ")
                 .append(
@@ -139,20 +134,34 @@ public final class ReportHtml {
             sb.append(
                     "<p class=\"warn\">Highlighted runs left jobs unfinished: their cost leaves that work out and is not comparable.</p>\n");
         }
-        sb.append("<h2>Cost per policy</h2>\n").append(svg(costChart(Comparison.meansByPolicy(rows)), WIDTH, 420));
-        List<RunResult> runs = rows.stream().map(Comparison.Row::run).toList();
-        sb.append("<h2>Cumulative cost over time</h2>\n").append(svg(cumulativeChart(runs), WIDTH, 420));
+        sb.append("<h2>Cost per policy</h2>\n")
+                .append(svg(costChart(Comparison.meansByPolicy(rows), unit), WIDTH, 420));
+        JFreeChart cumulative = cumulativeChart(runs, unit);
+        sb.append("<h2>Cumulative cost over time</h2>\n")
+                .append(svg(cumulative, WIDTH, 420))
+                .append(sameLines((XYSeriesCollection) cumulative.getXYPlot().getDataset()));
         timelines(sb, runs);
         boolean anyGantt = false;
+        // one time axis and one colour per job across the runs' charts, so that they compare at a glance
+        double hours = runs.stream()
+                .flatMap(r -> r.segments.stream())
+                .mapToDouble(seg -> seg.end() / 3600.0)
+                .max()
+                .orElse(1);
+        Map<String, Integer> colours = new HashMap<>();
+        for (RunResult r : runs)
+            for (RunResult.Segment seg : r.segments) colours.putIfAbsent(seg.job(), colours.size());
         for (RunResult r : runs) {
             if (r.segments.isEmpty()) continue;
             if (!anyGantt) {
                 sb.append(
                                 "<h2>Jobs on nodes</h2>\n<p class=\"note\">One lane per GPU; a bar is a job holding that GPU (label: job id). ")
-                        .append("A job that changes node, GPUs or waits (preempted) starts a new bar.</p>\n");
+                        .append("A job that changes node, GPUs or waits (preempted) starts a new bar. ")
+                        .append(
+                                "Every run's chart has the same time axis, and a job has the same colour in each.</p>\n");
                 anyGantt = true;
             }
-            JFreeChart gantt = ganttChart(r);
+            JFreeChart gantt = ganttChart(r, hours, colours);
             int lanes = ((SymbolAxis) gantt.getXYPlot().getDomainAxis()).getSymbols().length;
             sb.append("<h3>").append(esc(r.label())).append("</h3>\n").append(svg(gantt, WIDTH, 110 + 26 * lanes));
         }
@@ -165,14 +174,32 @@ public final class ReportHtml {
         return sb.toString();
     }
 
-    static JFreeChart costChart(Map<String, double[]> means) {
+    /** The currency the runs' cluster files name, when they all name the same one; else {@link #COST_UNITS}. */
+    static String costUnit(List<RunResult> runs) {
+        List<String> named = runs.stream().map(r -> r.currency).distinct().toList();
+        return named.size() == 1 && named.get(0) != null ? named.get(0) : COST_UNITS;
+    }
+
+    static String costAxis(String unit) {
+        return "cost (" + unit + ")";
+    }
+
+    static JFreeChart costChart(Map<String, double[]> means, String unit) {
         DefaultCategoryDataset data = new DefaultCategoryDataset();
         means.forEach((policy, m) -> {
             data.addValue(m[1], "execution", policy);
             data.addValue(m[2], "tardiness", policy);
         });
+        boolean averaged = means.values().stream().anyMatch(m -> m[4] > 1);
         JFreeChart chart = ChartFactory.createStackedBarChart(
-                null, "policy (mean over seeds)", COST_AXIS, data, PlotOrientation.VERTICAL, true, false, false);
+                null,
+                averaged ? "policy (mean over seeds)" : "policy",
+                costAxis(unit),
+                data,
+                PlotOrientation.VERTICAL,
+                true,
+                false,
+                false);
         CategoryPlot plot = chart.getCategoryPlot();
         StackedBarRenderer r = (StackedBarRenderer) plot.getRenderer();
         r.setBarPainter(new StandardBarPainter());
@@ -186,7 +213,7 @@ public final class ReportHtml {
         return chart;
     }
 
-    static JFreeChart cumulativeChart(List<RunResult> runs) {
+    static JFreeChart cumulativeChart(List<RunResult> runs, String unit) {
         XYSeriesCollection data = new XYSeriesCollection();
         boolean manySeeds = runs.stream().map(r -> r.seed).distinct().count() > 1;
         for (RunResult r : runs) {
@@ -197,7 +224,7 @@ public final class ReportHtml {
             if (last >= 0 && last % step != 0) s.add(r.costTimes[last] / 3600.0, r.costValues[last]);
             data.addSeries(s);
         }
-        return lineChart(data, "time (hours)", "cumulative " + COST_AXIS);
+        return lineChart(data, "time (hours)", "cumulative " + costAxis(unit));
     }
 
     /** Lines, each series drawn as one SVG path (not a line element per segment). */
@@ -251,12 +278,13 @@ public final class ReportHtml {
         timelines.forEach((name, t) -> waiting.addSeries(binned(name, t, t.waiting)));
         sb.append("<h2>Jobs waiting over time</h2>\n<p class=\"note\">Mean number of jobs submitted and not running ")
                 .append("(queued, or preempted and not restarted) in each time slice.</p>\n")
-                .append(svg(lineChart(waiting, "time (hours)", "jobs waiting"), WIDTH, 320));
-        XYSeriesCollection jct = new XYSeriesCollection(), late = new XYSeriesCollection();
+                .append(svg(lineChart(waiting, "time (hours)", "jobs waiting"), WIDTH, 320))
+                .append(sameLines(waiting));
+        Map<String, double[]> jct = new LinkedHashMap<>(), late = new LinkedHashMap<>();
         StringBuilder tardyNote = new StringBuilder();
         timelines.forEach((name, t) -> {
-            jct.addSeries(histogram(name, t.jctHours));
-            late.addSeries(histogram(name, t.lateHours));
+            jct.put(name, t.jctHours);
+            late.put(name, t.lateHours);
             tardyNote
                     .append(tardyNote.isEmpty() ? "" : "; ")
                     .append(esc(name))
@@ -269,13 +297,13 @@ public final class ReportHtml {
         sb.append(
                         "<h2>Job completion time</h2>\n<p class=\"note\">Jobs by completion time (submission to completion), in ")
                 .append(RunTimeline.HISTOGRAM_BINS)
-                .append(" equal bins per run.</p>\n")
-                .append(svg(lineChart(jct, "job completion time (hours)", "jobs"), WIDTH, 320));
+                .append(" equal bins, the same for every run, each run's bar beside the others'.</p>\n")
+                .append(svg(histogramChart(jct, "job completion time (hours)"), WIDTH, 320));
         sb.append(
                         "<h2>Tardiness</h2>\n<p class=\"note\">Late jobs by hours past their due date (on-time jobs are left out: ")
                 .append(tardyNote)
                 .append(").</p>\n")
-                .append(svg(lineChart(late, "hours late", "jobs"), WIDTH, 320));
+                .append(svg(histogramChart(late, "hours late"), WIDTH, 320));
         sb.append(
                         "<h2>Moves per job</h2>\n<p class=\"note\">How many jobs were migrated, resized or preempted how many times; ")
                 .append("jobs never moved are in the table only.</p>\n<table><tr><th>run</th><th>jobs</th>");
@@ -338,9 +366,12 @@ public final class ReportHtml {
         };
     }
 
-    /** A run's name in the charts: its policy, or with the seed when several seeds are shown. */
+    /**
+     * A run's name in the charts: its policy and what sets it apart from the other runs ({@link RunResult#name()}), with
+     * the seed when several seeds are shown; unique in a report, so runs sharing a policy each keep their series.
+     */
     private static String runName(RunResult r, List<RunResult> runs) {
-        return runs.stream().map(x -> x.seed).distinct().count() > 1 ? r.label() : r.policy;
+        return runs.stream().map(x -> x.seed).distinct().count() > 1 ? r.label() : r.name();
     }
 
     private static XYSeries binned(String name, RunTimeline t, double[] bins) {
@@ -349,16 +380,79 @@ public final class ReportHtml {
         return s;
     }
 
-    /** A histogram as a line through the middle of each bin. */
-    private static XYSeries histogram(String name, double[] values) {
-        double[][] h = RunTimeline.histogram(values);
-        double width = h[0].length > 1 ? h[0][1] - h[0][0] : 1;
-        XYSeries s = new XYSeries(name, false, true);
-        for (int b = 0; b < h[0].length; b++) s.add(h[0][b] + width / 2, h[1][b]);
-        return s;
+    /**
+     * Histograms as bars: the same {@link RunTimeline#HISTOGRAM_BINS} bins over [0, the largest value of any run] for
+     * every run, each run's bar beside the others' in a bin (bars drawn over each other would hide them).
+     */
+    static JFreeChart histogramChart(Map<String, double[]> valuesByRun, String x) {
+        double max = 0;
+        for (double[] values : valuesByRun.values()) for (double v : values) max = Math.max(max, v);
+        XYSeriesCollection data = new XYSeriesCollection();
+        double width = 1;
+        for (var e : valuesByRun.entrySet()) {
+            double[][] h = RunTimeline.histogram(e.getValue(), max);
+            width = h[0].length > 1 ? h[0][1] - h[0][0] : 1;
+            XYSeries s = new XYSeries(e.getKey(), false, true);
+            for (int b = 0; b < h[0].length; b++) s.add(h[0][b] + width / 2, h[1][b]);
+            data.addSeries(s);
+        }
+        data.setIntervalWidth(width);
+        JFreeChart chart = ChartFactory.createXYBarChart(
+                null, x, false, "jobs", data, PlotOrientation.VERTICAL, true, false, false);
+        ClusteredXYBarRenderer r = new ClusteredXYBarRenderer(0.1, false);
+        r.setBarPainter(new StandardXYBarPainter());
+        r.setShadowVisible(false);
+        for (int i = 0; i < data.getSeriesCount(); i++) r.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
+        chart.getXYPlot().setRenderer(r);
+        style(chart);
+        return chart;
     }
 
-    static JFreeChart ganttChart(RunResult run) {
+    /**
+     * A note under a line chart whose runs draw the same line (equal values throughout), which would otherwise show as
+     * one run's line only; empty when every line differs.
+     */
+    static String sameLines(XYSeriesCollection data) {
+        List<List<String>> groups = new ArrayList<>();
+        List<XYSeries> firsts = new ArrayList<>();
+        for (int i = 0; i < data.getSeriesCount(); i++) {
+            XYSeries s = data.getSeries(i);
+            int g = 0;
+            while (g < firsts.size() && !sameItems(firsts.get(g), s)) g++;
+            if (g == firsts.size()) {
+                firsts.add(s);
+                groups.add(new ArrayList<>());
+            }
+            groups.get(g).add(s.getKey().toString());
+        }
+        StringBuilder note = new StringBuilder();
+        for (List<String> g : groups) {
+            if (g.size() < 2) continue;
+            note.append(note.isEmpty() ? "" : "; ")
+                    .append(esc(String.join(", ", g.subList(0, g.size() - 1))))
+                    .append(" and ")
+                    .append(esc(g.get(g.size() - 1)));
+        }
+        return note.isEmpty()
+                ? ""
+                : "<p class=\"note\">The same line, drawn once over the other (equal values throughout): " + note
+                        + ".</p>\n";
+    }
+
+    private static boolean sameItems(XYSeries a, XYSeries b) {
+        if (a.getItemCount() != b.getItemCount()) return false;
+        for (int i = 0; i < a.getItemCount(); i++) {
+            if (a.getX(i).doubleValue() != b.getX(i).doubleValue()
+                    || a.getY(i).doubleValue() != b.getY(i).doubleValue()) return false;
+        }
+        return true;
+    }
+
+    /**
+     * A run's Gantt chart on a time axis of {@code hours} (the longest of the runs shown), each job in the colour
+     * {@code colours} gives it (the same in every run's chart).
+     */
+    static JFreeChart ganttChart(RunResult run, double hours, Map<String, Integer> colours) {
         // Lanes: each node that hosted a job gets one lane per GPU; a segment takes the lowest lanes free at its start.
         Map<String, List<RunResult.Segment>> byNode = new LinkedHashMap<>();
         for (String node : run.nodeOrder) byNode.put(node, new ArrayList<>());
@@ -415,15 +509,15 @@ public final class ReportHtml {
         r.setDefaultItemLabelsVisible(true);
         r.setDefaultItemLabelFont(new Font("SansSerif", Font.PLAIN, 10));
         r.setDefaultPositiveItemLabelPosition(new ItemLabelPosition(ItemLabelAnchor.CENTER, TextAnchor.CENTER));
-        Map<String, Integer> colour = new HashMap<>();
         for (int i = 0; i < data.getSeriesCount(); i++) {
-            colour.putIfAbsent(data.getSeriesKey(i).toString(), colour.size());
-            r.setSeriesPaint(i, PALETTE[colour.get(data.getSeriesKey(i).toString()) % PALETTE.length]);
+            String job = data.getSeriesKey(i).toString();
+            r.setSeriesPaint(i, PALETTE[colours.getOrDefault(job, i) % PALETTE.length]);
         }
         XYPlot plot = new XYPlot(data, lanes, time, r);
         plot.setOrientation(PlotOrientation.HORIZONTAL);
         JFreeChart chart = new JFreeChart(null, JFreeChart.DEFAULT_TITLE_FONT, plot, false);
         style(chart);
+        time.setRange(0, Math.max(hours, 1e-3) * 1.02);
         return chart;
     }
 
@@ -438,7 +532,21 @@ public final class ReportHtml {
             plot.setBackgroundPaint(Color.WHITE);
             plot.setDomainGridlinePaint(new Color(0xdddddd));
             plot.setRangeGridlinePaint(new Color(0xdddddd));
+            if (plot.getRangeAxis() instanceof NumberAxis axis) keepFlatDataReadable(axis);
+        } else if (chart.getPlot() instanceof CategoryPlot plot && plot.getRangeAxis() instanceof NumberAxis axis) {
+            keepFlatDataReadable(axis);
         }
+    }
+
+    /**
+     * Data that does not vary (all zero: no job late, nothing waiting) gets an axis of one unit from zero, where the
+     * automatic range would be a sliver around the value (-5E-9 .. 5E-9).
+     */
+    private static void keepFlatDataReadable(NumberAxis axis) {
+        var range = axis.getRange();
+        if (range.getLength() > axis.getAutoRangeMinimumSize() * 1.5) return;
+        double v = range.getCentralValue();
+        axis.setRange(Math.min(0, v), Math.max(0, v) + Math.max(1, Math.abs(v)));
     }
 
     static String svg(JFreeChart chart, int width, int height) {

@@ -45,6 +45,8 @@ public final class RunResult {
     public final int jobCount;
     /** The run's settings that may differ between compared runs, by the name a label shows (K, iterations, noise, ...). */
     public final Map<String, String> settings;
+    /** The unit of the cluster file's prices as it names it (run.json's currency: EUR, USD, ...), or null. */
+    public final String currency;
     /** What sets this run apart from the others of its report besides policy and seed ("K=4 noise=0.2"); see {@link #distinguish}. */
     private String variant = "";
 
@@ -80,7 +82,8 @@ public final class RunResult {
             List<String> nodeOrder,
             Map<String, Integer> nodeGpus,
             int jobCount,
-            Map<String, String> settings) {
+            Map<String, String> settings,
+            String currency) {
         this.dir = dir;
         this.policy = policy;
         this.seed = seed;
@@ -92,6 +95,7 @@ public final class RunResult {
         this.nodeGpus = nodeGpus;
         this.jobCount = jobCount;
         this.settings = settings;
+        this.currency = currency;
     }
 
     /** True when every job of the run completed (metrics.json completedJobs equals the jobs in jobs.jsonl). */
@@ -146,13 +150,34 @@ public final class RunResult {
         }
         Map<String, Long> same = new HashMap<>();
         for (RunResult r : runs) same.merge(r.label(), 1L, Long::sum);
-        for (RunResult r : runs) {
-            if (same.get(r.label()) < 2) continue;
-            Path parent = r.dir.toAbsolutePath().normalize().getParent();
-            String where = (parent != null && parent.getFileName() != null ? parent.getFileName() + "/" : "")
-                    + r.dir.getFileName();
-            r.variant = (r.variant.isEmpty() ? "" : r.variant + " ") + "dir=" + where;
+        List<RunResult> alike =
+                runs.stream().filter(r -> same.get(r.label()) > 1).toList();
+        // the last path elements that tell them apart: PARENT/NAME, or more of the path when those do not
+        Path[] paths =
+                alike.stream().map(r -> r.dir.toAbsolutePath().normalize()).toArray(Path[]::new);
+        long distinct = Arrays.stream(paths).distinct().count();
+        int depth = 2;
+        while (depth < 64 && distinctTails(paths, depth) < distinct) depth++;
+        for (int i = 0; i < alike.size(); i++) {
+            RunResult r = alike.get(i);
+            r.variant = (r.variant.isEmpty() ? "" : r.variant + " ") + "dir=" + tail(paths[i], depth);
         }
+        // the same directory given twice would still share a label: each run's series and section keeps its own
+        Map<String, Integer> seen = new HashMap<>();
+        for (RunResult r : runs) {
+            int n = seen.merge(r.label(), 1, Integer::sum);
+            if (n > 1) r.variant = (r.variant.isEmpty() ? "" : r.variant + " ") + "#" + n;
+        }
+    }
+
+    private static long distinctTails(Path[] paths, int n) {
+        return Arrays.stream(paths).map(p -> tail(p, n)).distinct().count();
+    }
+
+    /** The last {@code n} elements of a path ("parent/name"), the whole path when it has no more. */
+    private static String tail(Path p, int n) {
+        int count = p.getNameCount();
+        return count <= n ? p.toString() : p.subpath(count - n, count).toString();
     }
 
     /** A file setting by its file name when that tells the runs apart, else as recorded. */
@@ -263,7 +288,8 @@ public final class RunResult {
                 nodeOrder,
                 nodeGpus,
                 jobs.size(),
-                settings);
+                settings,
+                run.hasNonNull("currency") ? run.get("currency").asText() : null);
     }
 
     /** The cumulative real cost over time and the Gantt segments, folded from the decisions in file order. */

@@ -179,10 +179,15 @@ public final class RunTimeline {
                 jobs.size());
     }
 
-    /** Equal-width histogram of {@code values} over [0, max]: {lower edges..., counts...} as two arrays. */
+    /** Equal-width histogram of {@code values} over [0, their max]: {lower edges..., counts...} as two arrays. */
     static double[][] histogram(double[] values) {
         double max = 0;
         for (double v : values) max = Math.max(max, v);
+        return histogram(values, max);
+    }
+
+    /** Equal-width histogram of {@code values} over [0, max] (max: at least the largest value). */
+    static double[][] histogram(double[] values, double max) {
         double width = max > 0 ? max / HISTOGRAM_BINS : 1;
         double[] edges = new double[HISTOGRAM_BINS], counts = new double[HISTOGRAM_BINS];
         for (int b = 0; b < HISTOGRAM_BINS; b++) edges[b] = b * width;

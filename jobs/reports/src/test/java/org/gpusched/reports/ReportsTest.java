@@ -143,6 +143,112 @@ class ReportsTest {
     }
 
     @Test
+    void runsSharingAPolicyKeepASeriesAndARowEachInEverySection() throws IOException {
+        Path a = run("a", "fifo", 1, 2.525, JOBS), b = run("b", "fifo", 1, 2.525, JOBS);
+        Path out = tmp.resolve("out");
+        List<Comparison.Row> rows = Reports.write(List.of(a, b, a), out, "t", null);
+        assertEquals(
+                List.of("fifo dir=" + tail(a), "fifo dir=" + tail(b), "fifo dir=" + tail(a) + " #2"),
+                rows.stream().map(r -> r.run().name()).toList());
+        String html = Files.readString(out.resolve("report.html"));
+        for (Comparison.Row row : rows) {
+            String name = ReportHtml.esc(row.run().name());
+            assertTrue(html.contains("<h3>" + name + "</h3>"), "GPUs busy, one chart per run: " + name);
+            assertTrue(html.contains("<tr><td>" + name + "</td>"), "a row of the moves table: " + name);
+            assertTrue(html.contains(">" + name + "</text>"), "a series in the shared charts' legends: " + name);
+        }
+        assertEquals(4, Files.readAllLines(out.resolve("comparison.csv")).size());
+    }
+
+    private static String tail(Path run) {
+        return run.getParent().getFileName() + "/" + run.getFileName();
+    }
+
+    @Test
+    void theOutputDirectoryGetsBothFilesOrNeither() throws IOException {
+        Path out = tmp.resolve("out");
+        Files.createDirectories(out.resolve("report.html")); // cannot be replaced by the new page
+        Files.writeString(out.resolve("comparison.csv"), "old");
+        Path a = run("a", "fifo", 1, 2.525, JOBS);
+        var e = assertThrows(java.io.UncheckedIOException.class, () -> Reports.write(List.of(a), out, "t", null));
+        assertTrue(e.getMessage().contains("report.html: is a directory"), e.getMessage());
+        assertEquals("old", Files.readString(out.resolve("comparison.csv")), "the old CSV is not replaced alone");
+        try (var left = Files.list(out)) {
+            assertEquals(2, left.count(), "no temporary file left");
+        }
+        Files.delete(out.resolve("report.html"));
+        Reports.write(List.of(a), out, "t", null);
+        assertTrue(Files.readString(out.resolve("comparison.csv")).startsWith("policy,"));
+        assertTrue(Files.readString(out.resolve("report.html")).startsWith("<!DOCTYPE html>"));
+    }
+
+    @Test
+    void chartsAPersonReadsAtAGlance() throws IOException {
+        Path a = run("a", "fifo", 1, 2.525, JOBS), b = run("b", "edf", 1, 2.525, JOBS);
+        RunResult ra = RunResult.read(a), rb = RunResult.read(b);
+
+        // data that never varies gets a readable axis from zero, not -5E-9 .. 5E-9
+        var none = ReportHtml.histogramChart(java.util.Map.of("fifo", new double[0]), "hours late");
+        assertEquals(0, none.getXYPlot().getRangeAxis().getLowerBound());
+        assertTrue(none.getXYPlot().getRangeAxis().getUpperBound() >= 1);
+
+        // histograms are bars over the same bins for every run, side by side
+        java.util.Map<String, double[]> completions = new java.util.LinkedHashMap<>();
+        completions.put("fifo", new double[] {1, 2, 8});
+        completions.put("edf", new double[] {3});
+        var jct = ReportHtml.histogramChart(completions, "job completion time (hours)");
+        assertTrue(jct.getXYPlot().getRenderer() instanceof org.jfree.chart.renderer.xy.ClusteredXYBarRenderer);
+        var bins = (org.jfree.data.xy.XYSeriesCollection) jct.getXYPlot().getDataset();
+        assertEquals(bins.getSeries(0).getX(39), bins.getSeries(1).getX(39));
+        assertEquals(1.0, bins.getSeries(0).getY(39).doubleValue(), "8 h in the last of 40 bins over [0, 8]");
+
+        // runs whose lines coincide are named under the chart
+        Path out = tmp.resolve("out");
+        Reports.write(List.of(a, b), out, "t", null);
+        String html = Files.readString(out.resolve("report.html"));
+        assertTrue(
+                html.contains("The same line, drawn once over the other (equal values throughout): fifo and edf"),
+                html);
+
+        // every run's Gantt chart on the same time axis, a job in the same colour in each
+        java.util.Map<String, Integer> colours = java.util.Map.of("j1", 3, "j2", 5, "j3", 7);
+        var ga = ReportHtml.ganttChart(ra, 2.0, colours).getXYPlot();
+        var gb = ReportHtml.ganttChart(rb, 2.0, colours).getXYPlot();
+        assertEquals(ga.getRangeAxis().getRange(), gb.getRangeAxis().getRange());
+        assertEquals(2.04, ga.getRangeAxis().getUpperBound(), 1e-9);
+        int j1a = ((org.jfree.data.xy.XYIntervalSeriesCollection) ga.getDataset()).indexOf("j1");
+        assertEquals(ReportHtml.PALETTE[3], ga.getRenderer().getSeriesPaint(j1a));
+        int j1b = ((org.jfree.data.xy.XYIntervalSeriesCollection) gb.getDataset()).indexOf("j1");
+        assertEquals(ga.getRenderer().getSeriesPaint(j1a), gb.getRenderer().getSeriesPaint(j1b));
+
+        // "mean over seeds" only where there are seeds to average
+        var oneSeed = Comparison.meansByPolicy(Comparison.rows(List.of(ra)));
+        assertEquals(
+                "policy",
+                ReportHtml.costChart(oneSeed, "EUR")
+                        .getCategoryPlot()
+                        .getDomainAxis()
+                        .getLabel());
+        var twoSeeds = Comparison.meansByPolicy(Comparison.rows(
+                List.of(RunResult.read(run("c", "fifo", 1, 1, JOBS)), RunResult.read(run("d", "fifo", 2, 1, JOBS)))));
+        assertEquals(
+                "policy (mean over seeds)",
+                ReportHtml.costChart(twoSeeds, "EUR")
+                        .getCategoryPlot()
+                        .getDomainAxis()
+                        .getLabel());
+
+        // the currency the cluster file names, else "cost units"
+        assertTrue(html.contains("Costs are in cost units"), "no currency named");
+        Files.writeString(
+                a.resolve("run.json"),
+                Files.readString(a.resolve("run.json")).replace("{\"policy\"", "{\"currency\": \"EUR\", \"policy\""));
+        Reports.write(List.of(a), tmp.resolve("eur"), "t", null);
+        assertTrue(Files.readString(tmp.resolve("eur/report.html"))
+                .contains("Costs are in EUR, the currency the cluster file names"));
+    }
+
+    @Test
     void badRunDirectoryIsNamed() throws IOException {
         Path d = run("bad", "fifo", 1, 1, JOBS);
         Files.writeString(d.resolve("decisions.jsonl"), DECISIONS + "{oops\n");

@@ -106,17 +106,19 @@ class RunTimelineTest {
         // axis labels are drawn as glyph outlines in the SVG: ask the charts
         RunResult run = RunResult.read(large);
         assertEquals(
-                ReportHtml.COST_AXIS,
-                ReportHtml.costChart(java.util.Map.of("fifo", new double[] {1, 1, 0, 0, 1}))
+                "cost (cost units)",
+                ReportHtml.costChart(
+                                java.util.Map.of("fifo", new double[] {1, 1, 0, 0, 1}),
+                                ReportHtml.costUnit(List.of(run)))
                         .getCategoryPlot()
                         .getRangeAxis()
                         .getLabel());
-        assertTrue(ReportHtml.cumulativeChart(List.of(run))
+        assertTrue(ReportHtml.cumulativeChart(List.of(run), "EUR")
                 .getXYPlot()
                 .getRangeAxis()
                 .getLabel()
-                .contains("(in the cluster file's currency)"));
-        assertTrue(ReportHtml.cumulativeChart(List.of(run))
+                .contains("cost (EUR)"));
+        assertTrue(ReportHtml.cumulativeChart(List.of(run), ReportHtml.COST_UNITS)
                         .getXYPlot()
                         .getDataset()
                         .getItemCount(0)

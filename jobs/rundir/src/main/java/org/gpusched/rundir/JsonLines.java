@@ -47,15 +47,59 @@ public final class JsonLines {
     public static void forEach(
             Path file, ObjectMapper json, Function<String, ? extends RuntimeException> invalid, TreeHandler handler)
             throws IOException {
-        forEachLine(file, (text, number) -> {
-            String where = file + ":" + number;
-            JsonNode value;
+        try (TreeReader in = TreeReader.open(file, json, invalid)) {
+            for (JsonNode value = in.next(); value != null; value = in.next()) handler.line(value, in.where());
+        }
+    }
+
+    /**
+     * The lines of {@link #forEach} taken one at a time, at the reader's pace: a second file read alongside another
+     * (the auditor reads jobs.jsonl as far as the decisions it has reached need, not whole).
+     */
+    public static final class TreeReader implements AutoCloseable {
+        private final Path file;
+        private final BufferedReader in;
+        private final ObjectMapper json;
+        private final Function<String, ? extends RuntimeException> invalid;
+        private long number;
+
+        private TreeReader(
+                Path file, BufferedReader in, ObjectMapper json, Function<String, ? extends RuntimeException> invalid) {
+            this.file = file;
+            this.in = in;
+            this.json = json;
+            this.invalid = invalid;
+        }
+
+        /** Opens {@code file}; a missing one throws {@link java.nio.file.NoSuchFileException}. */
+        public static TreeReader open(
+                Path file, ObjectMapper json, Function<String, ? extends RuntimeException> invalid) throws IOException {
+            return new TreeReader(file, Files.newBufferedReader(file, StandardCharsets.UTF_8), json, invalid);
+        }
+
+        /** The next non-blank line's value, or null at the end of the file. */
+        public JsonNode next() throws IOException {
+            String line;
+            do {
+                line = in.readLine();
+                if (line == null) return null;
+                number++;
+            } while (line.isBlank());
             try {
-                value = json.readTree(text);
+                return json.readTree(line);
             } catch (JsonProcessingException e) {
-                throw invalid.apply(where + ": not valid JSON (" + e.getOriginalMessage() + ")");
+                throw invalid.apply(where() + ": not valid JSON (" + e.getOriginalMessage() + ")");
             }
-            handler.line(value, where);
-        });
+        }
+
+        /** FILE:LINE of the value {@link #next()} returned last. */
+        public String where() {
+            return file + ":" + number;
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
     }
 }

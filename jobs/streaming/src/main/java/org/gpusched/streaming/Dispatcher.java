@@ -152,7 +152,7 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
     private void submit(ControllerEvent e, OnTimerContext ctx, Collector<ControllerEvent> out) throws Exception {
         JobSubmitted job = e.getSubmitted();
         if (jobOwner.contains(job.getId())) {
-            reject(ctx, e, "job " + job.getId() + ": duplicate id (a job with this id is already active)", "id");
+            reject(ctx, e, "job " + job.getId() + ": duplicate id (" + whyTaken() + ")", "id");
             return;
         }
         int c = config.dispatch() == SchedulerConfig.Dispatch.GPU_WEIGHTED
@@ -173,6 +173,19 @@ public final class Dispatcher extends KeyedProcessFunction<String, ControllerEve
         jobOwner.put(job.getId(), c);
         ctx.output(ACCEPTED, job);
         broadcast(e, c, out);
+    }
+
+    /**
+     * Why a job id is still taken. In replay mode the dispatcher never sees a job finish (completions are simulated
+     * by the controllers), so an id stays taken for the whole replay, finished or not; live, until its completion is
+     * read.
+     */
+    private String whyTaken() {
+        return config.mode() == SchedulerConfig.Mode.REPLAY
+                ? "a job with this id was submitted before in this replay, whether it has finished or not: ids are unique"
+                        + " within a replay"
+                : "a job with this id was submitted before and its completion has not been read: an id is taken until"
+                        + " then";
     }
 
     /** Round robin: the next controller in turn that can run the job, or -1. */

@@ -37,11 +37,15 @@ public final class EmbeddedFlink {
 
     /** The cluster's environment under {@code flink run}, else a loopback-only local one; conf is the job's configuration. */
     public static StreamExecutionEnvironment environment(Configuration conf) {
-        boolean local = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration())
-                instanceof LocalStreamEnvironment;
-        return local
+        return isLocal()
                 ? StreamExecutionEnvironment.createLocalEnvironment(loopback(conf))
                 : StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    }
+
+    /** Whether a command runs on its own embedded cluster, not under {@code flink run} (or a REST submission). */
+    public static boolean isLocal() {
+        return StreamExecutionEnvironment.getExecutionEnvironment(new Configuration())
+                instanceof LocalStreamEnvironment;
     }
 
     /** A local environment of the given parallelism, loopback only. */

@@ -3,7 +3,6 @@ package org.gpusched.streaming;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
@@ -29,8 +28,18 @@ import org.gpusched.streaming.file.AvroJson;
  * path.
  */
 public final class JobCodec {
+    private static final ObjectMapper STRICT_JSON = com.fasterxml.jackson.databind.json.JsonMapper.builder()
+            .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build();
     private static final ObjectMapper EXTRAS_JSON =
             new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+
+    /**
+     * The fields a submission carries as its own: never among its extras, where a second value would shadow the
+     * record's in its trace line.
+     */
+    public static final java.util.Set<String> RECORD_FIELDS =
+            java.util.Set.of("id", "submit", "due", "weight", "times", "actualFactor");
 
     private JobCodec() {}
 
@@ -88,6 +97,21 @@ public final class JobCodec {
         return new Job(job.getId(), job.getSubmit(), job.getDue(), job.getWeight(), times);
     }
 
+    /**
+     * The submission's extras as one JSON object, or null when it has none or they are not one object. The job's
+     * parser rejects a submission whose extras are not a JSON object of optional fields ({@code RecordParser}); a
+     * writer still never trusts them, so that no record can fail a sink or repeat a key in its line.
+     */
+    private static com.fasterxml.jackson.databind.JsonNode extras(JobSubmitted job) {
+        if (job.getExtrasJson() == null) return null;
+        try (JsonParser p = STRICT_JSON.createParser(job.getExtrasJson())) {
+            com.fasterxml.jackson.databind.JsonNode extras = STRICT_JSON.readTree(p);
+            return extras != null && extras.isObject() && p.nextToken() == null ? extras : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
     /** A submission as its trace line (no newline), as jobs.jsonl holds it. */
     public static String toTraceLine(JobSubmitted job) {
         StringWriter text = new StringWriter();
@@ -101,10 +125,11 @@ public final class JobCodec {
 
     /**
      * Writes a submission as its trace line: the trace format (times as {type: {gpus: seconds}}) plus the extras, and
-     * actualFactor (1 when the trace gave none) in the extra's place or last.
+     * actualFactor last (1 when the trace gave none). Extras that are not one JSON object, and any key of the record's own
+     * fields among them, are left out: the line never holds a key twice.
      */
     public static void writeTraceLine(JsonGenerator g, JobSubmitted job) throws IOException {
-        // Streamed, not built as a tree: this runs once per accepted job inside the replay.
+        // Streamed, not built as a tree (only the extras are read as one): this runs once per accepted job.
         Map<String, List<ExecutionTime>> byType = new LinkedHashMap<>();
         for (ExecutionTime t : job.getTimes())
             byType.computeIfAbsent(t.getType(), k -> new ArrayList<>()).add(t);
@@ -121,27 +146,16 @@ public final class JobCodec {
             g.writeEndObject();
         }
         g.writeEndObject();
-        boolean factorWritten = false;
-        if (job.getExtrasJson() != null) {
-            // extrasJson is an object toSubmitted wrote from parsed JSON, so it always reads back; copied token by
-            // token
-            try (JsonParser extras = AvroJson.MAPPER.getFactory().createParser(job.getExtrasJson())) {
-                extras.nextToken();
-                while (extras.nextToken() == JsonToken.FIELD_NAME) {
-                    String name = extras.currentName();
-                    extras.nextToken();
-                    if (name.equals("actualFactor")) {
-                        g.writeNumberField("actualFactor", actualFactor); // the factor the run used
-                        factorWritten = true;
-                        extras.skipChildren();
-                    } else {
-                        g.writeFieldName(name);
-                        g.copyCurrentStructure(extras);
-                    }
-                }
+        com.fasterxml.jackson.databind.JsonNode extras = extras(job);
+        if (extras != null) {
+            for (var it = extras.fields(); it.hasNext(); ) {
+                Map.Entry<String, com.fasterxml.jackson.databind.JsonNode> e = it.next();
+                if (RECORD_FIELDS.contains(e.getKey())) continue; // never a second value of the record's own
+                g.writeFieldName(e.getKey());
+                g.writeTree(e.getValue());
             }
         }
-        if (!factorWritten) g.writeNumberField("actualFactor", actualFactor);
+        g.writeNumberField("actualFactor", actualFactor);
         g.writeEndObject();
     }
 }

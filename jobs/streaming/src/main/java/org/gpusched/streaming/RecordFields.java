@@ -150,12 +150,25 @@ public final class RecordFields {
         JsonNode v = root.get(field);
         if (v == null || v.isNull() || v.asText().isBlank())
             throw new Rejection("field '" + field + "' is missing", field);
-        return v.asText();
+        return unicode(v.asText(), field);
     }
 
-    public static String optionalText(JsonNode root, String field) {
+    public static String optionalText(JsonNode root, String field) throws Rejection {
         JsonNode v = root.get(field);
-        return v == null || v.isNull() ? null : v.asText();
+        return v == null || v.isNull() ? null : unicode(v.asText(), field);
+    }
+
+    /**
+     * The text when it is Unicode: a {@code \\u} escape can give half of a surrogate pair, which UTF-8 output writes as
+     * '?', so two distinct job or node names would become one.
+     */
+    public static String unicode(String text, String field) throws Rejection {
+        try {
+            TraceJson.checkUnicode(text, field, "field '" + field + "'");
+        } catch (FormatException e) {
+            throw new Rejection(e.getMessage(), e.field());
+        }
+        return text;
     }
 
     /**

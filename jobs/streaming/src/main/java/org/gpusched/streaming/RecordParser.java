@@ -81,6 +81,17 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
         if (event != null) out.collect(event);
     }
 
+    /**
+     * The event time (ms) of one text record of this topic (a file line), or {@link Long#MIN_VALUE} when the job
+     * rejects or skips it: a file's time-order pre-check counts only what becomes an event, as the watermarks do.
+     */
+    public long acceptedTimeMillis(String text) {
+        if (fields == null) open(null);
+        ControllerEvent event =
+                RecordFields.readOrReject(RawRecord.text(topic.topic(), "", text), this::parse, r -> {});
+        return event == null ? Long.MIN_VALUE : event.getTimeMillis();
+    }
+
     private ControllerEvent parse(RawRecord raw) throws Rejection {
         ControllerEvent event = switch (topic) {
             case SUBMISSIONS -> submission(raw);
@@ -114,6 +125,7 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
         } else {
             job = fields.decode(raw, JobSubmitted.class);
             validate(job);
+            checkExtras(job);
         }
         checkAgainstCluster(job);
         if (job.getActualFactor() == null && config.noise() > 0)
@@ -168,6 +180,32 @@ public final class RecordParser extends ProcessFunction<RawRecord, ControllerEve
                 throw new Rejection(f.getMessage(), f.field());
             }
             throw new Rejection(e.getMessage(), "times");
+        }
+    }
+
+    /**
+     * The optional fields of an Avro submission ({@code extrasJson}): one JSON object, no key twice (at any depth),
+     * none of the record's own fields. A trace line's extras always are (the job's parser and {@code produce} write
+     * them from the parsed line), but another producer may write anything there, and jobs.jsonl echoes them beside the
+     * record's fields: text that is not JSON would fail the run directory's writer, and an {@code id}, {@code submit}
+     * or {@code times} there would put a second, forged value of that field in the job's line.
+     */
+    private void checkExtras(JobSubmitted job) throws Rejection {
+        if (job.getExtrasJson() == null) return;
+        String who = "job " + job.getId() + ": extrasJson: ";
+        com.fasterxml.jackson.databind.JsonNode extras;
+        try {
+            extras = fields.object(job.getExtrasJson());
+        } catch (Rejection e) {
+            throw new Rejection(who + e.getMessage(), "extrasJson");
+        }
+        for (var names = extras.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (JobCodec.RECORD_FIELDS.contains(name))
+                throw new Rejection(
+                        who + "key '" + name + "' is a field of the record itself (extras hold only the optional"
+                                + " fields of a trace line, never " + JobCodec.RECORD_FIELDS + ")",
+                        "extrasJson");
         }
     }
 

@@ -113,13 +113,15 @@ public final class SchedulerConfig implements Serializable {
     private final Duration idleTimeout;
     private final Duration watermarkInterval;
     private final boolean unboundedInputs;
+    private final boolean restoreNewSettings;
     private transient Cluster cluster;
 
     /**
      * The configuration of {@code options} (every {@link SchedulerOptions} key, its default when unset) on {@code spec}'s
      * cluster: the options are checked in one pass ({@link SchedulerOptions#validate}), then against the cluster.
      */
-    private SchedulerConfig(Configuration options, ClusterSpec spec, boolean unboundedInputs) {
+    private SchedulerConfig(
+            Configuration options, ClusterSpec spec, boolean unboundedInputs, boolean restoreNewSettings) {
         Objects.requireNonNull(spec, "cluster is required");
         SchedulerOptions.validate(options);
         ObjectiveParameters fileObjective = spec.objective();
@@ -144,6 +146,7 @@ public final class SchedulerConfig implements Serializable {
         this.idleTimeout = options.get(IDLE_TIMEOUT);
         this.watermarkInterval = options.get(WATERMARK_INTERVAL);
         this.unboundedInputs = unboundedInputs;
+        this.restoreNewSettings = restoreNewSettings;
         List<TypeSpec> t = new ArrayList<>();
         for (NodeType type : spec.cluster().types())
             t.add(new TypeSpec(type.name(), type.gpuModel(), type.gpus(), type.costPerHour()));
@@ -256,6 +259,14 @@ public final class SchedulerConfig implements Serializable {
         return unboundedInputs;
     }
 
+    /**
+     * Whether a restore from a checkpoint made with other values of the settings a restore may change (iterations,
+     * stability, ...: {@link JobSettings}) goes on with this configuration's, instead of being refused.
+     */
+    public boolean restoreNewSettings() {
+        return restoreNewSettings;
+    }
+
     public boolean watermarkAtEndOfInputOnly() {
         return outOfOrderness.equals(END_OF_INPUT_WATERMARK);
     }
@@ -321,6 +332,7 @@ public final class SchedulerConfig implements Serializable {
         b.options.set(WATERMARK_INTERVAL, watermarkInterval);
         b.cluster = new ClusterSpec(cluster(), objective());
         b.unboundedInputs = unboundedInputs;
+        b.restoreNewSettings = restoreNewSettings;
         return b;
     }
 
@@ -361,6 +373,7 @@ public final class SchedulerConfig implements Serializable {
         private final Configuration options = new Configuration();
         private ClusterSpec cluster;
         private boolean unboundedInputs;
+        private boolean restoreNewSettings;
 
         /** Every {@link SchedulerOptions} key set in {@code conf}, over what this builder holds. */
         public Builder options(ReadableConfig conf) {
@@ -478,8 +491,13 @@ public final class SchedulerConfig implements Serializable {
             return this;
         }
 
+        public Builder restoreNewSettings(boolean v) {
+            restoreNewSettings = v;
+            return this;
+        }
+
         public SchedulerConfig build() {
-            return new SchedulerConfig(options, cluster, unboundedInputs);
+            return new SchedulerConfig(options, cluster, unboundedInputs, restoreNewSettings);
         }
     }
 }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
@@ -24,6 +25,9 @@ import org.gpusched.streaming.state.ControllerEvent;
  * </pre>
  */
 public final class SchedulerJob {
+    /** The uid of the {@link RestoreGuard} after the dispatcher is this and "dispatch" ("controllers" after those). */
+    public static final String RESTORE_GUARD_UID_PREFIX = "restore-guard-";
+
     private SchedulerJob() {}
 
     /** The operators of a defined job, for callers that want to attach more (tests, compare). */
@@ -73,6 +77,10 @@ public final class SchedulerJob {
                 .uid("controllers")
                 .name("controllers " + cfg.policies());
 
+        String settings = JobSettings.of(cfg);
+        guard(dispatched, settings, cfg, "dispatch");
+        guard(controllers, settings, cfg, "controllers");
+
         DataStream<RejectedRecord> rejected = dispatched.getSideOutput(Dispatcher.REJECTED);
         for (SingleOutputStreamOperator<ControllerEvent> p : parsed)
             rejected = rejected.union(p.getSideOutput(RecordParser.REJECTED));
@@ -108,6 +116,13 @@ public final class SchedulerJob {
         return parser.assignTimestampsAndWatermarks(watermarks(cfg))
                 .uid("event-time-" + id)
                 .name("event time " + topic.topic());
+    }
+
+    /** A {@link RestoreGuard} chained after a stateful operator: a restore from another job's checkpoint is refused. */
+    private static void guard(DataStream<?> after, String settings, SchedulerConfig cfg, String what) {
+        after.process(new RestoreGuard<>(settings, cfg.restoreNewSettings()), Types.VOID)
+                .uid(RESTORE_GUARD_UID_PREFIX + what)
+                .name("restore guard (" + what + ")");
     }
 
     static WatermarkStrategy<ControllerEvent> watermarks(SchedulerConfig cfg) {

@@ -171,6 +171,39 @@ class DispatcherTest {
     }
 
     @Test
+    void aDuplicateIdIsNeverCalledActiveWhenTheFirstJobMayHaveFinished() throws Exception {
+        // Replay: the first "a" (100 s of work) finished long before the second is submitted, and the dispatcher
+        // cannot know: the reason says what holds, that ids are unique within a replay.
+        var replay =
+                harness(TestData.config(TestData.oneGpuNodes(2, 3600), "fifo").build());
+        send(replay, TestData.submission(TestData.job("a", 0, 5000, 1, 100), "", -1));
+        send(replay, TestData.submission(TestData.job("a", 1e6, 2e6, 1, 100), "", -1));
+        replay.processWatermark(new Watermark(Long.MAX_VALUE));
+        List<RejectedRecord> rejected = new ArrayList<>();
+        replay.getSideOutput(Dispatcher.REJECTED).forEach(r -> rejected.add(r.getValue()));
+        assertEquals(1, rejected.size());
+        assertEquals(
+                "job a: duplicate id (a job with this id was submitted before in this replay, whether it has finished"
+                        + " or not: ids are unique within a replay)",
+                rejected.get(0).getReason());
+        replay.close();
+        // Live: taken until its completion is read, then free again.
+        var live = harness(TestData.config(TestData.oneGpuNodes(2, 3600), "fifo")
+                .mode(SchedulerConfig.Mode.LIVE)
+                .build());
+        send(live, TestData.submission(TestData.job("a", 0, 5000, 1, 100), "", -1));
+        send(live, TestData.submission(TestData.job("a", 10, 5000, 1, 100), "", -1));
+        live.processWatermark(new Watermark(Long.MAX_VALUE));
+        List<RejectedRecord> liveRejected = new ArrayList<>();
+        live.getSideOutput(Dispatcher.REJECTED).forEach(r -> liveRejected.add(r.getValue()));
+        assertEquals(1, liveRejected.size());
+        assertTrue(
+                liveRejected.get(0).getReason().contains("its completion has not been read"),
+                liveRejected.get(0).getReason());
+        live.close();
+    }
+
+    @Test
     void jobNoNodeCanRunIsRejectedOneForAFailedNodeWaitsAndOthersSkipToAFeasibleController() throws Exception {
         // node 0 (controller 0) is G1, node 1 (controller 1) is G2: a job only for G2 must go to controller 1
         var base = TestData.oneGpuNodes(2, 3600);

@@ -99,6 +99,33 @@ class EmbeddedFlinkTest {
                 "a server listens on every interface: " + seen);
     }
 
+    @Test
+    void theMetricsReporterListensOnTheBindAddressToo() throws Exception {
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        String hexPort = String.format("%04X", port);
+        Set<String> loopback = listeningWhileAJobRuns(org.gpusched.streaming.ops.OperationalMetrics.prometheus(
+                new Configuration(), Integer.toString(port), EmbeddedFlink.LOOPBACK));
+        assertTrue(
+                loopback.stream().anyMatch(s -> s.endsWith(":" + hexPort)),
+                "the reporter listens on its port " + hexPort + ": " + loopback);
+        List<String> notLoopback = loopback.stream()
+                .filter(s -> !LOOPBACK.contains(s.substring(0, s.indexOf(':'))))
+                .toList();
+        assertEquals(List.of(), notLoopback, "listening sockets not on 127.0.0.1 (hex address:port)");
+
+        Configuration every = new Configuration();
+        every.set(EmbeddedFlink.BIND_ADDRESS, "0.0.0.0");
+        Set<String> wildcard = listeningWhileAJobRuns(
+                org.gpusched.streaming.ops.OperationalMetrics.prometheus(every, Integer.toString(port), "0.0.0.0"));
+        assertTrue(
+                wildcard.contains("00000000:" + hexPort)
+                        || wildcard.contains("00000000000000000000000000000000:" + hexPort),
+                "on every interface when asked: " + wildcard);
+    }
+
     /** The listening sockets this process opens while a short job runs on an embedded cluster of conf. */
     private static Set<String> listeningWhileAJobRuns(Configuration conf) throws Exception {
         Set<String> before = new HashSet<>(listening());

@@ -100,4 +100,27 @@ class JobCodecTest {
                 TraceJson.parse("{\"id\":\"a\",\"submit\":0,\"due\":10,\"weight\":1,\"times\":{\"T\":{\"1\":5}}}"));
         assertTrue(JobCodec.toTraceLine(s).endsWith(",\"actualFactor\":1.0}"), JobCodec.toTraceLine(s));
     }
+
+    @Test
+    void aTraceLineNeverRepeatsAKeyNorFailsWhateverAnotherProducerPutInTheExtras() {
+        for (String extras : org.gpusched.testkit.HostileRecords.badExtras().values()) {
+            JobSubmitted s = JobCodec.toSubmitted(
+                    TraceJson.parse("{\"id\":\"a\",\"submit\":0,\"due\":10,\"weight\":1,\"times\":{\"T\":{\"1\":5}}}"));
+            s.setExtrasJson(extras);
+            String line = JobCodec.toTraceLine(s);
+            // the strict parser refuses a key given twice: the line is the record's own job, nothing forged
+            TraceJob back = TraceJson.parse(line);
+            assertEquals("a", back.job().id(), line);
+            assertEquals(0.0, back.job().submitSeconds(), line);
+            assertEquals(
+                    java.util.Map.of("T", java.util.Map.of(1, 5.0)), back.job().times(), line);
+        }
+        JobSubmitted kept = JobCodec.toSubmitted(
+                TraceJson.parse("{\"id\":\"a\",\"submit\":0,\"due\":10,\"weight\":1,\"times\":{\"T\":{\"1\":5}}}"));
+        kept.setExtrasJson("{\"id\":\"spoofed\",\"epochs\":3}");
+        assertEquals(
+                "{\"id\":\"a\",\"submit\":0.0,\"due\":10.0,\"weight\":1.0,\"times\":{\"T\":{\"1\":5.0}},"
+                        + "\"epochs\":3,\"actualFactor\":1.0}",
+                JobCodec.toTraceLine(kept));
+    }
 }

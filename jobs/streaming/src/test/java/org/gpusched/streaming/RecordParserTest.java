@@ -15,10 +15,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.gpusched.streaming.avro.JobSubmitted;
 import org.gpusched.streaming.avro.RejectedRecord;
-import org.gpusched.streaming.fuzz.HostileRecords;
 import org.gpusched.streaming.kafka.AvroBinary;
 import org.gpusched.streaming.state.ControllerEvent;
 import org.gpusched.streaming.state.EventKind;
+import org.gpusched.testkit.HostileRecords;
 import org.junit.jupiter.api.Test;
 
 class RecordParserTest {
@@ -165,6 +165,39 @@ class RecordParserTest {
     }
 
     @Test
+    void avroExtrasThatAreNotAnObjectOfOptionalFieldsAreRejectedTheOthersKept() throws Exception {
+        var h = harness(Topics.SUBMISSIONS, 0);
+        AvroBinary<JobSubmitted> avro = new AvroBinary<>(JobSubmitted.class);
+        int offset = 0;
+        for (String extras : HostileRecords.badExtras().values()) {
+            JobSubmitted job = TestData.job("x" + offset, 3, 100, 1, 40);
+            job.setExtrasJson(extras);
+            h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@" + offset++, avro.encode(job))));
+        }
+        JobSubmitted fine = TestData.job("fine", 3, 100, 1, 40);
+        fine.setExtrasJson("{\"application\":\"bert\",\"epochs\":3}");
+        h.processElement(new StreamRecord<>(RawRecord.bytes("s", "s-0@" + offset, avro.encode(fine))));
+        List<RejectedRecord> bad = rejected(h);
+        assertEquals(HostileRecords.badExtras().size(), bad.size(), bad.toString());
+        for (int i = 0; i < bad.size(); i++) {
+            assertEquals("extrasJson", bad.get(i).getField(), bad.get(i).getReason());
+            assertEquals("s-0@" + i, bad.get(i).getPosition());
+            assertTrue(
+                    bad.get(i).getReason().startsWith("job x" + i + ": extrasJson: "),
+                    bad.get(i).getReason());
+        }
+        assertTrue(
+                bad.get(3).getReason().contains("key 'id' is a field of the record itself"),
+                bad.get(3).getReason());
+        assertEquals(
+                List.of("fine"), valid(h).stream().map(ControllerEvent::getId).toList());
+        assertEquals(
+                "{\"application\":\"bert\",\"epochs\":3}",
+                valid(h).get(0).getSubmitted().getExtrasJson());
+        h.close();
+    }
+
+    @Test
     void theFieldAtFaultIsNamedForTextAndAvroAlike() throws Exception {
         var h = harness(Topics.SUBMISSIONS, 0);
         // The id holds the names of other fields: the field is never guessed from the message.
@@ -209,5 +242,28 @@ class RecordParserTest {
         assertEquals(
                 List.of("node", "record", "time"),
                 rejected(nodes).stream().map(RejectedRecord::getField).toList());
+    }
+
+    @Test
+    void halfASurrogatePairInANameIsRejectedSoTwoDistinctNamesNeverBecomeOne() throws Exception {
+        var submissions = harness(Topics.SUBMISSIONS, 0);
+        submissions.processElement(
+                new StreamRecord<>(RawRecord.text("t", "t:1", GOOD.replace("\"a\"", "\"\\ud800X\""))));
+        submissions.processElement(
+                new StreamRecord<>(RawRecord.text("t", "t:2", GOOD.replace("\"a\"", "\"\\ud801X\""))));
+        assertTrue(valid(submissions).isEmpty());
+        assertEquals(
+                List.of("id", "id"),
+                rejected(submissions).stream().map(RejectedRecord::getField).toList());
+        var completions = harness(Topics.COMPLETIONS, 0);
+        completions.processElement(new StreamRecord<>(RawRecord.text("c", "c:1", "{\"time\":5,\"job\":\"\\udc00\"}")));
+        var telemetry = harness(Topics.TELEMETRY, 0);
+        telemetry.processElement(new StreamRecord<>(RawRecord.text(
+                "m", "m:1", "{\"time\":5,\"kind\":\"NODE_POWER\",\"node\":\"n\\ud800\",\"powerWatts\":1}")));
+        assertEquals("job", rejected(completions).get(0).getField());
+        assertEquals("node", rejected(telemetry).get(0).getField());
+        assertTrue(
+                rejected(telemetry).get(0).getReason().contains("half of a surrogate pair"),
+                rejected(telemetry).get(0).getReason());
     }
 }

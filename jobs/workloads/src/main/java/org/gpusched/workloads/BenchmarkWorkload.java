@@ -56,7 +56,9 @@ public final class BenchmarkWorkload {
         for (TypeSpec t : TYPES) {
             yaml.append("  ")
                     .append(t.name())
-                    .append(": {gpus: ")
+                    .append(": {gpuModel: ")
+                    .append(t.name(), 0, t.name().indexOf('x'))
+                    .append(", gpus: ")
                     .append(t.gpus())
                     .append(", costPerHour: [");
             for (int busy = 0; busy <= t.gpus(); busy++) {

@@ -8,6 +8,7 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -18,13 +19,16 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.gpusched.rundir.RunLayout;
 
 /**
  * An output directory (a run or compare directory) written under a hidden sibling name, {@code .NAME.partial-PID},
  * and renamed to NAME only when complete, so an interrupted or failed run never leaves a directory that looks
- * finished, and a finished one is replaced whole (never merged with an older run's files).
+ * finished. A finished one replaces the earlier output there: none of the older run's files is merged in (a compare of
+ * fifo after one of fifo and edf leaves no edf/), but what no gpusched command writes (the user's notes.md, at any
+ * depth) is moved over into the new directory, never deleted.
  *
  * <p>For the whole run the sibling lock file {@code .NAME.lock} holds an OS file lock (released by the OS also when the
  * process is killed) and the writer's pid and command: a second run into the same directory fails at once naming the
@@ -44,6 +48,36 @@ public final class StagedDirectory implements AutoCloseable {
             RunLayout.DECISIONS,
             RunLayout.PARTS,
             INCOMPLETE);
+
+    /**
+     * Every file name a gpusched command writes into an output directory (run, compare, place-replay, powerflow); with
+     * {@link #OUTPUT_PATTERNS}. A file of an earlier output that the new one does not write again is dropped when its
+     * name is here, and kept otherwise: a name missing here leaves an old file behind, it never deletes a user's.
+     */
+    private static final Set<String> OUTPUT_FILES = Set.of(
+            RunLayout.RUN,
+            RunLayout.JOBS,
+            RunLayout.DECISIONS,
+            RunLayout.METRICS,
+            RunLayout.REJECTED,
+            RunLayout.NODE_EVENTS,
+            "comparison.csv",
+            "report.html",
+            "audit.txt",
+            "metrics.csv", // place-replay
+            "summary.txt", // powerflow, inflate
+            "results.csv",
+            "results.json",
+            "equal-energy.csv",
+            "setup.json",
+            "powerflow.yaml",
+            "trace.jsonl",
+            "models.jsonl", // replay --policy powerflow
+            "telemetry.jsonl",
+            "job-energy.jsonl",
+            "power.jsonl");
+    /** The per-policy files of gpusched powerflow: jobs-NAME.csv, power-NAME.csv, decisions-NAME.csv. */
+    private static final Pattern OUTPUT_PATTERNS = Pattern.compile("(jobs|power|decisions)-[^/]+\\.csv");
 
     /** The directory cannot be written (in use, or not ours to replace); the message is one line for the user. */
     public static final class Refused extends IOException {
@@ -149,11 +183,15 @@ public final class StagedDirectory implements AutoCloseable {
         return target;
     }
 
-    /** Renames the staging directory into place, replacing an earlier output there whole. */
+    /**
+     * Renames the staging directory into place, replacing an earlier output there; the earlier output's files that no
+     * gpusched command writes are moved into the new directory first, at the same relative path.
+     */
     public synchronized void commit() throws IOException {
         if (abandoned) throw new IOException("interrupted: " + target + " was not written");
         Files.delete(staging.resolve(INCOMPLETE));
         if (Files.exists(target)) {
+            keepForeign(target, staging);
             Path old = target.resolveSibling("." + target.getFileName() + ".old-"
                     + ProcessHandle.current().pid());
             Files.move(target, old, StandardCopyOption.ATOMIC_MOVE);
@@ -223,6 +261,49 @@ public final class StagedDirectory implements AutoCloseable {
         if (names.isEmpty() || names.stream().anyMatch(OUTPUT_MARKERS::contains)) return List.of();
         names.sort(null);
         return names.size() > 3 ? List.of(names.get(0), names.get(1), names.get(2), "...") : names;
+    }
+
+    /**
+     * Moves what in {@code old} is not gpusched output, and not written again in {@code fresh}, to the same place in
+     * {@code fresh}: a file the new run wrote replaces the old one; a file of a gpusched name is dropped with the rest
+     * of the old output; any other file (or link) is kept. Directories are merged entry by entry, so a note in an old
+     * policy directory that the new run no longer writes survives in a directory of that name holding only it.
+     */
+    private static void keepForeign(Path old, Path fresh) throws IOException {
+        List<Path> entries;
+        try (Stream<Path> list = Files.list(old)) {
+            entries = list.toList();
+        }
+        for (Path entry : entries) {
+            String name = entry.getFileName().toString();
+            Path counterpart = fresh.resolve(name);
+            boolean counterpartExists = Files.exists(counterpart, LinkOption.NOFOLLOW_LINKS);
+            if (Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
+                if (!counterpartExists) {
+                    if (!holdsForeign(entry)) continue;
+                    Files.createDirectory(counterpart);
+                } else if (!Files.isDirectory(counterpart, LinkOption.NOFOLLOW_LINKS)) {
+                    // the new output has a file where the user kept a directory: keep it under a name beside it
+                    if (holdsForeign(entry)) Files.move(entry, fresh.resolve(name + ".kept"));
+                    continue;
+                }
+                keepForeign(entry, counterpart);
+            } else if (!counterpartExists && !isOutputFile(name)) {
+                Files.move(entry, counterpart);
+            }
+        }
+    }
+
+    /** Whether a directory of an earlier output holds anything that is not gpusched output. */
+    private static boolean holdsForeign(Path dir) throws IOException {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            return paths.anyMatch(p -> !Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)
+                    && !isOutputFile(p.getFileName().toString()));
+        }
+    }
+
+    static boolean isOutputFile(String name) {
+        return OUTPUT_FILES.contains(name) || OUTPUT_PATTERNS.matcher(name).matches();
     }
 
     static void deleteRecursively(Path dir) throws IOException {

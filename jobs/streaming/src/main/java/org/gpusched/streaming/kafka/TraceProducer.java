@@ -24,9 +24,9 @@ import org.gpusched.streaming.avro.JobSubmitted;
  * keyed by job id), in file order, as fast as possible or time-compressed ({@code speedup}: one trace second takes
  * 1/speedup wall seconds, measured from the first job's submission).
  *
- * <p>A line that is not a valid trace job is published verbatim, marked with the header
- * {@value RawRecordDeserializer#FORMAT_HEADER}={@value RawRecordDeserializer#FORMAT_TRACE_LINE} and its file:line
- * in {@value RawRecordDeserializer#ORIGIN_HEADER}: the job then parses it as the file path would and sends it to the
+ * <p>Every record carries its file:line in the header {@value RawRecordDeserializer#ORIGIN_HEADER}, which the job
+ * quotes when it rejects the record. A line that is not a valid trace job is published verbatim, marked with the header
+ * {@value RawRecordDeserializer#FORMAT_HEADER}={@value RawRecordDeserializer#FORMAT_TRACE_LINE}: the job then parses it as the file path would and sends it to the
  * rejected topic with the same reason. Blank lines are skipped, as the file path does. A line that is not UTF-8 or
  * is longer than a record may be ({@link #maxLineBytes}) is read as the file path reads it ({@link LineReader}) and
  * published the same way, cut, with the reason in {@value RawRecordDeserializer#UNREADABLE_HEADER}: counted, and the
@@ -97,10 +97,6 @@ public final class TraceProducer {
                             .add(
                                     RawRecordDeserializer.FORMAT_HEADER,
                                     RawRecordDeserializer.FORMAT_TRACE_LINE.getBytes(StandardCharsets.UTF_8));
-                    record.headers()
-                            .add(
-                                    RawRecordDeserializer.ORIGIN_HEADER,
-                                    (trace + ":" + lines).getBytes(StandardCharsets.UTF_8));
                     if (!read.ok()) {
                         record.headers()
                                 .add(
@@ -122,6 +118,12 @@ public final class TraceProducer {
                             avro.encode(JobCodec.toSubmitted(job)));
                     published++;
                 }
+                // Every record says where it came from: a valid line the job still rejects (a node type this cluster
+                // lacks) is then named by its file:line too.
+                record.headers()
+                        .add(
+                                RawRecordDeserializer.ORIGIN_HEADER,
+                                (trace + ":" + lines).getBytes(StandardCharsets.UTF_8));
                 producer.send(record, (metadata, e) -> {
                     if (e != null) failure.compareAndSet(null, e);
                     else acked.incrementAndGet();

@@ -38,16 +38,18 @@ public final class OperationalMetrics {
     }
 
     /**
-     * Turns on Flink's Prometheus reporter, serving every metric at {@code http://HOST:PORT/metrics}.
+     * Turns on the Prometheus reporter, serving every metric at {@code http://HOST:PORT/metrics} on {@code host} only
+     * ({@link BoundPrometheusReporter}: Flink's own listens on every interface).
      *
      * @param ports a port or a range such as {@code 9249-9259} (each TaskManager of a cluster takes the next free one)
+     * @param host the IP address to listen on: the embedded cluster's bind address
      */
-    public static Configuration prometheus(Configuration conf, String ports) {
+    public static Configuration prometheus(Configuration conf, String ports, String host) {
         conf.set(MetricOptions.REPORTERS_LIST, PROMETHEUS);
         conf.setString(
-                "metrics.reporter." + PROMETHEUS + ".factory.class",
-                "org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
-        conf.setString("metrics.reporter." + PROMETHEUS + ".port", ports);
+                "metrics.reporter." + PROMETHEUS + ".factory.class", BoundPrometheusReporter.Factory.class.getName());
+        conf.setString("metrics.reporter." + PROMETHEUS + "." + BoundPrometheusReporter.ARG_PORT, ports);
+        conf.setString("metrics.reporter." + PROMETHEUS + "." + BoundPrometheusReporter.ARG_HOST, host);
         return conf;
     }
 }

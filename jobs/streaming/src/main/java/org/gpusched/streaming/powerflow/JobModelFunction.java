@@ -14,6 +14,7 @@ import org.apache.flink.util.OutputTag;
 import org.gpusched.powerflow.model.Configuration;
 import org.gpusched.powerflow.sim.ModelFitting;
 import org.gpusched.streaming.avro.JobModelFit;
+import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.Telemetry;
 import org.gpusched.streaming.state.JobModelState;
 import org.gpusched.streaming.state.PowerflowEvent;
@@ -31,8 +32,9 @@ import org.gpusched.streaming.state.PowerflowEventKind;
  * job had not run at, warm-started from the previous fit (the first fit is fresh); samples at a known configuration are
  * averaged in and count at the next refit. Each fit is emitted as a {@code MODEL} event (and to {@link #MODELS}); the
  * job's submission, completion and telemetry are passed on (telemetry of a completion's own time too, for the job's
- * energy, though it is not fitted). Both states are cleared when the job completes; telemetry for a job never
- * submitted or completed at an earlier time leaves no state and is dropped.
+ * energy, though it is not fitted). Both states are cleared when the job completes; telemetry of a job never submitted
+ * or completed at an earlier time, and a second completion, leave no state and go to {@link #REJECTED} with the
+ * reason, as the scheduler's dispatcher rejects them.
  */
 public final class JobModelFunction extends KeyedProcessFunction<String, PowerflowEvent, PowerflowEvent> {
     private static final long serialVersionUID = 1L;
@@ -41,6 +43,9 @@ public final class JobModelFunction extends KeyedProcessFunction<String, Powerfl
             new ValueStateDescriptor<>("job-model", new AvroTypeInfo<>(JobModelState.class));
     public static final ListStateDescriptor<PowerflowEvent> PENDING =
             new ListStateDescriptor<>("pending-events", new AvroTypeInfo<>(PowerflowEvent.class));
+    /** Telemetry and completions of jobs this function does not know, for the rejected topic. */
+    public static final OutputTag<RejectedRecord> REJECTED =
+            new OutputTag<>("powerflow-unknown-job", new AvroTypeInfo<>(RejectedRecord.class));
     /** Every fit, for the models topic. */
     public static final OutputTag<JobModelFit> MODELS =
             new OutputTag<>("job-models", new AvroTypeInfo<>(JobModelFit.class));
@@ -83,10 +88,15 @@ public final class JobModelFunction extends KeyedProcessFunction<String, Powerfl
                         .setGlobalBatch(e.getSubmitted().getGlobalBatch())
                         .build();
         for (PowerflowEvent e : due) {
+            // a sample of the completion's own time still belongs to the job
+            if ((e.getKind() == PowerflowEventKind.TELEMETRY || e.getKind() == PowerflowEventKind.COMPLETION)
+                    && (state == null || (completed && e.getKind() == PowerflowEventKind.COMPLETION))) {
+                reject(ctx, e);
+                continue;
+            }
             switch (e.getKind()) {
                 case COMPLETION -> completed = true;
                 case TELEMETRY -> {
-                    if (state == null) continue;
                     Telemetry t = e.getTelemetry();
                     // a sample of the completion's own time is passed on (its energy was drawn before the end),
                     // not fitted
@@ -101,12 +111,13 @@ public final class JobModelFunction extends KeyedProcessFunction<String, Powerfl
                 }
                 default -> {}
             }
-            if (e.getKind() == PowerflowEventKind.TELEMETRY && state == null) continue;
             out.collect(e);
         }
         if (completed) {
             model.clear();
-            pending.clear();
+            // the job's later events are handled at their time, for a finished job: rejected, not lost
+            if (later.isEmpty()) pending.clear();
+            else pending.update(later);
             return;
         }
         if (state != null && newConfiguration) {
@@ -125,6 +136,22 @@ public final class JobModelFunction extends KeyedProcessFunction<String, Powerfl
         if (state != null) model.update(state);
         if (later.isEmpty()) pending.clear();
         else pending.update(later);
+    }
+
+    /** A job's telemetry or completion this function cannot use: the job was never submitted, or has finished. */
+    private static void reject(OnTimerContext ctx, PowerflowEvent e) {
+        boolean telemetry = e.getKind() == PowerflowEventKind.TELEMETRY;
+        ctx.output(
+                REJECTED,
+                RejectedRecord.newBuilder()
+                        .setSource(e.getSource())
+                        .setPosition(e.getPosition())
+                        .setText(String.valueOf(telemetry ? e.getTelemetry() : e.getCompleted()))
+                        .setBytes(null)
+                        .setReason(
+                                (telemetry ? "telemetry" : "completion") + " of unknown or finished job " + e.getJob())
+                        .setField("job")
+                        .build());
     }
 
     /** The configuration a sample was taken at. */

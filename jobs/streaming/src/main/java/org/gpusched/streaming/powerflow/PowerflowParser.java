@@ -89,7 +89,7 @@ public final class PowerflowParser extends ProcessFunction<RawRecord, PowerflowE
             if (gpus != Math.rint(gpus))
                 throw new Rejection("field 'gpus' must be a whole number, got " + gpus, "gpus");
             j = PowerflowJob.newBuilder()
-                    .setId(id.asText())
+                    .setId(RecordFields.unicode(id.asText(), "id"))
                     .setSubmit(number(root, "submit"))
                     .setWorkload(text(root, "workload"))
                     .setGlobalBatch(number(root, "batch"))

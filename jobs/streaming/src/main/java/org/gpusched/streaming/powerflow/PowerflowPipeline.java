@@ -25,7 +25,7 @@ import org.gpusched.streaming.state.PowerflowEvent;
  *           (from the telemetry received) -> job energy;  the samples received -> telemetry received
  * replay: jobs -> parse -> event time -> keyBy(policy) -> PowerflowScheduler (simulated cluster inside)
  *           -> decisions;  simulated telemetry, completions, fits, job energy and power -> their sinks
- * rejected records of every parser -> rejected
+ * rejected records of every parser, and live telemetry and completions of unknown jobs -> rejected
  * </pre>
  */
 public final class PowerflowPipeline {
@@ -46,6 +46,7 @@ public final class PowerflowPipeline {
         AvroTypeInfo<PowerflowEvent> type = new AvroTypeInfo<>(PowerflowEvent.class);
         List<SingleOutputStreamOperator<PowerflowEvent>> parsers = new ArrayList<>();
         DataStream<PowerflowEvent> events = input(sources.jobs(env), Topics.POWERFLOW_JOBS, cfg, type, parsers);
+        DataStream<RejectedRecord> unknownJobs = null;
         if (!cfg.replay()) {
             DataStream<PowerflowEvent> all = events;
             for (var s : sources.telemetry(env).stream().toList())
@@ -63,6 +64,7 @@ public final class PowerflowPipeline {
                     .map(PowerflowEvent::getTelemetry, new AvroTypeInfo<>(Telemetry.class))
                     .uid("powerflow-telemetry-received-records")
                     .name("telemetry samples received as records"));
+            unknownJobs = models.getSideOutput(JobModelFunction.REJECTED);
             events = models;
         }
         SingleOutputStreamOperator<PlacementDecision> scheduler = events.keyBy(
@@ -82,6 +84,7 @@ public final class PowerflowPipeline {
         DataStream<RejectedRecord> rejected = parsers.get(0).getSideOutput(PowerflowParser.REJECTED);
         for (int i = 1; i < parsers.size(); i++)
             rejected = rejected.union(parsers.get(i).getSideOutput(PowerflowParser.REJECTED));
+        if (unknownJobs != null) rejected = rejected.union(unknownJobs);
         sinks.rejected(rejected);
         return new Pipeline(scheduler);
     }

@@ -50,6 +50,36 @@ class StagedDirectoryTest {
     }
 
     @Test
+    void whatNoGpuschedCommandWritesIsKeptWhenAnEarlierOutputIsReplaced() throws Exception {
+        Path out = tmp.resolve("cmp");
+        Files.createDirectories(out.resolve("fifo"));
+        Files.createDirectories(out.resolve("edf/plots"));
+        Files.writeString(out.resolve("comparison.csv"), "old");
+        Files.writeString(out.resolve("notes.md"), "my notes");
+        Files.writeString(out.resolve("fifo/run.json"), "old");
+        Files.writeString(out.resolve("fifo/decisions.jsonl"), "old");
+        Files.writeString(out.resolve("fifo/late-jobs.txt"), "my list");
+        Files.writeString(out.resolve("edf/run.json"), "old");
+        Files.writeString(out.resolve("edf/plots/jct.png"), "my plot");
+        Files.writeString(out.resolve("power-fifo.csv"), "old");
+        try (StagedDirectory staged = StagedDirectory.open(out, "test", List.of())) {
+            Files.createDirectories(staged.dir().resolve("fifo"));
+            Files.writeString(staged.dir().resolve("fifo/run.json"), "new");
+            Files.writeString(staged.dir().resolve("comparison.csv"), "new");
+            staged.commit();
+        }
+        assertEquals(List.of("comparison.csv", "edf", "fifo", "notes.md"), names(out));
+        assertEquals("my notes", Files.readString(out.resolve("notes.md")));
+        assertEquals("new", Files.readString(out.resolve("comparison.csv")));
+        assertEquals(List.of("late-jobs.txt", "run.json"), names(out.resolve("fifo")), "the old decisions are gone");
+        assertEquals("new", Files.readString(out.resolve("fifo/run.json")));
+        assertEquals("my list", Files.readString(out.resolve("fifo/late-jobs.txt")));
+        assertEquals(List.of("plots"), names(out.resolve("edf")), "edf's run is gone, the user's plot is not");
+        assertEquals("my plot", Files.readString(out.resolve("edf/plots/jct.png")));
+        assertEquals(List.of("cmp"), names(tmp));
+    }
+
+    @Test
     void aSecondWriterIsRefusedNamingTheFirstAndForeignOrInputHoldingDirectoriesAreRefused() throws Exception {
         Path out = tmp.resolve("run");
         try (StagedDirectory first = StagedDirectory.open(out, "gpusched replay --out run", List.of())) {

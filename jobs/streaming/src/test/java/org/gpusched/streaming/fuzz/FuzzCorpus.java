@@ -14,12 +14,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.Function;
+import org.gpusched.streaming.avro.JobSubmitted;
+import org.gpusched.streaming.kafka.AvroBinary;
+import org.gpusched.testkit.HostileRecords;
 
 /**
  * The fuzz corpus: from a valid trace and a fixed seed, thousands of records that must each be rejected, mixed
  * between the valid lines. Every mutation is one that no valid job survives (a line cut short, a byte that is not
  * UTF-8, a key given twice, a second object, a required field removed or out of range, a node type the cluster lacks,
- * random bytes, a line too long, nesting too deep), so the test can require that exactly the valid lines are scheduled
+ * random bytes, a line too long, nesting too deep, half a surrogate pair in the id, the id of a job submitted before),
+ * so the test can require that exactly the valid lines are scheduled
  * and every other one rejected. The same seed writes the same corpus.
  */
 public final class FuzzCorpus {
@@ -72,6 +76,24 @@ public final class FuzzCorpus {
                 "nesting too deep",
                 line -> utf8(line.replaceFirst("\\}$", ",\"deep\":" + "[".repeat(5000) + "]".repeat(5000) + "}")));
         add("random bytes", line -> randomBytes(1 + random.nextInt(300)));
+        add(
+                "half a surrogate pair in the id",
+                line -> utf8(line.replaceFirst(
+                        "\"id\":\"", "\"id\":\"\\\\ud" + String.format("%03x", 0x800 + random.nextInt(0x800)))));
+        add(
+                "submit past the bound",
+                line -> edit(line, o -> o.put("submit", 1e11).put("due", 2e11)));
+        add(
+                "id of an earlier job",
+                line -> edit(line, o -> {
+                    double later = o.get("submit").asDouble() + 1e6;
+                    o.put(
+                                    "due",
+                                    later
+                                            + o.get("due").asDouble()
+                                            - o.get("submit").asDouble())
+                            .put("submit", later);
+                }));
     }
 
     private void add(String name, Function<String, byte[]> apply) {
@@ -112,26 +134,65 @@ public final class FuzzCorpus {
         return new Mixed(out.toByteArray(), badLines, byMutation);
     }
 
-    /** Values for the submissions topic that are not one valid JobSubmitted: random bytes, valid records cut or extended, hostile lengths. */
-    public List<byte[]> rawRecords(List<byte[]> validAvro, int count) {
+    /** Raw values for a topic, and how many each kind of value made. */
+    public record Raw(List<byte[]> values, Map<String, Integer> byKind) {}
+
+    /**
+     * Values for the submissions topic that are not one valid JobSubmitted: random bytes, valid records cut or
+     * extended, hostile lengths, JSON without the trace-line header, and valid records whose extras another producer
+     * made unusable ({@link HostileRecords#badExtras}).
+     */
+    public Raw rawRecords(List<JobSubmitted> valid, int count) {
+        AvroBinary<JobSubmitted> avro = new AvroBinary<>(JobSubmitted.class);
         List<byte[]> records = new ArrayList<>();
+        Map<String, Integer> byKind = new java.util.TreeMap<>();
+        List<Map.Entry<String, String>> extras =
+                new ArrayList<>(HostileRecords.badExtras().entrySet());
         for (int i = 0; i < count; i++) {
-            byte[] base = validAvro.get(random.nextInt(validAvro.size()));
-            records.add(
-                    switch (random.nextInt(6)) {
-                        case 0 -> randomBytes(random.nextInt(200));
-                        case 1 -> java.util.Arrays.copyOf(base, random.nextInt(base.length));
-                        case 2 -> {
-                            byte[] longer = java.util.Arrays.copyOf(base, base.length + 1 + random.nextInt(8));
-                            for (int k = base.length; k < longer.length; k++) longer[k] = (byte) random.nextInt(256);
-                            yield longer;
-                        }
-                        case 3 -> HostileRecords.twoGigabyteString();
-                        case 4 -> HostileRecords.hugeArray();
-                        default -> utf8("{\"id\":\"json-" + i + "\",\"submit\":1}");
-                    });
+            JobSubmitted job = valid.get(random.nextInt(valid.size()));
+            byte[] base = avro.encode(job);
+            String kind;
+            byte[] value;
+            switch (random.nextInt(7)) {
+                case 0 -> {
+                    kind = "random bytes";
+                    value = randomBytes(random.nextInt(200));
+                }
+                case 1 -> {
+                    kind = "valid record cut";
+                    value = java.util.Arrays.copyOf(base, random.nextInt(base.length));
+                }
+                case 2 -> {
+                    kind = "valid record extended";
+                    value = java.util.Arrays.copyOf(base, base.length + 1 + random.nextInt(8));
+                    for (int k = base.length; k < value.length; k++) value[k] = (byte) random.nextInt(256);
+                }
+                case 3 -> {
+                    kind = "string claiming 2 GB";
+                    value = HostileRecords.twoGigabyteString();
+                }
+                case 4 -> {
+                    kind = "array claiming 2^30 items";
+                    value = HostileRecords.hugeArray();
+                }
+                case 5 -> {
+                    kind = "JSON without the trace-line header";
+                    value = utf8("{\"id\":\"json-" + i + "\",\"submit\":1}");
+                }
+                default -> {
+                    Map.Entry<String, String> bad = extras.get(random.nextInt(extras.size()));
+                    kind = bad.getKey();
+                    JobSubmitted forged = JobSubmitted.newBuilder(job)
+                            .setId("extras-" + i)
+                            .setExtrasJson(bad.getValue())
+                            .build();
+                    value = avro.encode(forged);
+                }
+            }
+            records.add(value);
+            byKind.merge(kind, 1, Integer::sum);
         }
-        return records;
+        return new Raw(records, byKind);
     }
 
     /** Writes a mixed trace to a file. */

@@ -34,6 +34,7 @@ import org.gpusched.streaming.file.FileJobSinks;
 import org.gpusched.streaming.file.FileJobSources;
 import org.gpusched.streaming.file.RunDirectoryWriter;
 import org.gpusched.streaming.fuzz.FuzzCorpus;
+import org.gpusched.testkit.LocalKafkaBroker;
 import org.gpusched.workloads.BenchmarkWorkload;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -112,12 +113,13 @@ class FuzzIT {
                 KafkaSettings.of(broker.bootstrap()).withTopicPrefix("fuzz.").withBounded(true);
         TopicAdmin.createAll(kafka.clientConfig(), kafka.topicPrefix(), 1, (short) 1);
         TraceProducer.Summary produced = new TraceProducer(kafka, 0).publish(hostile, null);
-        // Lines that are valid jobs but not for this cluster (an unknown type, too many GPUs) go as Avro: the job
-        // rejects them.
-        int forOtherClusters =
-                mixed.byMutation().get("unknown node type") + mixed.byMutation().get("more GPUs than the type has");
-        assertEquals(VALID + forOtherClusters, produced.published());
-        assertEquals(mixed.badLines().size() - forOtherClusters, produced.malformed());
+        // Lines that are valid jobs but not for this cluster (an unknown type, too many GPUs) or not for this run (an
+        // id taken before) go as Avro: the job rejects them.
+        int publishedAsAvro = mixed.byMutation().get("unknown node type")
+                + mixed.byMutation().get("more GPUs than the type has")
+                + mixed.byMutation().get("id of an earlier job");
+        assertEquals(VALID + publishedAsAvro, produced.published());
+        assertEquals(mixed.badLines().size() - publishedAsAvro, produced.malformed());
         long unreadable = LONG_LINES + mixed.byMutation().get("invalid UTF-8 byte");
         assertTrue(
                 produced.unreadable() >= unreadable,
@@ -126,15 +128,32 @@ class FuzzIT {
         assertTrue(
                 produced.firstUnreadable().startsWith(hostile + ":"),
                 "the first one is named by file:line: " + produced.firstUnreadable());
-        AvroBinary<JobSubmitted> avro = new AvroBinary<>(JobSubmitted.class);
-        List<byte[]> validAvro = new ArrayList<>();
-        for (String line : validLines) validAvro.add(avro.encode(JobCodec.toSubmitted(TraceJson.parse(line))));
-        List<byte[]> raw = corpus.rawRecords(validAvro, RAW_RECORDS);
-        publish(kafka, raw);
+        List<JobSubmitted> validJobs = new ArrayList<>();
+        for (String line : validLines) validJobs.add(JobCodec.toSubmitted(TraceJson.parse(line)));
+        FuzzCorpus.Raw raw = corpus.rawRecords(validJobs, RAW_RECORDS);
+        System.out.println("fuzz raw submissions (seed " + SEED + "): " + RAW_RECORDS + " values " + raw.byKind());
+        publish(kafka, raw.values());
 
+        // As `run --bounded --out` does: the topics, and the run directory's part files beside them.
+        Path runParts = WORK.resolve("kafka-parts");
         StreamExecutionEnvironment env = env();
-        KafkaPipeline.define(env, kafka, cfg);
+        KafkaPipeline.define(env, kafka, cfg, new FileJobSinks(runParts));
         env.execute("fuzz over kafka");
+        assertEquals(
+                sorted(reference),
+                sorted(RunDirectoryWriter.read(runParts, FileJobSinks.DECISIONS)),
+                "kafka, run directory: the valid records are decided as if alone");
+        assertEquals(
+                VALID,
+                acceptedJobLines(runParts).size(),
+                "kafka, run directory: every valid job and only they are accepted");
+        for (String line : acceptedJobLines(runParts))
+            assertTrue(
+                    validLines.stream()
+                            .anyMatch(v -> TraceJson.parse(v)
+                                    .job()
+                                    .equals(TraceJson.parse(line).job())),
+                    "jobs.jsonl holds a valid job, no key twice (the strict parser refuses one): " + line);
         List<JsonNode> kafkaDecisions = readTopic(kafka, Topics.DECISIONS, PlacementDecision.class);
         List<JsonNode> kafkaRejected = readTopic(kafka, Topics.REJECTED, RejectedRecord.class);
         assertEquals(sorted(reference), sorted(kafkaDecisions), "kafka: the valid records are decided as if alone");
@@ -155,15 +174,23 @@ class FuzzIT {
             int open = position.indexOf(" (");
             if (open > 0) kafkaOrigins.add(position.substring(open + 2, position.length() - 1));
         }
-        // Lines published as Avro (valid jobs for another cluster) carry no file:line; every other bad line does.
+        // Lines published as Avro (valid jobs for another cluster) and verbatim alike.
         assertEquals(
-                mixed.badLines().size() - forOtherClusters,
-                kafkaOrigins.size(),
-                "kafka: the rejected trace lines carry their file:line");
+                mixed.badLines().size(), kafkaOrigins.size(), "kafka: the rejected trace lines carry their file:line");
         assertTrue(expectedPositions.containsAll(kafkaOrigins), "kafka: only bad lines are rejected");
         System.out.printf(
                 "fuzz: %d bad lines over files, %d bad lines and %d raw values over Kafka: 0 crashes, %d valid jobs, 0 lost%n",
                 mixed.badLines().size(), mixed.badLines().size(), RAW_RECORDS, VALID);
+    }
+
+    /** The accepted jobs' lines the run directory's jobs.jsonl is made of, as the sink wrote them. */
+    private static List<String> acceptedJobLines(Path parts) throws Exception {
+        List<String> lines = new ArrayList<>();
+        try (var files = Files.list(parts)) {
+            for (Path f : files.filter(f -> f.getFileName().toString().startsWith(FileJobSinks.ACCEPTED_JOBS))
+                    .toList()) lines.addAll(Files.readAllLines(f));
+        }
+        return lines;
     }
 
     private static void assertWellFormedRejection(JsonNode r) {

@@ -23,6 +23,7 @@ import org.gpusched.streaming.avro.Telemetry;
 import org.gpusched.streaming.avro.TelemetryKind;
 import org.gpusched.streaming.powerflow.PowerflowKafka;
 import org.gpusched.streaming.powerflow.PowerflowSettings;
+import org.gpusched.testkit.LocalKafkaBroker;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -33,6 +33,7 @@ import org.gpusched.streaming.file.AvroJson;
 import org.gpusched.streaming.file.FileJobSinks;
 import org.gpusched.streaming.file.FileJobSources;
 import org.gpusched.streaming.file.RunDirectoryWriter;
+import org.gpusched.testkit.LocalKafkaBroker;
 import org.gpusched.workloads.BenchmarkWorkload;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -76,7 +76,7 @@ class OperationalMetricsIT {
 
         int port = freePort();
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(
-                1, OperationalMetrics.prometheus(new Configuration(), Integer.toString(port)));
+                1, OperationalMetrics.prometheus(new Configuration(), Integer.toString(port), "127.0.0.1"));
         SchedulerJob.define(env, new MonitoredTrace(traceDir), new Collecting(), cfg);
         JobClient job = env.executeAsync("operational metrics IT");
         try {

@@ -134,6 +134,29 @@ class JobModelFunctionTest {
     }
 
     @Test
+    void telemetryAndCompletionsOfAJobItDoesNotKnowAreRejectedNotDropped() throws Exception {
+        var h = harness(null);
+        send(h, profiled());
+        // a sample of the completion's own time still belongs to the job (its energy); a later one does not
+        send(h, List.of(completion("r", 200), slowOnFour(200), slowOnFour(250)));
+        send(h, List.of(telemetry(sample("ghost", 300, "resnet50", 256, 1, 250, 1)), completion("ghost", 310)));
+        send(h, List.of(completion("r", 400)));
+        h.processWatermark(new Watermark(1_000_000));
+        List<String> reasons = new ArrayList<>();
+        h.getSideOutput(JobModelFunction.REJECTED).forEach(r -> {
+            assertEquals("job", r.getValue().getField());
+            reasons.add(r.getValue().getReason());
+        });
+        assertEquals(
+                List.of(
+                        "telemetry of unknown or finished job r",
+                        "telemetry of unknown or finished job ghost",
+                        "completion of unknown or finished job ghost",
+                        "completion of unknown or finished job r"),
+                reasons);
+    }
+
+    @Test
     void aRestoredFunctionFitsExactlyAsTheOneThatWentOn() throws Exception {
         var before = harness(null);
         send(before, profiled());

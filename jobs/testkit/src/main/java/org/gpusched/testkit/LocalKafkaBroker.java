@@ -1,4 +1,4 @@
-package org.gpusched.streaming.kafka;
+package org.gpusched.testkit;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -11,9 +11,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real single-node KRaft broker for the Kafka ITs, run by the same script users run ({@code bin/kafka-local}),
- * on free ports and with its data in this module's target/ folder. Topics are created by the caller through
- * {@link TopicAdmin} (the script's own topic step needs the built launcher jar, which does not exist yet while this
- * module is being verified).
+ * on free ports and with its data in the calling module's target/ folder. Topics are created by the caller (the
+ * streaming module's {@code TopicAdmin}): the script's own topic step needs the built launcher jar, which does not
+ * exist yet while the modules are being verified.
  */
 public final class LocalKafkaBroker implements AutoCloseable {
     private final Path script;
