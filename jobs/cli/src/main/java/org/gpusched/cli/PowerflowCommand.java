@@ -33,10 +33,11 @@ import picocli.CommandLine.Spec;
                     + "DIR/summary.txt, results.csv, results.json, equal-energy.csv, jobs-RUN.csv, power-RUN.csv, "
                     + "decisions-RUN.csv, setup.json, powerflow.yaml and trace.jsonl; `gpusched report DIR` draws it, "
                     + "`gpusched validate DIR` recomputes its energy. Details: docs/powerflow.md.",
-            "A loaded cluster: PowerFlow's gains need jobs that queue. The paper's 1,901-job, 24-hour trace asks for "
-                    + "about 110 GPUs on average with no queue (generate --scenario powerflow prints it): 48 GPUs "
-                    + "queue heavily (the reproduction's main cluster), 56-72 less; at 128 or more the baselines "
-                    + "finish jobs as fast as an empty cluster would and only scale-out is left."
+            "A loaded cluster: PowerFlow's gains need jobs that queue. The paper's 1,901-job, 24-hour trace (seeds 1-3) "
+                    + "holds jobs asking for 74-89 GPUs on average over the day and 114-140 at the peak with no queue "
+                    + "(generate --scenario powerflow prints it for a trace): 48 GPUs queue heavily (the "
+                    + "reproduction's main cluster), 56-72 less; at 128 or more the baselines finish jobs about as fast "
+                    + "as an empty cluster would and only scale-out is left (docs/powerflow.md#the-reproduction)."
         })
 public final class PowerflowCommand implements Callable<Integer> {
     @Spec
