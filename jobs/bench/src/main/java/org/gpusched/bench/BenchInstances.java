@@ -28,6 +28,15 @@ public final class BenchInstances {
     private BenchInstances() {}
 
     public static SchedulingProblem andreasLike(long seed, int nodeCount, int jobCount) {
+        return andreasLike(seed, nodeCount, jobCount, false);
+    }
+
+    /**
+     * The same, with moves that cost when {@code chargedMoves}: a running or preempted job loses 5% of its work (its
+     * progress since the last snapshot, at most what it has done) and restores for 300 s when moved, and f_OBJ charges
+     * moves (the product's default); the quarter of tight due dates then puts the queue under deadline pressure.
+     */
+    public static SchedulingProblem andreasLike(long seed, int nodeCount, int jobCount, boolean chargedMoves) {
         RandomState random = new RandomState(seed);
         NodeType v100 = NodeType.energy("V100x4", "V100", GPUS_PER_NODE, new EnergyModel(40, 300, 250, 0.25, 1.3));
         NodeType t4 = NodeType.energy("T4x4", "T4", GPUS_PER_NODE, new EnergyModel(10, 70, 150, 0.25, 1.3));
@@ -79,8 +88,12 @@ public final class BenchInstances {
             } else if (random.nextInt(5) == 0) {
                 done = random.nextDouble() * 0.5; // preempted earlier, progress kept
             }
-            jobs.add(new JobState(job, done, current));
+            jobs.add(
+                    chargedMoves && done > 0
+                            ? new JobState(job, done, current, Math.max(0, done - 0.05), 300)
+                            : new JobState(job, done, current));
         }
-        return new SchedulingProblem(NOW, cluster, jobs, null, ObjectiveParameters.DEFAULTS);
+        return new SchedulingProblem(
+                NOW, cluster, jobs, null, ObjectiveParameters.DEFAULTS.withChargedMoves(chargedMoves));
     }
 }

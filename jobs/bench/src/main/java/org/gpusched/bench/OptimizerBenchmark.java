@@ -60,6 +60,10 @@ public class OptimizerBenchmark {
     @Param("1000")
     public int maxIterations;
 
+    /** free: the papers' moves; charged: moves cost a restore and lost progress, as in the product's default. */
+    @Param({"free", "charged"})
+    public String moves;
+
     private SchedulingProblem problem;
     private SchedulingPolicy optimizer;
     private RandomState random;
@@ -67,7 +71,7 @@ public class OptimizerBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        problem = BenchInstances.andreasLike(INSTANCE_SEED, nodes, jobs);
+        problem = BenchInstances.andreasLike(INSTANCE_SEED, nodes, jobs, moves.equals("charged"));
         optimizer = Policies.create(policy, PolicyConfig.DEFAULTS.withMaxIterations(maxIterations));
         random = RandomState.derive(INSTANCE_SEED, 1);
     }

@@ -57,7 +57,8 @@ import picocli.CommandLine.Spec;
             "      run directories in the replay format",
             "  DIR/comparison.csv: per run total, execution and tardiness cost, tardy",
             "      jobs, mean JCT, makespan, optimizer p50/p99 ms, reduction vs the",
-            "      best of fifo/edf/priority with the same seed",
+            "      best of fifo/edf/priority with the same seed, the instance's lower",
+            "      bound on cost and how far the total is above it",
             "  DIR/report.html: cost per policy, cumulative cost over time, Gantt",
             "      chart of jobs on nodes (runs of at most 60 jobs)",
             "  DIR/audit.txt: the independent audit (gpusched validate) of every run",
@@ -356,7 +357,11 @@ public final class CompareCommand implements Callable<Integer> {
         List<Comparison.Row> rows;
         try {
             rows = Reports.write(
-                    runDirs, dir, title != null ? title : "gpusched compare " + trace.getFileName(), command);
+                    runDirs,
+                    dir,
+                    title != null ? title : "gpusched compare " + trace.getFileName(),
+                    command,
+                    RunLowerBound::forReport);
         } catch (ReportInputException | java.io.UncheckedIOException e) {
             err.println("gpusched compare: report: " + e.getMessage());
             return ExitCode.BAD_INPUT;

@@ -35,8 +35,11 @@ import picocli.CommandLine.Spec;
             "Format gpuscheduler (--instance DIR): an instance folder of the GPUScheduler",
             "C++ code (Lof_Selectjobs.csv, SelectJobs_times.csv, tNodes.csv): one node type",
             "per VMtype leased whole at its cost per hour, one rightsizable node per row",
-            "of tNodes.csv, weight = Tardinessweight x 3600 per hour late. Bad rows exit 2",
-            "with file:line; a job without execution times is rejected by id."
+            "of tNodes.csv, weight = Tardinessweight x 3600 per hour late. As their code,",
+            "it drops each file's first line and reads the columns by position, whatever",
+            "the header calls them (a note says so); a header of another width or of",
+            "another of the three files is an error. Bad rows exit 2 with file:line; a",
+            "job without execution times is rejected by id."
         })
 public final class ConvertCommand implements Callable<Integer> {
     @Spec
@@ -149,6 +152,7 @@ public final class ConvertCommand implements Callable<Integer> {
             throw new FormatException(
                     "--pods and --nodes belong to alibaba-2023; gpuscheduler reads --instance DIR", "pods");
         var result = new GpuSchedulerConverter().convert(instance);
+        for (String note : result.notes()) spec.commandLine().getErr().println("convert: note: " + note);
         var summary = WorkloadWriter.write(result.cluster(), result.jobs().iterator(), outDir, null);
         var s = result.stats();
         out.printf(Locale.ROOT, "%-30s %,d%n", "jobs written", s.jobs());

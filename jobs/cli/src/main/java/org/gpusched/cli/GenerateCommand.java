@@ -4,8 +4,12 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.LongConsumer;
 import org.gpusched.formats.FormatException;
 import org.gpusched.workloads.ApplicationCatalog;
+import org.gpusched.workloads.GpuSchedulerConverter;
+import org.gpusched.workloads.GpuSchedulerInstanceWriter;
+import org.gpusched.workloads.GpuSchedulerScenario;
 import org.gpusched.workloads.Scenario;
 import org.gpusched.workloads.Scenarios;
 import org.gpusched.workloads.WorkloadWriter;
@@ -30,6 +34,13 @@ import picocli.CommandLine.Spec;
             "                J = 10N jobs (EfficientNet, ConvNet, LSTM), mixed-rate arrivals",
             "  armida        the 8 jobs of the ANDREAS paper's Table V on armida-05/06/07,",
             "                one every 1200 s",
+            "  gpuscheduler  the hierarchical protocol written as an instance folder of the",
+            "                ANDREAS authors' GPUScheduler C++ code (DIR/Lof_Selectjobs.csv,",
+            "                SelectJobs_times.csv, tNodes.csv, their column layout) instead",
+            "                of a trace: --catalog table2 (Table II's 9 VM types) or azure",
+            "                (the 6 K80/M60 VMs their newer generator uses); --due-rule",
+            "                hierarchical (the protocol's) or their (due U[min t, 3 min t],",
+            "                weight 2 x U[0.0015, 0.0075] per second)",
             "  powerflow     PowerFlow's end-to-end trace: --jobs (default 1901) whole-GPU",
             "                jobs over 24 h, GPU counts and durations from --pods (the",
             "                Alibaba 2023 pod list), a Zeus workload and batch per job,",
@@ -60,7 +71,7 @@ public final class GenerateCommand implements Callable<Integer> {
             required = true,
             paramLabel = "NAME",
             description =
-                    "hierarchical, hierarchical-tight (due dates 8x tighter), andreas, armida, powerflow or powerflow-random.")
+                    "hierarchical, hierarchical-tight (due dates 8x tighter), andreas, armida, gpuscheduler, powerflow or powerflow-random.")
     String scenario;
 
     @Option(
@@ -103,6 +114,20 @@ public final class GenerateCommand implements Callable<Integer> {
     String energy;
 
     @Option(
+            names = "--catalog",
+            paramLabel = "NAME",
+            description =
+                    "gpuscheduler only: table2 (default: the 9 VM types of the hierarchical paper's Table II) or azure (its 6 Azure VMs, K80 NC6/NC12/NC24 and M60 NV6/NV12/NV24, as the authors' newer generator).")
+    String vmCatalog;
+
+    @Option(
+            names = "--due-rule",
+            paramLabel = "RULE",
+            description =
+                    "gpuscheduler only: hierarchical (default: the protocol's due dates and weights) or their (the authors' generator: due = submission + U[min t, 3 min t], weight 2 x U[0.0015, 0.0075] per second late).")
+    String dueRule;
+
+    @Option(
             names = "--apps",
             paramLabel = "FILE",
             description = "Application model YAML (default: the bundled conf/applications.yaml).")
@@ -139,12 +164,13 @@ public final class GenerateCommand implements Callable<Integer> {
         try {
             ApplicationCatalog catalog = apps == null ? ApplicationCatalog.defaults() : ApplicationCatalog.read(apps);
             if (timeModel != null) catalog = catalog.withTimeModel(ApplicationCatalog.TimeModel.parse(timeModel));
-            Scenario sc = Scenarios.create(scenario, nodes, shape, meanGap, energy, catalog);
+            Scenario sc = Scenarios.create(scenario, nodes, shape, meanGap, energy, vmCatalog, dueRule, catalog);
+            boolean theirLayout = sc instanceof GpuSchedulerScenario;
             long count = jobs == null ? sc.defaultJobs() : jobs;
             if (count < 1) throw new FormatException("--jobs must be >= 1, got " + count, "jobs");
             long start = System.nanoTime();
             long[] nextReport = {count / 10};
-            var summary = WorkloadWriter.write(sc.cluster(), sc.jobs(count, seed), outDir, n -> {
+            LongConsumer progress = n -> {
                 if (count >= 200_000 && n >= nextReport[0]) {
                     err.printf(
                             Locale.ROOT,
@@ -155,7 +181,10 @@ public final class GenerateCommand implements Callable<Integer> {
                             (System.nanoTime() - start) / 1e9);
                     nextReport[0] += count / 10;
                 }
-            });
+            };
+            var summary = theirLayout
+                    ? GpuSchedulerInstanceWriter.write(sc.cluster(), sc.jobs(count, seed), outDir, progress)
+                    : WorkloadWriter.write(sc.cluster(), sc.jobs(count, seed), outDir, progress);
             double secs = (System.nanoTime() - start) / 1e9;
             out.println(sc.describe());
             out.printf(Locale.ROOT, "%-26s %s%n", "scenario", sc.name());
@@ -174,12 +203,21 @@ public final class GenerateCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "%-26s %,.0f s%n", "mean due - submit", summary.meanSlack());
             out.printf(Locale.ROOT, "%-26s %.3f%n", "mean weight per hour", summary.meanWeight());
             summary.perApplication().forEach((app, n) -> out.printf(Locale.ROOT, "  %-24s %,d%n", app, n));
-            out.printf(
-                    Locale.ROOT,
-                    "wrote %s and %s in %.1f s%n",
-                    outDir.resolve(WorkloadWriter.TRACE),
-                    outDir.resolve(WorkloadWriter.CLUSTER),
-                    secs);
+            if (theirLayout)
+                out.printf(
+                        Locale.ROOT,
+                        "wrote %s, %s and %s in %.1f s%n",
+                        outDir.resolve(GpuSchedulerConverter.JOBS),
+                        outDir.resolve(GpuSchedulerConverter.TIMES),
+                        outDir.resolve(GpuSchedulerConverter.NODES),
+                        secs);
+            else
+                out.printf(
+                        Locale.ROOT,
+                        "wrote %s and %s in %.1f s%n",
+                        outDir.resolve(WorkloadWriter.TRACE),
+                        outDir.resolve(WorkloadWriter.CLUSTER),
+                        secs);
             return ExitCode.OK;
         } catch (FormatException | IllegalArgumentException | java.io.UncheckedIOException e) {
             err.println("gpusched generate: " + Failures.message(e));

@@ -18,7 +18,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.gpusched.formats.FormatException;
+import org.gpusched.workloads.GpuSchedulerConverter;
 
 /**
  * The schedule CSV of the GPUScheduler C++ code as its SMALL_SYSTEM build writes it ({@code METHOD_schedule.csv}):
@@ -28,33 +30,26 @@ import org.gpusched.formats.FormatException;
  * {@code Tardinessweight} is per second late. Read and written with Jackson CSV.
  */
 final class GpuSchedulerScheduleCsv {
-    static final List<String> COLUMNS = List.of(
-            "n_iterate",
-            "sim_time",
-            "Application",
-            "Images",
-            "Epochs",
-            "Batchsize",
-            "Jobs",
-            "UniqueJobsID",
-            "SubmissionTime",
-            "Deadline",
-            "Tardinessweight",
-            "MinExecTime",
-            "MaxExecTime",
-            "ExecutionTime",
-            "CompletionPercent",
-            "StartTime",
-            "FinishTime",
-            "Nodes",
-            "VMType",
-            "GpuType",
-            "GpuNumber",
-            "cost",
-            "Tardiness",
-            "VMcost",
-            "TardinessCost",
-            "TotalCost");
+    /** n_iterate, sim_time, the jobs file's columns (their Job prints itself so), then the step's. */
+    static final List<String> COLUMNS = Stream.of(
+                    List.of("n_iterate", "sim_time"),
+                    GpuSchedulerConverter.JOB_COLUMNS,
+                    List.of(
+                            "ExecutionTime",
+                            "CompletionPercent",
+                            "StartTime",
+                            "FinishTime",
+                            "Nodes",
+                            "VMType",
+                            "GpuType",
+                            "GpuNumber",
+                            "cost",
+                            "Tardiness",
+                            "VMcost",
+                            "TardinessCost",
+                            "TotalCost"))
+            .flatMap(List::stream)
+            .toList();
     /** The columns the cost rule reads; the others may be absent. */
     static final List<String> REQUIRED = List.of(
             "n_iterate",

@@ -31,7 +31,8 @@ import picocli.CommandLine.Spec;
             "Compares finished runs: run directories of replay, run --out or place-replay, or compare directories "
                     + "(every run in them); scheduling and placement runs are not mixed. Writes DIR/comparison.csv "
                     + "(per run: total, execution and tardiness cost, tardy jobs, mean JCT, makespan, optimizer "
-                    + "p50/p99, reduction vs the best of fifo/edf/priority with the same seed) and DIR/report.html, "
+                    + "p50/p99, reduction vs the best of fifo/edf/priority with the same seed, the instance's lower bound on "
+                    + "cost and how far the total is above it) and DIR/report.html, "
                     + "a self-contained page: cost per policy, cumulative cost over time, GPUs busy and jobs waiting "
                     + "over time, completion times, tardiness and moves per job, and a Gantt chart of jobs on nodes "
                     + "for runs of at most 60 jobs (placement runs: EOPC, allocation and fragmentation, as compare "
@@ -139,7 +140,7 @@ public final class ReportCommand implements Callable<Integer> {
                         + dirs.size() + " placement runs)");
                 return duplicates ? ExitCode.BAD_INPUT : ExitCode.OK;
             }
-            var rows = Reports.write(dirs, outDir, title, command);
+            var rows = Reports.write(dirs, outDir, title, command, RunLowerBound::forReport);
             out.print(Comparison.table(rows));
             out.println("wrote " + outDir.resolve(Reports.CSV) + " and " + outDir.resolve(Reports.HTML));
             return duplicates ? ExitCode.BAD_INPUT : ExitCode.OK;

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
+import org.gpusched.core.model.MoveCost;
 import org.gpusched.formats.FormatException;
 import org.gpusched.rundir.JsonLines;
 
@@ -23,11 +24,17 @@ import org.gpusched.rundir.JsonLines;
  * A run directory's schedule as the steps of the GPUScheduler simulator: the steps are the intervals between
  * consecutive event times (a submission or a decision), and each step has one row for every job submitted and not
  * yet finished at its start, with the placement it holds during the step (run.json, jobs.jsonl, decisions.jsonl).
- * Done fractions are integrated over the placements at 1 / (times[type][gpus] x actualFactor); the step in which a
- * job's COMPLETE falls at its end carries CompletionPercent 100, its FinishTime and its tardiness.
+ * Done fractions are integrated over the placements at 1 / (times[type][gpus] x actualFactor), with the moves
+ * charged as run.json's {@code moveCost} says and as the run itself charged them (the audit's reading): a job
+ * PREEMPTed, MIGRATEd or RESIZEd falls back to its last snapshot, and a job placed again progresses only after the
+ * restore time, its GPUs busy meanwhile. Only the step in which a job's COMPLETE falls at its end carries
+ * CompletionPercent 100, its FinishTime and its tardiness; an earlier step shows at most {@link #UNFINISHED_PERCENT},
+ * so that no rounding makes the cost rule take a job for finished before it is.
  */
 final class RunScheduleSteps {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Below {@link CommonRuleCost#FINISHED_PERCENT} and below what 6 significant digits print as 100. */
+    static final double UNFINISHED_PERCENT = 99.9999;
 
     private record VmType(String gpuModel, double[] costPerHour) {}
 
@@ -39,6 +46,8 @@ final class RunScheduleSteps {
         String node = "", type = "";
         int gpus;
         double done, firstStart = Double.NaN, completedAt = Double.NaN;
+        /** When the job begins (or, restoring a snapshot, will begin) to progress on its current placement. */
+        double progressFrom;
 
         JobRun(
                 String id,
@@ -76,7 +85,9 @@ final class RunScheduleSteps {
     static void rows(Path runDir, Consumer<GpuSchedulerScheduleCsv.Row> sink) {
         if (!Files.isDirectory(runDir))
             throw new FormatException(runDir + ": not a run directory (no such directory)", null);
-        Map<String, VmType> types = readTypes(runDir.resolve("run.json"));
+        JsonNode run = tree(runDir.resolve("run.json"));
+        Map<String, VmType> types = readTypes(run, runDir.resolve("run.json"));
+        MoveCost moves = readMoveCost(run, runDir.resolve("run.json"));
         Map<String, JobRun> jobs = readJobs(runDir.resolve("jobs.jsonl"));
         List<Decision> decisions = readDecisions(runDir.resolve("decisions.jsonl"), jobs, types);
         for (Decision d : decisions) if (d.action().equals("COMPLETE")) jobs.get(d.job()).completedAt = d.time();
@@ -98,13 +109,12 @@ final class RunScheduleSteps {
                 Decision d = decisions.get(nextDecision++);
                 JobRun j = jobs.get(d.job());
                 switch (d.action()) {
-                    case "START", "RESIZE", "MIGRATE" -> {
-                        j.node = d.node();
-                        j.type = d.type();
-                        j.gpus = d.gpus();
-                        if (Double.isNaN(j.firstStart)) j.firstStart = now;
+                    case "START" -> place(j, d, now, moves);
+                    case "RESIZE", "MIGRATE" -> {
+                        stop(j, now, moves);
+                        place(j, d, now, moves);
                     }
-                    case "PREEMPT" -> unplace(j);
+                    case "PREEMPT" -> stop(j, now, moves);
                     case "COMPLETE" -> {
                         unplace(j);
                         queue.remove(j);
@@ -147,10 +157,10 @@ final class RunScheduleSteps {
             price = vm.costPerHour()[Math.min(onNode, vm.costPerHour().length - 1)];
             vmCost = dt * price / 3600 * j.gpus / onNode;
             gpuModel = vm.gpuModel();
-            j.done += dt / j.seconds(j.type, j.gpus);
+            j.done += Math.max(0, end - Math.max(now, j.progressFrom)) / j.seconds(j.type, j.gpus);
         }
         boolean finishes = j.completedAt == end;
-        double percent = finishes ? 100 : Math.min(100, 100 * j.done);
+        double percent = finishes ? 100 : Math.min(UNFINISHED_PERCENT, 100 * j.done);
         double tardiness = finishes ? Math.max(0, end - j.due) : 0;
         double weightPerSecond = j.weightPerHour / 3600;
         return new GpuSchedulerScheduleCsv.Row(
@@ -181,6 +191,28 @@ final class RunScheduleSteps {
                 tardiness * weightPerSecond);
     }
 
+    /** Places the job; a job placed again (after a move, or started after having run) first restores its snapshot. */
+    private static void place(JobRun j, Decision d, double now, MoveCost moves) {
+        j.node = d.node();
+        j.type = d.type();
+        j.gpus = d.gpus();
+        j.progressFrom = Double.isNaN(j.firstStart) ? now : now + moves.restartOverheadSeconds();
+        if (Double.isNaN(j.firstStart)) j.firstStart = now;
+    }
+
+    /**
+     * Ends the job's placement at {@code now}: it falls back to its last snapshot, losing the progress made since
+     * (counted in whole milliseconds, run.json's time resolution, as the run and the audit count it).
+     */
+    private static void stop(JobRun j, double now, MoveCost moves) {
+        if (!j.node.isEmpty()) {
+            long progressing = Math.round(Math.max(0, now - j.progressFrom) * 1000);
+            double lost = moves.lostMillis(progressing) / 1000.0;
+            j.done = Math.max(0, Math.min(j.done, 1) - lost / j.seconds(j.type, j.gpus));
+        }
+        unplace(j);
+    }
+
     private static void unplace(JobRun j) {
         j.node = "";
         j.type = "";
@@ -192,8 +224,19 @@ final class RunScheduleSteps {
         return v == null || v.isNull() ? "" : v.asText();
     }
 
-    private static Map<String, VmType> readTypes(Path file) {
-        JsonNode run = tree(file);
+    /** run.json's {@code moveCost}; absent (a run of before moves were charged): free moves. */
+    private static MoveCost readMoveCost(JsonNode run, Path file) {
+        JsonNode m = run.path("moveCost");
+        try {
+            return new MoveCost(
+                    m.path("snapshotIntervalSeconds").asDouble(0),
+                    m.path("restartOverheadSeconds").asDouble(0));
+        } catch (IllegalArgumentException e) {
+            throw new FormatException(file + ": moveCost: " + e.getMessage(), "moveCost");
+        }
+    }
+
+    private static Map<String, VmType> readTypes(JsonNode run, Path file) {
         JsonNode nodeTypes = run.get("nodeTypes");
         if (nodeTypes == null || !nodeTypes.isObject())
             throw new FormatException(file + ": field 'nodeTypes' is missing", "nodeTypes");
@@ -294,7 +337,8 @@ final class RunScheduleSteps {
         }
     }
 
-    private static JsonNode tree(Path file) {
+    /** A run-directory JSON file; missing or malformed, a {@link FormatException} naming it. */
+    static JsonNode tree(Path file) {
         try {
             return JSON.readTree(Files.readString(file));
         } catch (NoSuchFileException e) {

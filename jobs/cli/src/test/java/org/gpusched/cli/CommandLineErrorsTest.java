@@ -320,8 +320,16 @@ class CommandLineErrorsTest {
         terminal.finish();
         assertEquals("\ra\rb\n", tty.toString().replace("\r\n", "\n").replace(System.lineSeparator(), "\n"));
 
-        String line = ReplayCommand.progressLine("replay", new LocalRun.Progress(90, 10), 100, 2.0);
+        String line = ReplayCommand.progressLine("replay", new LocalRun.Progress(90, 10), 100, 2.0, new ProgressRate());
         assertEquals("replay: 90/100 jobs finished, 10 rejected (100%), 2.0 s", line);
+        ProgressRate rate = new ProgressRate();
+        assertEquals(
+                "replay: 10/1,000 jobs finished, 0 rejected (1%), 1.0 s",
+                ReplayCommand.progressLine("replay", new LocalRun.Progress(10, 0), 1000, 1.0, rate));
+        // 90 more jobs in the next 9 s: 10 jobs/s, 900 left, 90 s to go.
+        assertEquals(
+                "replay: 100/1,000 jobs finished, 0 rejected (10%), 10.0 s, 10 jobs/s, ETA 1 min 30 s",
+                ReplayCommand.progressLine("replay", new LocalRun.Progress(100, 0), 1000, 10.0, rate));
     }
 
     @Test

@@ -73,7 +73,9 @@ class CompareCommandIT {
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(r.err().contains("96/96 (job, policy) pairs finished"), "progress on stderr: " + r.err());
         assertTrue(
-                r.out().contains("total cost") && r.out().contains("saving vs best queue policy"),
+                r.out().contains("total cost")
+                        && r.out().contains("saving vs best queue policy")
+                        && r.out().contains("lower bound"),
                 "summary table: " + r.out());
         assertEquals(
                 8,
@@ -144,6 +146,18 @@ class CompareCommandIT {
                 assertEquals(
                         m.get("makespanSeconds").asDouble(),
                         Double.parseDouble(f[header.indexOf("makespanSeconds")]),
+                        1e-3,
+                        line);
+                // the instance's lower bound, the same for every policy of a seed (the noise scales the real times)
+                Path dir = out.resolve("seed-" + seed).resolve(f[header.indexOf("policy")]);
+                double bound = Double.parseDouble(f[header.indexOf("lowerBound")]);
+                assertEquals(RunLowerBound.of(dir), bound, 1e-5, line);
+                assertEquals(
+                        RunLowerBound.of(out.resolve("seed-" + seed).resolve("fifo")), RunLowerBound.of(dir), 1e-9);
+                assertTrue(bound > 0 && bound <= total, line);
+                assertEquals(
+                        100 * (total - bound) / bound,
+                        Double.parseDouble(f[header.indexOf("overBoundPercent")]),
                         1e-3,
                         line);
                 double expected = best == 0 ? Double.NaN : 100 * (best - total) / best;

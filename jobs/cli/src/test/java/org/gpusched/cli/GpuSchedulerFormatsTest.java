@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code export gpuscheduler} and {@code cost} on a hand-built run directory whose costs are known by hand, on a
  * schedule CSV written by their Greedy (their SMALL_SYSTEM build on the converter's sample instance, test resource),
- * and on hostile input.
+ * and on hostile input; the lower bound beside the cost in {@code cost} and {@code report}.
  */
 class GpuSchedulerFormatsTest {
     static final Path THEIR_GREEDY = Path.of("src/test/resources/gpuscheduler/instance-3-nodes-Greedy_schedule.csv");
@@ -88,9 +88,12 @@ class GpuSchedulerFormatsTest {
         assertEquals(0, r.exit(), r.err());
         List<String> lines = r.out().lines().toList();
         assertEquals(
-                "schedule,total,nodeCost,tardinessCost,nodeHours,jobs,tardyJobs,unfinishedJobs,steps", lines.get(0));
-        assertEquals(run + ",3.600000,3.000000,0.600000,1.500000,2,1,0,3", lines.get(1));
-        assertEquals(csv + ",3.600000,3.000000,0.600000,1.500000,2,1,0,3", lines.get(2));
+                "schedule,total,nodeCost,tardinessCost,nodeHours,jobs,tardyJobs,unfinishedJobs,steps,lowerBound,overBoundPercent",
+                lines.get(0));
+        // lower bound: V costs 1 $ per busy GPU-hour; A's cheapest is 1 GPU for 1 h (2 GPUs for 2000 s: 1.11 $), B's
+        // 1 GPU for 1 h: 2 $, and 3.6 is 80% above it. The CSV's bound needs --instance: blank.
+        assertEquals(run + ",3.600000,3.000000,0.600000,1.500000,2,1,0,3,2.000000,80.0000", lines.get(1));
+        assertEquals(csv + ",3.600000,3.000000,0.600000,1.500000,2,1,0,3,,", lines.get(2));
 
         var mix = WorkloadCommandsTest.gpusched("cost", "--csv", "--by-vm", THEIR_GREEDY.toString());
         assertEquals(0, mix.exit(), mix.err());
@@ -102,6 +105,141 @@ class GpuSchedulerFormatsTest {
         for (String l : vmRows) sum += Double.parseDouble(l.split(",")[2]);
         assertEquals(CommonRuleCost.of(THEIR_GREEDY).nodeCost(), sum, 1e-5);
         assertTrue(vmRows.get(0).contains("#NC6,") && vmRows.get(1).contains("#NV24,"), mix.out());
+    }
+
+    /**
+     * Moves charged (snapshots every 300 s, 100 s to restore): nodes n1 and n2 of type V (2 GPUs, 2 $/h whole). A
+     * (due 1000, 3.6 $/h late, 1000 s on 1 GPU) starts on n1 at 0 and migrates to n2 at 500, losing the 200 s since
+     * its snapshot at 300 (30% done) and restoring until 600; it completes at 600 + 700 = 1300, 300 s late (0.3 $).
+     * B (submit 1100, 3600 s on 1 GPU) runs on n1 from 1100 to 4700. Node cost: n1 0..500 and 1100..4700, n2
+     * 500..1300, 4900 s at 2 $/h. Free-move bookkeeping would have A done (110%) at 1100 and its lateness dropped.
+     */
+    @Test
+    void movesChargedKeepAJobUnfinishedUntilItsCompleteAndItsLatenessPriced() throws Exception {
+        Path run = Files.createDirectories(tmp.resolve("charged"));
+        Files.writeString(
+                run.resolve("run.json"),
+                "{\"moveCost\":{\"snapshotIntervalSeconds\":300.0,\"restartOverheadSeconds\":100.0},"
+                        + "\"nodes\":[{\"id\":\"n1\",\"type\":null},{\"id\":\"n2\",\"type\":null}],"
+                        + "\"nodeTypes\":{\"V\":{\"gpuModel\":\"M60\",\"gpus\":2,\"costPerHour\":[2,2,2]}}}");
+        Files.writeString(run.resolve("jobs.jsonl"), """
+                {"id":"A","submit":0,"due":1000,"weight":3.6,"times":{"V":{"1":1000}}}
+                {"id":"B","submit":1100,"due":9000,"weight":1.0,"times":{"V":{"1":3600}}}
+                """);
+        Files.writeString(run.resolve("decisions.jsonl"), """
+                {"time":0.0,"job":"A","action":"START","node":"n1","type":"V","gpus":1}
+                {"time":500.0,"job":"A","action":"MIGRATE","node":"n2","type":"V","gpus":1}
+                {"time":1100.0,"job":"B","action":"START","node":"n1","type":"V","gpus":1}
+                {"time":1300.0,"job":"A","action":"COMPLETE","node":"n2","type":"V","gpus":1}
+                {"time":4700.0,"job":"B","action":"COMPLETE","node":"n1","type":"V","gpus":1}
+                """);
+        Files.writeString(run.resolve("metrics.json"), "{}");
+        Path csv = tmp.resolve("charged.csv");
+        var e = WorkloadCommandsTest.gpusched(
+                "export", "gpuscheduler", "--run", run.toString(), "--out", csv.toString());
+        assertEquals(0, e.exit(), e.err());
+        List<String> a = new ArrayList<>();
+        for (var row : GpuSchedulerScheduleCsv.readAll(csv))
+            if (row.job().equals("A"))
+                a.add(row.simTime() + " " + Math.round(row.completionPercent() * 1e6) / 1e6 + "% " + row.node() + " "
+                        + row.finishTime());
+        assertEquals(List.of("500.0 50.0% n1 0.0", "1100.0 80.0% n2 0.0", "1300.0 100.0% n2 1300.0"), a);
+        for (Path schedule : List.of(run, csv)) {
+            var t = CommonRuleCost.of(schedule);
+            assertEquals(0, t.unfinishedJobs(), schedule.toString());
+            assertEquals(1, t.tardyJobs(), schedule.toString());
+            assertEquals(0.3, t.tardinessCost(), 1e-12, schedule.toString());
+            assertEquals(4900.0 / 3600 * 2, t.nodeCost(), 1e-12, schedule.toString());
+        }
+    }
+
+    /**
+     * Their Greedy's schedule of the sample instance against the instance's lower bound: every job's cheapest share is
+     * one of NV24's 4 GPUs (2.48 $/h, 0.62 per GPU-hour; K80 is cheaper per GPU-hour but slower by more), so the bound
+     * is (2 x 7120.3 + 10001.9 + 12030.0) s / 3600 x 0.62 = 6.246931 $, and their 8.11165 is 29.85% above it.
+     */
+    @Test
+    void costPrintsEachScheduleBesideItsInstancesLowerBound() {
+        var r = WorkloadCommandsTest.gpusched(
+                "cost", "--csv", "--instance", GpuSchedulerRoundTripIT.SAMPLE.toString(), THEIR_GREEDY.toString());
+        assertEquals(0, r.exit(), r.err());
+        String[] f = r.out().lines().toList().get(1).split(",");
+        assertEquals(6.246931, Double.parseDouble(f[9]), 1e-6, r.out());
+        assertEquals(29.85, Double.parseDouble(f[10]), 0.01, r.out());
+
+        var text = WorkloadCommandsTest.gpusched("cost", THEIR_GREEDY.toString());
+        assertEquals(0, text.exit(), text.err());
+        assertTrue(text.out().contains("lower bound") && text.out().contains("over bound"), text.out());
+        assertTrue(text.out().contains("a schedule CSV needs --instance DIR"), text.out());
+        var withBound = WorkloadCommandsTest.gpusched(
+                "cost", "--instance", GpuSchedulerRoundTripIT.SAMPLE.toString(), THEIR_GREEDY.toString());
+        assertTrue(withBound.out().contains("6.2469") && withBound.out().contains("+29.85%"), withBound.out());
+        assertTrue(!withBound.out().contains("needs --instance"), withBound.out());
+
+        var missing = WorkloadCommandsTest.gpusched(
+                "cost", "--instance", tmp.resolve("nowhere").toString(), THEIR_GREEDY.toString());
+        assertEquals(2, missing.exit());
+        assertTrue(missing.err().startsWith("gpusched cost: " + tmp.resolve("nowhere")), missing.err());
+    }
+
+    @Test
+    void reportShowsEachRunBesideItsLowerBound() throws Exception {
+        Path run = handBuiltRun();
+        Files.writeString(run.resolve("metrics.json"), """
+                {"totalCost": 3.6, "executionCost": 3.0, "tardinessCost": 0.6, "tardyJobs": 1, "completedJobs": 2}
+                """);
+        Files.writeString(
+                run.resolve("run.json"),
+                Files.readString(run.resolve("run.json"))
+                        .replace("{\"nodes\"", "{\"policy\":\"greedy\",\"seed\":1,\"nodes\""));
+        Path out = tmp.resolve("report");
+        var r = WorkloadCommandsTest.gpusched("report", run.toString(), "--out", out.toString());
+        assertEquals(0, r.exit(), r.err());
+        // the bound of costPricesARunAndItsExportAlikeUnderTheCommonRule: 2 $, 80% below the run's 3.6
+        assertTrue(r.out().contains("2.0000") && r.out().contains("+80.0%"), r.out());
+        assertTrue(r.out().contains("lower bound: no schedule of the run's jobs costs less"), r.out());
+        List<String> csv = Files.readAllLines(out.resolve("comparison.csv"));
+        List<String> header = List.of(csv.get(0).split(","));
+        String[] row = csv.get(1).split(",", -1);
+        assertEquals("2", row[header.indexOf("lowerBound")], csv.get(1));
+        assertEquals("80", row[header.indexOf("overBoundPercent")], csv.get(1));
+        String html = Files.readString(out.resolve("report.html"));
+        assertTrue(html.contains("<th>lower bound</th><th>over bound</th>"), "report.html table header");
+        assertTrue(html.contains("<td>3.6000</td><td>2.0000</td><td>+80.0%</td>"), "report.html row");
+    }
+
+    private static WorkloadCommandsTest.Run convert(Path instance, Path out) {
+        return WorkloadCommandsTest.gpusched(
+                "convert", "gpuscheduler", "--instance", instance.toString(), "--out", out.toString());
+    }
+
+    /** convert gpuscheduler reads their files by position: another header's names are a note, another file's an error. */
+    @Test
+    void convertReadsTheirColumnsByPositionAndRefusesAnotherFilesHeader() throws Exception {
+        Path instance = Files.createDirectories(tmp.resolve("instance"));
+        for (String f : List.of("Lof_Selectjobs.csv", "SelectJobs_times.csv", "tNodes.csv"))
+            Files.copy(GpuSchedulerRoundTripIT.SAMPLE.resolve(f), instance.resolve(f));
+        Path times = instance.resolve("SelectJobs_times.csv");
+        List<String> lines = new ArrayList<>(Files.readAllLines(times));
+        lines.set(0, "UniqueJobsID,VMType,GpuType,GpuNumber,max_nGPUs,cost,ExecutionTime");
+        Files.write(times, lines);
+        var renamed = convert(instance, tmp.resolve("a"));
+        assertEquals(0, renamed.exit(), renamed.err());
+        assertTrue(renamed.err().startsWith("convert: note: " + times + ":1: the header says"), renamed.err());
+        var original = convert(GpuSchedulerRoundTripIT.SAMPLE, tmp.resolve("b"));
+        assertEquals(0, original.exit(), original.err());
+        assertEquals("", original.err());
+        assertEquals(Files.readString(tmp.resolve("b/trace.jsonl")), Files.readString(tmp.resolve("a/trace.jsonl")));
+        assertEquals(Files.readString(tmp.resolve("b/cluster.yaml")), Files.readString(tmp.resolve("a/cluster.yaml")));
+
+        lines.set(0, Files.readAllLines(instance.resolve("Lof_Selectjobs.csv")).get(0));
+        Files.write(times, lines);
+        var wrong = convert(instance, tmp.resolve("c"));
+        assertEquals(2, wrong.exit(), wrong.err());
+        assertTrue(
+                wrong.err().startsWith("gpusched convert: " + times + ":1: this is the header of Lof_Selectjobs.csv"),
+                wrong.err());
+        assertEquals(1, wrong.err().lines().count(), wrong.err());
     }
 
     @Test

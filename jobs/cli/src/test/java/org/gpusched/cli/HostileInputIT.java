@@ -204,7 +204,8 @@ class HostileInputIT {
                 yaml.replace("pricePerKwh: 0.172", "pricePerKwh: '0.12'"),
                 ":6: nodeTypes.V100x1.energy.pricePerKwh: must be a number, not a quoted text");
         cases.put(yaml.replace("gpuModel: V100, gpus: 2,", "gpus: 2,"), ":7: nodeTypes.V100x2.gpuModel: missing");
-        cases.put(yaml + "---\nnodes: []\n", ":15: a second YAML document (after '---')");
+        cases.put(
+                yaml + "---\nnodes: []\n", ":" + (yaml.lines().count() + 2) + ": a second YAML document (after '---')");
         cases.put(
                 "# " + "x".repeat(10_000_000) + "\n" + yaml,
                 ":1: the line is 10,000,002 characters, over the limit of 65,536");

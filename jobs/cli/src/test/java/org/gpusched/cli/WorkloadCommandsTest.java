@@ -8,6 +8,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -80,6 +81,56 @@ class WorkloadCommandsTest {
         assertEquals(0, andreas.exit(), andreas.err());
         assertEquals(7, Files.readAllLines(tmp.resolve("a/trace.jsonl")).size());
         assertTrue(Files.readString(tmp.resolve("a/cluster.yaml")).contains("V100x4"));
+    }
+
+    /** generate --scenario gpuscheduler writes their instance folder, which convert gpuscheduler reads back. */
+    @Test
+    void generateWritesTheirInstanceFolder() throws Exception {
+        String[] base = {
+            "generate", "--scenario", "gpuscheduler", "--nodes", "2", "--seed", "9", "--time-model", "amdahl"
+        };
+        Run r = gpusched(concat(
+                base,
+                "--catalog",
+                "azure",
+                "--due-rule",
+                "their",
+                "--out",
+                tmp.resolve("g").toString()));
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("6 Azure VM types") && r.out().contains("their generator's rule"), r.out());
+        assertTrue(r.out().contains("tNodes.csv"), r.out());
+        assertEquals(21, Files.readAllLines(tmp.resolve("g/Lof_Selectjobs.csv")).size());
+        assertEquals(List.of("Nodes", "vm-1", "vm-2"), Files.readAllLines(tmp.resolve("g/tNodes.csv")));
+        assertTrue(!Files.readString(tmp.resolve("g/SelectJobs_times.csv")).contains("Custom"));
+        Run convert = gpusched(
+                "convert",
+                "gpuscheduler",
+                "--instance",
+                tmp.resolve("g").toString(),
+                "--out",
+                tmp.resolve("c").toString());
+        assertEquals(0, convert.exit(), convert.err());
+        assertEquals("", convert.err(), "their layout exactly: no note");
+        assertTrue(convert.out().contains("20") && convert.out().contains("6 VM types"), convert.out());
+
+        Run table2 = gpusched(concat(base, "--out", tmp.resolve("t").toString()));
+        assertEquals(0, table2.exit(), table2.err());
+        assertTrue(Files.readString(tmp.resolve("t/SelectJobs_times.csv")).contains(",Custom2,1080Ti,8,8,1.13,"));
+        Run misplaced = gpusched(
+                "generate",
+                "--scenario",
+                "hierarchical",
+                "--nodes",
+                "2",
+                "--catalog",
+                "azure",
+                "--out",
+                tmp.resolve("x").toString());
+        assertEquals(ExitCode.BAD_INPUT, misplaced.exit());
+        assertEquals(
+                "gpusched generate: --catalog applies to the gpuscheduler scenario only",
+                misplaced.err().trim());
     }
 
     @Test

@@ -13,10 +13,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The comparison table: one row per run, and the cost reduction of each run against the best first-principle policy
- * (fifo, edf, priority: the papers' baselines) run with the same seed.
+ * (fifo, edf, priority: the papers' baselines) run with the same seed, and, when the caller can compute it, the
+ * run's instance's lower bound on cost and how far the run's total is above it.
  */
 public final class Comparison {
     public static final Set<String> BASELINES = Set.of("fifo", "edf", "priority");
@@ -35,14 +37,36 @@ public final class Comparison {
             "optimizerP99Ms",
             "reductionVsBestBaselinePercent",
             "run",
-            "settings");
+            "settings",
+            "lowerBound",
+            "overBoundPercent");
 
-    public record Row(RunResult run, double reductionPercent) {}
+    /** @param lowerBound the run's instance's lower bound on total cost; NaN when not known */
+    /** What the lower bound is, for the summary table and the report. */
+    static final String LOWER_BOUND_NOTE =
+            "lower bound: no schedule of the run's jobs costs less (each job at its cheapest share of node cost, time x GPUs x"
+                    + " the cheapest price per busy GPU-hour of a node type the cluster has); over bound: how far the total is above it";
+
+    public record Row(RunResult run, double reductionPercent, double lowerBound) {
+        public Row(RunResult run, double reductionPercent) {
+            this(run, reductionPercent, Double.NaN);
+        }
+
+        /** How far the run's total is above its lower bound, in percent of the bound; NaN without a positive bound. */
+        public double overBoundPercent() {
+            return lowerBound > 0 ? 100 * (run.metric("totalCost") - lowerBound) / lowerBound : Double.NaN;
+        }
+    }
 
     private Comparison() {}
 
     /** One row per run; runs that share policy and seed are told apart by their settings ({@link RunResult#distinguish}). */
     public static List<Row> rows(List<RunResult> runs) {
+        return rows(runs, dir -> Double.NaN);
+    }
+
+    /** {@link #rows(List)} with each run's lower bound computed from its directory by {@code lowerBound}. */
+    public static List<Row> rows(List<RunResult> runs, ToDoubleFunction<Path> lowerBound) {
         RunResult.distinguish(runs);
         // a baseline counts for runs of the same seed and settings: K=4 is compared with fifo at K=4
         Map<String, Double> bestBaseline = new LinkedHashMap<>();
@@ -54,7 +78,7 @@ public final class Comparison {
         for (RunResult r : runs) {
             Double best = bestBaseline.get(r.seed + " " + r.variant());
             double reduction = best == null || !(best > 0) ? Double.NaN : 100.0 * (best - r.metric("totalCost")) / best;
-            rows.add(new Row(r, reduction));
+            rows.add(new Row(r, reduction, lowerBound.applyAsDouble(r.dir)));
         }
         return rows;
     }
@@ -99,6 +123,8 @@ public final class Comparison {
                 values.add(number(row.reductionPercent()));
                 values.add(runPath(r.dir, file));
                 values.add(r.variant());
+                values.add(number(row.lowerBound()));
+                values.add(number(row.overBoundPercent()));
                 w.write(values);
             }
         } catch (IOException e) {
@@ -131,10 +157,12 @@ public final class Comparison {
                 rows.stream().mapToInt(row -> row.run().name().length()).max().orElse(0));
         sb.append(String.format(
                 Locale.ROOT,
-                "%-" + width + "s %6s %12s %12s %12s %6s %11s %12s %12s %s%n",
+                "%-" + width + "s %6s %12s %12s %10s %12s %12s %6s %11s %12s %12s %s%n",
                 "policy",
                 "seed",
                 "total cost",
+                "lower bound",
+                "over bound",
                 "execution",
                 "tardiness",
                 "tardy",
@@ -146,10 +174,14 @@ public final class Comparison {
             RunResult r = row.run();
             sb.append(String.format(
                     Locale.ROOT,
-                    "%-" + width + "s %6d %12.4f %12.4f %12.4f %6.0f %11s %12.1f %12.1f %10s%n",
+                    "%-" + width + "s %6d %12.4f %12s %10s %12.4f %12.4f %6.0f %11s %12.1f %12.1f %10s%n",
                     r.name(),
                     r.seed,
                     r.metric("totalCost"),
+                    Double.isNaN(row.lowerBound()) ? "-" : String.format(Locale.ROOT, "%.4f", row.lowerBound()),
+                    Double.isNaN(row.overBoundPercent())
+                            ? "-"
+                            : String.format(Locale.ROOT, "%+.1f%%", row.overBoundPercent()),
                     r.metric("executionCost"),
                     r.metric("tardinessCost"),
                     r.metric("tardyJobs"),
@@ -164,6 +196,9 @@ public final class Comparison {
         if (rows.stream().anyMatch(row -> !Double.isNaN(row.reductionPercent()))) {
             sb.append(
                     "saving vs best queue policy: how much cheaper than the cheapest of fifo, edf and priority with the same seed (negative: dearer)\n");
+        }
+        if (rows.stream().anyMatch(row -> !Double.isNaN(row.lowerBound()))) {
+            sb.append(LOWER_BOUND_NOTE).append('\n');
         }
         if (rows.stream().anyMatch(row -> !row.run().complete())) {
             sb.append("! a run left jobs unfinished: its cost leaves their work out and is not comparable\n");

@@ -99,9 +99,14 @@ public final class ReportHtml {
                 .append("\": how much lower this run's total cost ")
                 .append(
                         "is than that of the cheapest of the queue policies fifo, edf and priority run with the same seed; ")
-                .append("+20% means 20% cheaper, a negative value means dearer.</p>\n");
+                .append("+20% means 20% cheaper, a negative value means dearer.");
+        sb.append("</p>\n");
+        if (rows.stream().anyMatch(row -> !Double.isNaN(row.lowerBound())))
+            sb.append("<p class=\"note\">")
+                    .append(esc(Comparison.LOWER_BOUND_NOTE))
+                    .append(".</p>\n");
         sb.append(
-                        "<h2>Comparison</h2>\n<table><tr><th>policy</th><th>seed</th><th>total cost</th><th>execution</th><th>tardiness</th>")
+                        "<h2>Comparison</h2>\n<table><tr><th>policy</th><th>seed</th><th>total cost</th><th>lower bound</th><th>over bound</th><th>execution</th><th>tardiness</th>")
                 .append(
                         "<th>tardy jobs</th><th>completed / jobs</th><th>mean JCT (s)</th><th>makespan (s)</th><th>optimizer p50 / p99 (ms)</th><th>")
                 .append(SAVING)
@@ -110,12 +115,16 @@ public final class ReportHtml {
             RunResult r = row.run();
             sb.append(String.format(
                     Locale.ROOT,
-                    "<tr%s><td>%s</td><td>%d</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.0f</td><td>%.0f / %d</td>"
-                            + "<td>%.1f</td><td>%.1f</td><td>%s / %s</td><td>%s</td></tr>%n",
+                    "<tr%s><td>%s</td><td>%d</td><td>%.4f</td><td>%s</td><td>%s</td><td>%.4f</td><td>%.4f</td><td>%.0f</td>"
+                            + "<td>%.0f / %d</td><td>%.1f</td><td>%.1f</td><td>%s / %s</td><td>%s</td></tr>%n",
                     r.complete() ? "" : " class=\"incomplete\"",
                     esc(r.name()),
                     r.seed,
                     r.metric("totalCost"),
+                    Double.isNaN(row.lowerBound()) ? "-" : String.format(Locale.ROOT, "%.4f", row.lowerBound()),
+                    Double.isNaN(row.overBoundPercent())
+                            ? "-"
+                            : String.format(Locale.ROOT, "%+.1f%%", row.overBoundPercent()),
                     r.metric("executionCost"),
                     r.metric("tardinessCost"),
                     r.metric("tardyJobs"),

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 import org.gpusched.rundir.FileErrors;
 
 /** Entry point for `compare` and `report`: reads run directories, writes comparison.csv and report.html. */
@@ -21,10 +22,19 @@ public final class Reports {
 
     /** Writes both files into {@code outDir}, both or neither; returns the rows (for the summary table). */
     public static List<Comparison.Row> write(List<Path> runDirs, Path outDir, String title, String command) {
+        return write(runDirs, outDir, title, command, dir -> Double.NaN);
+    }
+
+    /**
+     * {@link #write(List, Path, String, String)} with each run's lower bound on cost, computed from its directory by
+     * {@code lowerBound} (the caller's: this module reads run directories and prices nothing itself).
+     */
+    public static List<Comparison.Row> write(
+            List<Path> runDirs, Path outDir, String title, String command, ToDoubleFunction<Path> lowerBound) {
         if (runDirs.isEmpty()) throw new ReportInputException("no run directory given");
         List<RunResult> runs = new ArrayList<>();
         for (Path dir : runDirs) runs.add(RunResult.read(dir));
-        List<Comparison.Row> rows = Comparison.rows(runs);
+        List<Comparison.Row> rows = Comparison.rows(runs, lowerBound);
         Map<String, String> files = new LinkedHashMap<>();
         files.put(CSV, Comparison.csv(rows, outDir.resolve(CSV)));
         files.put(HTML, ReportHtml.html(rows, title, command));

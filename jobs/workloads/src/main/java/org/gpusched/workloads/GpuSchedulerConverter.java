@@ -3,7 +3,7 @@ package org.gpusched.workloads;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.RuntimeJsonMappingException;
 import com.fasterxml.jackson.dataformat.csv.CsvMapper;
-import com.fasterxml.jackson.dataformat.csv.CsvSchema;
+import com.fasterxml.jackson.dataformat.csv.CsvParser;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +15,7 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -36,6 +37,11 @@ import org.gpusched.formats.TraceJob;
  *       ExecutionTime (seconds);</li>
  *   <li>{@value #NODES}: one column Nodes, one node name a row.</li>
  * </ul>
+ * Every file is read as their C++ reads it (src/fileIO.cpp, {@code read_csv}): the first line is dropped whatever it
+ * says, and each row's cells are taken by position in the order above (their {@code Job}, {@code Setup} and
+ * {@code Node} constructors), so a header with other names, their own {@code print_map}'s for instance, is accepted
+ * (with a note saying the columns were read by position). A header of another width, or one that names another of the
+ * three files' columns, is an error at line 1; so is a row of another width than its file's.
  * The cluster: one node type per VMtype (GPU model GPUtype, max_nGPUs GPUs, leased whole at {@code cost} per hour, as
  * their simulator charges it: a node costs its VM price while it hosts a job), one rightsizable node per row of
  * {@value #NODES}, the hierarchical protocol's objective constants. A job's weight is Tardinessweight x 3600 per hour.
@@ -46,9 +52,26 @@ public final class GpuSchedulerConverter {
     public static final String JOBS = "Lof_Selectjobs.csv";
     public static final String TIMES = "SelectJobs_times.csv";
     public static final String NODES = "tNodes.csv";
-    static final List<String> JOB_COLUMNS = List.of("UniqueJobsID", "SubmissionTime", "Deadline", "Tardinessweight");
-    static final List<String> TIME_COLUMNS =
+    /** The columns of each file in the order their code reads them, by the names their generator writes. */
+    public static final List<String> JOB_COLUMNS = List.of(
+            "Application",
+            "Images",
+            "Epochs",
+            "Batchsize",
+            "Jobs",
+            "UniqueJobsID",
+            "SubmissionTime",
+            "Deadline",
+            "Tardinessweight",
+            "MinExecTime",
+            "MaxExecTime");
+
+    public static final List<String> TIME_COLUMNS =
             List.of("UniqueJobsID", "VMtype", "GPUtype", "nGPUs", "max_nGPUs", "cost", "ExecutionTime");
+    public static final List<String> NODE_COLUMNS = List.of("Nodes");
+    /** File name -> its columns, to recognise one file's header given as another's. */
+    private static final Map<String, List<String>> LAYOUTS =
+            Map.of(JOBS, JOB_COLUMNS, TIMES, TIME_COLUMNS, NODES, NODE_COLUMNS);
     /** Their job descriptors, kept verbatim as trace extras when present. */
     static final Map<String, String> JOB_EXTRAS = linked(
             "Application",
@@ -64,7 +87,8 @@ public final class GpuSchedulerConverter {
 
     public record Stats(int jobs, int timeRows, int vmTypes, int nodes) {}
 
-    public record Result(ClusterSpec cluster, List<TraceJob> jobs, Stats stats) {}
+    /** @param notes what the reader accepted but a user may want to know (a header with other names, read by position) */
+    public record Result(ClusterSpec cluster, List<TraceJob> jobs, Stats stats, List<String> notes) {}
 
     private record Vm(String gpuModel, int gpus, double price, String where) {}
 
@@ -75,7 +99,8 @@ public final class GpuSchedulerConverter {
         Path jobsFile = instanceDir.resolve(JOBS),
                 timesFile = instanceDir.resolve(TIMES),
                 nodesFile = instanceDir.resolve(NODES);
-        List<JobRow> jobRows = readJobs(jobsFile);
+        List<String> notes = new ArrayList<>();
+        List<JobRow> jobRows = readJobs(jobsFile, notes);
         Map<String, JobRow> byId = new LinkedHashMap<>();
         for (JobRow j : jobRows) {
             JobRow earlier = byId.putIfAbsent(j.id(), j);
@@ -87,7 +112,7 @@ public final class GpuSchedulerConverter {
 
         Map<String, Vm> vms = new TreeMap<>();
         Map<String, Map<String, Map<Integer, Double>>> times = new LinkedHashMap<>();
-        var timeRows = readCsv(timesFile, TIME_COLUMNS);
+        var timeRows = readCsv(timesFile, TIMES, notes);
         for (var e : timeRows) {
             String where = timesFile + ":" + e.getKey();
             Map<String, String> r = e.getValue();
@@ -141,7 +166,7 @@ public final class GpuSchedulerConverter {
 
         List<NodeType> types = new ArrayList<>();
         vms.forEach((name, vm) -> types.add(NodeType.priced(name, vm.gpuModel(), vm.gpus(), vm.price())));
-        List<Node> nodes = readNodes(nodesFile);
+        List<Node> nodes = readNodes(nodesFile, notes);
         ClusterSpec cluster = new ClusterSpec(new Cluster(types, nodes), HierarchicalScenario.OBJECTIVE);
 
         // Their simulator submits the file's rows front to back; the generator sorts them by SubmissionTime. Stable
@@ -158,12 +183,13 @@ public final class GpuSchedulerConverter {
                 throw new FormatException(j.where() + ": " + e.getMessage(), null, e);
             }
         }
-        return new Result(cluster, jobs, new Stats(jobs.size(), timeRows.size(), types.size(), nodes.size()));
+        return new Result(
+                cluster, jobs, new Stats(jobs.size(), timeRows.size(), types.size(), nodes.size()), List.copyOf(notes));
     }
 
-    private static List<JobRow> readJobs(Path file) {
+    private static List<JobRow> readJobs(Path file, List<String> notes) {
         List<JobRow> out = new ArrayList<>();
-        for (var e : readCsv(file, JOB_COLUMNS)) {
+        for (var e : readCsv(file, JOBS, notes)) {
             String where = file + ":" + e.getKey();
             Map<String, String> r = e.getValue();
             String id = text(r, "UniqueJobsID", where);
@@ -192,10 +218,10 @@ public final class GpuSchedulerConverter {
         return out;
     }
 
-    private static List<Node> readNodes(Path file) {
+    private static List<Node> readNodes(Path file, List<String> notes) {
         List<Node> out = new ArrayList<>();
         Set<String> seen = new HashSet<>();
-        for (var e : readCsv(file, List.of("Nodes"))) {
+        for (var e : readCsv(file, NODES, notes)) {
             String where = file + ":" + e.getKey();
             String name = text(e.getValue(), "Nodes", where);
             if (!seen.add(name)) throw new FormatException(where + ": node '" + name + "' is listed twice", "Nodes");
@@ -241,44 +267,91 @@ public final class GpuSchedulerConverter {
         return m;
     }
 
-    /** The instance's CSV rows with their line numbers; a row with the wrong number of columns is an error naming file and line. */
-    private static List<Map.Entry<Long, Map<String, String>>> readCsv(Path file, List<String> required) {
+    /**
+     * The rows of one of the instance's files with their line numbers, each cell named by its position's column in
+     * {@code LAYOUTS} (their code's order). Line 1 is a header and dropped, as their code drops it, after checking that
+     * it is as wide as the file's layout and not another file's; a header with other names adds a note. A row of
+     * another width is an error naming file and line.
+     */
+    private static List<Map.Entry<Long, Map<String, String>>> readCsv(Path file, String name, List<String> notes) {
+        List<String> columns = LAYOUTS.get(name);
         CsvMapper mapper = new CsvMapper();
-        CsvSchema schema = CsvSchema.emptySchema().withHeader().withStrictHeaders(false);
         List<Map.Entry<Long, Map<String, String>>> rows = new ArrayList<>();
         try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8);
-                MappingIterator<Map<String, String>> it = mapper.readerForMapOf(String.class)
-                        .with(schema)
-                        .with(com.fasterxml.jackson.dataformat.csv.CsvParser.Feature.FAIL_ON_MISSING_COLUMNS)
+                MappingIterator<List<String>> it = mapper.readerForListOf(String.class)
+                        .with(CsvParser.Feature.WRAP_AS_ARRAY)
+                        .with(CsvParser.Feature.SKIP_EMPTY_LINES)
                         .readValues(in)) {
-            boolean headerChecked = false;
+            boolean header = true;
             while (true) {
-                Map<String, String> row;
+                List<String> cells;
                 try {
                     if (!it.hasNextValue()) break;
-                    row = it.nextValue();
+                    cells = it.nextValue();
                 } catch (IOException | RuntimeJsonMappingException e) {
                     long line = it.getParser().currentTokenLocation().getLineNr();
                     throw new FormatException(
                             file + ":" + line + ": bad CSV row (" + firstLine(e.getMessage()) + ")", null, e);
                 }
                 long line = it.getParser().currentTokenLocation().getLineNr();
-                if (!headerChecked) {
-                    for (String col : required) {
-                        if (!row.containsKey(col))
-                            throw new FormatException(
-                                    file + ":1: missing column '" + col + "' (header must have " + required + ")", col);
-                    }
-                    headerChecked = true;
+                if (header) {
+                    checkHeader(file, name, cells, notes);
+                    header = false;
+                    continue;
                 }
+                if (cells.size() != columns.size())
+                    throw new FormatException(
+                            file + ":" + line + ": " + cells.size() + (cells.size() == 1 ? " column" : " columns")
+                                    + ", but their code reads " + columns.size() + " by position ("
+                                    + String.join(", ", columns) + ")",
+                            null);
+                Map<String, String> row = new LinkedHashMap<>();
+                for (int c = 0; c < columns.size(); c++) row.put(columns.get(c), cells.get(c));
                 rows.add(Map.entry(line, row));
             }
+            if (header) throw new FormatException(file + ": empty (no header and no rows)", null);
         } catch (NoSuchFileException e) {
             throw new FormatException(file + ": no such file", null);
         } catch (IOException e) {
             throw new FormatException(file + ": cannot read (" + firstLine(e.getMessage()) + ")", null, e);
         }
         return rows;
+    }
+
+    /**
+     * Line 1 of {@code file}: another file's header, or a header of another width, is an error; one of the right
+     * width with other names is read by position, as their code reads it, and noted.
+     */
+    private static void checkHeader(Path file, String name, List<String> header, List<String> notes) {
+        List<String> columns = LAYOUTS.get(name);
+        List<String> names =
+                header.stream().map(h -> h.trim().toLowerCase(Locale.ROOT)).toList();
+        for (var other : LAYOUTS.entrySet()) {
+            if (other.getKey().equals(name)) continue;
+            List<String> theirs = other.getValue().stream()
+                    .map(h -> h.toLowerCase(Locale.ROOT))
+                    .toList();
+            if (names.equals(theirs))
+                throw new FormatException(
+                        file + ":1: this is the header of " + other.getKey() + " (" + String.join(",", header)
+                                + "), not of " + name + ", whose " + columns.size() + " columns their code reads by "
+                                + "position: " + String.join(", ", columns),
+                        null);
+        }
+        if (header.size() != columns.size())
+            throw new FormatException(
+                    file + ":1: the header has " + header.size() + (header.size() == 1 ? " column" : " columns") + " ("
+                            + String.join(",", header) + "), but their code reads " + name + "'s " + columns.size()
+                            + " by position: " + String.join(", ", columns),
+                    null);
+        List<String> expected =
+                columns.stream().map(h -> h.toLowerCase(Locale.ROOT)).toList();
+        if (!names.equals(expected)) {
+            boolean reordered = new HashSet<>(names).equals(new HashSet<>(expected));
+            notes.add(file + ":1: the header says " + String.join(",", header)
+                    + (reordered ? ", the same columns in another order; " : "; ")
+                    + "read by position as their code reads it: " + String.join(", ", columns));
+        }
     }
 
     private static String firstLine(String s) {

@@ -8,6 +8,7 @@ import org.gpusched.core.model.Node;
 import org.gpusched.core.model.NodeType;
 import org.gpusched.core.objective.ObjectiveParameters;
 import org.gpusched.formats.ClusterSpec;
+import org.gpusched.formats.FormatException;
 import org.gpusched.formats.TraceJob;
 
 /**
@@ -40,6 +41,45 @@ public final class HierarchicalScenario implements Scenario {
      */
     public static final double TIGHT_DUE_FACTOR = 0.25;
 
+    /**
+     * The VM types a node may take. {@code TABLE_II}: the nine of the paper's Table II. {@code AZURE}: the Azure VMs of
+     * Table II alone (K80 as NC6/NC12/NC24, M60 as NV6/NV12/NV24), the catalog the GPUScheduler authors' newer
+     * generator uses (script/py/generate_data_new.py leaves out "Quadro P600" and "GTX 1080Ti", the Custom VMs).
+     */
+    public enum VmCatalog {
+        TABLE_II("table2", "the 9 VM types of Table II"),
+        AZURE("azure", "the 6 Azure VM types of Table II (K80 and M60; no P600, no 1080Ti)");
+
+        private final String option;
+        private final String label;
+
+        VmCatalog(String option, String label) {
+            this.option = option;
+            this.label = label;
+        }
+
+        public String option() {
+            return option;
+        }
+
+        public String label() {
+            return label;
+        }
+
+        List<Object[]> rows() {
+            return this == TABLE_II
+                    ? CATALOG
+                    : CATALOG.stream()
+                            .filter(r -> r[1].equals("K80") || r[1].equals("M60"))
+                            .toList();
+        }
+
+        public static VmCatalog parse(String name) {
+            for (VmCatalog c : values()) if (c.option.equalsIgnoreCase(name)) return c;
+            throw new FormatException("--catalog must be table2 or azure, got '" + name + "'", "catalog");
+        }
+    }
+
     /** Table II: VM type, GPU model, GPUs, $/h. */
     static final List<Object[]> CATALOG = List.of(
             new Object[] {"NC6", "K80", 1, 0.56},
@@ -55,6 +95,7 @@ public final class HierarchicalScenario implements Scenario {
     private final int nodes;
     private final Double meanGapOverride;
     private final double dueFactor;
+    private final VmCatalog vms;
     private final ApplicationCatalog catalog;
     private final List<JobTimes.TypeShape> shapes = new ArrayList<>();
     private final ClusterSpec cluster;
@@ -65,22 +106,29 @@ public final class HierarchicalScenario implements Scenario {
 
     /** @param meanGapOverride mean inter-arrival in seconds instead of the protocol's (null = 45,000 / N) */
     public HierarchicalScenario(int nodes, Double meanGapOverride, ApplicationCatalog catalog) {
-        this(nodes, meanGapOverride, SampledJobs.PAPER_DUE_FACTOR, catalog);
+        this(nodes, meanGapOverride, VmCatalog.TABLE_II, catalog);
+    }
+
+    /** The protocol on another VM catalog: the same draws, times and due dates over that catalog's types only. */
+    public HierarchicalScenario(int nodes, Double meanGapOverride, VmCatalog vms, ApplicationCatalog catalog) {
+        this(nodes, meanGapOverride, SampledJobs.PAPER_DUE_FACTOR, vms, catalog);
     }
 
     /** {@code hierarchical-tight}: the protocol with due dates submission + U[min t, {@value #TIGHT_DUE_FACTOR} max t]. */
     public static HierarchicalScenario tight(int nodes, Double meanGapOverride, ApplicationCatalog catalog) {
-        return new HierarchicalScenario(nodes, meanGapOverride, TIGHT_DUE_FACTOR, catalog);
+        return new HierarchicalScenario(nodes, meanGapOverride, TIGHT_DUE_FACTOR, VmCatalog.TABLE_II, catalog);
     }
 
-    private HierarchicalScenario(int nodes, Double meanGapOverride, double dueFactor, ApplicationCatalog catalog) {
+    private HierarchicalScenario(
+            int nodes, Double meanGapOverride, double dueFactor, VmCatalog vms, ApplicationCatalog catalog) {
         if (nodes < 1) throw new IllegalArgumentException("--nodes must be >= 1, got " + nodes);
         this.nodes = nodes;
         this.meanGapOverride = meanGapOverride;
         this.dueFactor = dueFactor;
+        this.vms = vms;
         this.catalog = catalog;
         List<NodeType> types = new ArrayList<>();
-        for (Object[] row : CATALOG) {
+        for (Object[] row : vms.rows()) {
             types.add(NodeType.priced((String) row[0], (String) row[1], (Integer) row[2], (Double) row[3]));
             shapes.add(new JobTimes.TypeShape((String) row[0], (String) row[1], (Integer) row[2]));
         }
@@ -134,11 +182,12 @@ public final class HierarchicalScenario implements Scenario {
     public String describe() {
         return String.format(
                 java.util.Locale.ROOT,
-                "%s: %d rightsizable nodes over the 9 VM types of Table II; Poisson arrivals, mean gap %.0f s "
+                "%s: %d rightsizable nodes over %s; Poisson arrivals, mean gap %.0f s "
                         + (meanGapOverride != null ? "(--mean-gap)" : "(45,000 s / N)")
                         + "; due U[min t, %s max t]%s; weight U[0.36, 1.08] $/h; rho 100, H 3600 s, mu 1",
                 name(),
                 nodes,
+                vms.label,
                 meanGapSeconds(),
                 isTight() ? String.valueOf(dueFactor) : "2",
                 isTight() ? " (tightened; the paper: 2 max t)" : "");

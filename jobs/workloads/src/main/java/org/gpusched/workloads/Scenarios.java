@@ -6,7 +6,8 @@ import org.gpusched.formats.FormatException;
 
 /** The scenarios by name, as {@code gpusched generate --scenario NAME} knows them. */
 public final class Scenarios {
-    public static final List<String> NAMES = List.of("hierarchical", "hierarchical-tight", "andreas", "armida");
+    public static final List<String> NAMES =
+            List.of("hierarchical", "hierarchical-tight", "andreas", "armida", "gpuscheduler");
 
     private Scenarios() {}
 
@@ -27,7 +28,27 @@ public final class Scenarios {
     /** @param energy andreas/armida node power, measured (default) or datasheet ({@link AndreasScenario.Energy}) */
     public static Scenario create(
             String name, Integer nodes, String shape, Double meanGap, String energy, ApplicationCatalog catalog) {
+        return create(name, nodes, shape, meanGap, energy, null, null, catalog);
+    }
+
+    /**
+     * @param vmCatalog gpuscheduler only: table2 (default) or azure ({@link HierarchicalScenario.VmCatalog})
+     * @param dueRule gpuscheduler only: hierarchical (default) or their ({@link GpuSchedulerScenario.DueRule})
+     */
+    public static Scenario create(
+            String name,
+            Integer nodes,
+            String shape,
+            Double meanGap,
+            String energy,
+            String vmCatalog,
+            String dueRule,
+            ApplicationCatalog catalog) {
         String n = name == null ? "" : name.toLowerCase(Locale.ROOT);
+        if (vmCatalog != null && !n.equals("gpuscheduler"))
+            throw new FormatException("--catalog applies to the gpuscheduler scenario only", "catalog");
+        if (dueRule != null && !n.equals("gpuscheduler"))
+            throw new FormatException("--due-rule applies to the gpuscheduler scenario only", "dueRule");
         if (shape != null && !n.equals("andreas"))
             throw new FormatException("--shape applies to the andreas scenario only", "shape");
         if (meanGap != null && !(meanGap > 0))
@@ -41,6 +62,15 @@ public final class Scenarios {
         switch (n) {
             case "hierarchical":
                 return new HierarchicalScenario(requireNodes(n, nodes), meanGap, catalog);
+            case "gpuscheduler":
+                return new GpuSchedulerScenario(
+                        requireNodes(n, nodes),
+                        meanGap,
+                        vmCatalog == null
+                                ? HierarchicalScenario.VmCatalog.TABLE_II
+                                : HierarchicalScenario.VmCatalog.parse(vmCatalog),
+                        GpuSchedulerScenario.DueRule.parse(dueRule),
+                        catalog);
             case "hierarchical-tight":
                 return HierarchicalScenario.tight(requireNodes(n, nodes), meanGap, catalog);
             case "andreas":

@@ -104,8 +104,15 @@ class GpuSchedulerConverterTest {
                 4,
                 "JJ1,NC12,K80,1,2,1.13,1",
                 times + ":4: job JJ1 on NC12 with 1 GPUs already has ExecutionTime 9846.02");
-        assertBad(dir, times, 3, "JJ1,NC12,K80,1,2", times + ":3: bad CSV row");
-        assertBad(dir, times, 3, "JJ1,NC12,K80,1,2,1.13,100,7", times + ":3: bad CSV row");
+        assertBad(
+                dir,
+                times,
+                3,
+                "JJ1,NC12,K80,1,2",
+                times + ":3: 5 columns, but their code reads 7 by position (UniqueJobsID, VMtype, GPUtype, nGPUs, "
+                        + "max_nGPUs, cost, ExecutionTime)");
+        assertBad(dir, times, 3, "JJ1,NC12,K80,1,2,1.13,100,7", times + ":3: 8 columns, but their code reads 7");
+        assertBad(dir, times, 3, "JJ1,\"NC12,K80,1,2,1.13,100", times + ":3: bad CSV row");
         assertBad(dir, times, 3, "JJ1,,K80,1,2,1.13,100", times + ":3: VMtype is empty");
         assertBad(
                 dir,
@@ -132,7 +139,85 @@ class GpuSchedulerConverterTest {
                 "resnet,2000,2,32,J12,JJ1,1834.0,9180.2,0.0049,3127.0,14020.7",
                 jobs + ":3: UniqueJobsID 'JJ1' repeats the job of " + dir.resolve(jobs) + ":2");
         assertBad(dir, nodes, 3, "n1", nodes + ":3: node 'n1' is listed twice");
-        assertBad(dir, nodes, 1, "Node", nodes + ":1: missing column 'Nodes'");
+        assertBad(dir, nodes, 2, "n1,n9", nodes + ":2: 2 columns, but their code reads 1 by position (Nodes)");
+    }
+
+    /**
+     * Their code drops line 1 and reads every row by position (src/fileIO.cpp), so headers with other names, such as
+     * their print_map's VMType/GpuType/GpuNumber, or the columns named in another order, change nothing: the same
+     * instance, with a note per file.
+     */
+    @Test
+    void headersWithOtherNamesAreReadByPositionAsTheirCodeReadsThem(@TempDir Path dir) throws IOException {
+        copySample(dir);
+        header(dir, GpuSchedulerConverter.TIMES, "UniqueJobsID,VMType,GpuType,GpuNumber,max_nGPUs,cost,ExecutionTime");
+        header(dir, GpuSchedulerConverter.JOBS, "app,img,ep,bs,job,id,submit,due,weight,min,max");
+        header(dir, GpuSchedulerConverter.NODES, "Node");
+        var renamed = converter.convert(dir);
+        var sample = converter.convert(SAMPLE);
+        assertEquals(sample.jobs(), renamed.jobs());
+        assertEquals(
+                sample.cluster().cluster().types(), renamed.cluster().cluster().types());
+        assertEquals(
+                sample.cluster().cluster().nodes(), renamed.cluster().cluster().nodes());
+        assertEquals(List.of(), sample.notes());
+        assertEquals(3, renamed.notes().size(), renamed.notes().toString());
+        assertTrue(
+                renamed.notes().get(0).startsWith(dir.resolve(GpuSchedulerConverter.JOBS) + ":1: the header says app,"),
+                renamed.notes().get(0));
+        assertTrue(
+                renamed.notes()
+                        .get(1)
+                        .endsWith("read by position as their code reads it: UniqueJobsID, VMtype, "
+                                + "GPUtype, nGPUs, max_nGPUs, cost, ExecutionTime"),
+                renamed.notes().get(1));
+
+        // the times columns named in another order: still read by position (so VMtype is column 2), and said so
+        header(dir, GpuSchedulerConverter.TIMES, "UniqueJobsID,GPUtype,VMtype,nGPUs,max_nGPUs,cost,ExecutionTime");
+        var reordered = converter.convert(dir);
+        assertEquals(sample.jobs(), reordered.jobs());
+        assertTrue(
+                reordered.notes().get(1).contains("the same columns in another order"),
+                reordered.notes().get(1));
+    }
+
+    @Test
+    void anotherFilesHeaderOrAnotherWidthIsAnErrorAtLineOne(@TempDir Path dir) throws IOException {
+        String times = GpuSchedulerConverter.TIMES,
+                jobs = GpuSchedulerConverter.JOBS,
+                nodes = GpuSchedulerConverter.NODES;
+        String jobsHeader = String.join(",", GpuSchedulerConverter.JOB_COLUMNS);
+        String timesHeader = String.join(",", GpuSchedulerConverter.TIME_COLUMNS);
+        assertBad(
+                dir,
+                times,
+                1,
+                jobsHeader,
+                times + ":1: this is the header of " + jobs + " (" + jobsHeader + "), not of " + times
+                        + ", whose 7 columns their code reads by position: UniqueJobsID, VMtype, GPUtype, nGPUs, "
+                        + "max_nGPUs, cost, ExecutionTime");
+        assertBad(dir, jobs, 1, timesHeader, jobs + ":1: this is the header of " + times);
+        assertBad(
+                dir,
+                nodes,
+                1,
+                timesHeader.toLowerCase(java.util.Locale.ROOT),
+                nodes + ":1: this is the header of " + times);
+        // their own print_map writes this header (6 columns, no max_nGPUs); their create_map reads 7
+        assertBad(
+                dir,
+                times,
+                1,
+                "UniqueJobsID,VMType,GpuType,GpuNumber,cost,ExecutionTime",
+                times + ":1: the header has 6 columns (UniqueJobsID,VMType,GpuType,GpuNumber,cost,ExecutionTime), but"
+                        + " their code reads " + times + "'s 7 by position");
+        assertBad(dir, jobs, 1, "UniqueJobsID,SubmissionTime,Deadline,Tardinessweight", jobs + ":1: the header has 4");
+    }
+
+    private static void header(Path dir, String file, String header) throws IOException {
+        List<String> lines = new java.util.ArrayList<>(Files.readAllLines(dir.resolve(file)));
+        lines.set(0, header);
+        Files.write(dir.resolve(file), lines);
     }
 
     @Test

@@ -13,6 +13,8 @@ public final class NodeType {
     private final String gpuModel;
     private final int gpus;
     private final double[] costPerHour;
+    /** The least cost per busy GPU and hour: min over b = 1..gpus of costPerHour[b] / b. */
+    private final double cheapestGpuHour;
 
     public NodeType(String name, String gpuModel, int gpus, double[] costPerHour) {
         if (name == null || name.isBlank()) throw new InvalidInstanceException("node type: name is missing");
@@ -32,6 +34,9 @@ public final class NodeType {
         this.gpuModel = gpuModel == null ? name : gpuModel;
         this.gpus = gpus;
         this.costPerHour = costPerHour.clone();
+        double cheapest = Double.POSITIVE_INFINITY;
+        for (int b = 1; b <= gpus; b++) cheapest = Math.min(cheapest, costPerHour[b] / b);
+        this.cheapestGpuHour = cheapest;
     }
 
     /** A cloud VM leased whole: the same hourly price whatever the number of busy GPUs (hierarchical paper, Table II). */
@@ -68,6 +73,15 @@ public final class NodeType {
 
     public double costPerHour(int busyGpus) {
         return costPerHour[busyGpus];
+    }
+
+    /**
+     * The least this type can charge a busy GPU for an hour, min over b = 1..gpus of costPerHour[b] / b: a node of this
+     * type running b GPUs for a job costs at least b times this while it runs (the whole price of a VM leased whole
+     * spread over all its GPUs; for an energy-priced node the host's power spread over all GPUs busy).
+     */
+    public double cheapestGpuHour() {
+        return cheapestGpuHour;
     }
 
     public double[] costPerHour() {

@@ -40,6 +40,8 @@ public final class SchedulingProblem {
     private final int[] currentNode, currentType, currentGpus;
 
     private final double[] due, weightPerHour;
+    /** Per job, {@link #cheapestShare}, computed on first use (most policies never ask). */
+    private volatile double[] cheapestShare;
 
     /**
      * @param currentNodeType per node, the type it runs as now (-1 when off); may be null when every node is off
@@ -295,6 +297,40 @@ public final class SchedulingProblem {
 
     private double chargeFor(int j, double lostSeconds) {
         return lostSeconds > 0 ? parameters.rho() * weightPerHour[j] * lostSeconds / 3600.0 : 0;
+    }
+
+    /**
+     * The least any schedule can pay for job j's remaining work: min over the configurations it has a time for, on a
+     * type some node can run as, of remaining hours x GPUs x that type's {@link NodeType#cheapestGpuHour} (no
+     * schedule pays a busy node less than its busy GPUs' cheapest share).
+     */
+    public double cheapestShare(int j) {
+        double[] shares = cheapestShare;
+        if (shares == null) {
+            shares = new double[jobs.size()];
+            for (int k = 0; k < shares.length; k++) {
+                double least = Double.POSITIVE_INFINITY;
+                for (int t = 0; t < cluster.typeCount(); t++) {
+                    if (!cluster.typeAvailable(t)) continue;
+                    double gpuHour = cluster.type(t).cheapestGpuHour();
+                    double[] row = times[k][t];
+                    for (int g = 1; g < row.length; g++) {
+                        if (!Double.isNaN(row[g])) least = Math.min(least, row[g] * left[k] / 3600.0 * g * gpuHour);
+                    }
+                }
+                shares[k] = least;
+            }
+            cheapestShare = shares; // the same values whichever thread computes them first
+        }
+        return shares[j];
+    }
+
+    /**
+     * Whether some job would end past its due date even on its fastest configuration started at the horizon; computed
+     * when moves are charged only (false otherwise).
+     */
+    public boolean deadlinePressure() {
+        return deadlinePressure;
     }
 
     /** Remaining time on the fastest configuration present in the cluster. */

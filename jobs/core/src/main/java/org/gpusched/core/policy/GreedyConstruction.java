@@ -1,6 +1,7 @@
 package org.gpusched.core.policy;
 
 import java.util.Arrays;
+import org.gpusched.core.objective.WasteObjective;
 import org.gpusched.core.random.RandomState;
 
 /**
@@ -351,7 +352,30 @@ final class GreedyConstruction {
         double late = tables.now + r - cf.due[j];
         long delta = cf.units(late > 0 ? cf.weight[j] * late / 3600.0 : 0) - cf.postponedUnits[j];
         if (cf.chargesMoves) delta += cf.units(tables.problem.moveCharge(j, n, t, g));
+        if (cf.ranking == Ranking.WASTE && cf.jobCurNode[j] >= 0)
+            delta += cf.units(WasteObjective.moveWaste(tables.problem, j, t, g, r));
         return delta;
+    }
+
+    /**
+     * f_W ({@link org.gpusched.core.objective.WasteObjective}) of the current construction in fixed-point units, each
+     * term rounded on its own as {@link #objective} does, so the sum does not depend on the order jobs were placed in.
+     */
+    private long waste() {
+        NodePool np = pool;
+        double horizon = tables.problem.parameters().horizonSeconds();
+        long f = configs.postponedTotal + placedDelta;
+        for (int i = 0; i < np.openedCount; i++) {
+            int n = np.opened[i];
+            int t = np.nodeType[n];
+            f += configs.units(horizon / 3600.0 * tables.rate[t * tables.stride + tables.typeGpus[t] - np.nodeFree[n]]);
+        }
+        for (int i = 0; i < placedCount; i++) {
+            int j = placed[i];
+            double r = remainingOn(j, jobNode[j], jobType[j], jobGpus[j]);
+            f -= configs.units(horizon * configs.cheapestShare[j] / r);
+        }
+        return f;
     }
 
     /**
@@ -360,6 +384,7 @@ final class GreedyConstruction {
      * iterations always ranks the same; the returned schedules carry the exact objective value.
      */
     private long objective() {
+        if (configs.ranking == Ranking.WASTE) return waste();
         NodePool np = pool;
         double mu = tables.mu;
         long f = configs.postponedTotal + placedDelta;

@@ -96,6 +96,7 @@ final class GreedyEngine {
 
     private final boolean useDrawMemo;
     private final int threads;
+    private final Ranking ranking;
     private final NodeOpening opening;
     private final ProblemTables tables = new ProblemTables();
     private final JobConfigurations configs = new JobConfigurations();
@@ -126,10 +127,16 @@ final class GreedyEngine {
      *     result does not depend on it
      */
     GreedyEngine(boolean useDrawMemo, NodeOpeningRule opening, int threads) {
+        this(useDrawMemo, opening, threads, Ranking.F_OBJ);
+    }
+
+    /** @param ranking what the constructions are ranked by ({@link Ranking#F_OBJ}: the papers' f_OBJ) */
+    GreedyEngine(boolean useDrawMemo, NodeOpeningRule opening, int threads, Ranking ranking) {
         if (threads < 1) throw new IllegalArgumentException("threads must be >= 1, got " + threads);
         this.useDrawMemo = useDrawMemo;
         this.threads = threads;
         this.opening = new NodeOpening(opening);
+        this.ranking = ranking;
     }
 
     /**
@@ -150,7 +157,7 @@ final class GreedyEngine {
         if (keepBest < 1) throw new IllegalArgumentException("keep must be >= 1, got " + keepBest);
         tables.prepare(problem);
         opening.prepareCatalog(problem.cluster());
-        configs.prepare(problem, tables, opening);
+        configs.prepare(problem, tables, opening, ranking);
         pool.prepare(tables.jobs, tables.nodes, keepBest);
         memoHits = 0;
         Worker first = worker(0);
@@ -165,7 +172,7 @@ final class GreedyEngine {
         } else {
             greedy.reset();
         }
-        List<Schedule> result = pool.schedules(problem);
+        List<Schedule> result = pool.schedules(problem, ranking);
         tables.release();
         return result;
     }

@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import org.gpusched.core.model.Placement;
 import org.gpusched.core.model.SchedulingProblem;
+import org.gpusched.core.objective.WasteObjective;
 
 /**
  * Everything a job needs in a construction, computed once per call: its configurations (type, GPUs) with remaining
@@ -77,9 +78,18 @@ final class JobConfigurations {
 
     double unitsPerCost = UNITS_PER_COST;
     long[] postponedUnits = new long[0];
+    /** What the constructions are ranked by; under {@link Ranking#WASTE}, each job's cheapest share, else unused. */
+    Ranking ranking = Ranking.F_OBJ;
+
+    double[] cheapestShare = new double[0];
 
     void prepare(SchedulingProblem p, ProblemTables tables, NodeOpening opening) {
+        prepare(p, tables, opening, Ranking.F_OBJ);
+    }
+
+    void prepare(SchedulingProblem p, ProblemTables tables, NodeOpening opening, Ranking ranking) {
         this.tables = tables;
+        this.ranking = ranking;
         int jobs = tables.jobs, types = tables.types, stride = tables.stride;
         int[] typeGpus = tables.typeGpus;
         double now = tables.now, rho = tables.rho, mu = tables.mu;
@@ -91,6 +101,7 @@ final class JobConfigurations {
         due = GreedyArrays.grow(due, jobs);
         postponedPenalty = GreedyArrays.grow(postponedPenalty, jobs);
         postponedUnits = GreedyArrays.grow(postponedUnits, jobs);
+        if (ranking == Ranking.WASTE) cheapestShare = GreedyArrays.grow(cheapestShare, jobs);
         swapProbability = GreedyArrays.grow(swapProbability, jobs);
         minGpus = GreedyArrays.grow(minGpus, jobs);
         dueCount = GreedyArrays.grow(dueCount, jobs);
@@ -127,6 +138,9 @@ final class JobConfigurations {
         double maxRate = 0;
         for (int i = 0; i < types * stride; i++) maxRate = Math.max(maxRate, tables.rate[i]);
         double bound = 1 + mu * tables.nodes * tables.maxG;
+        // f_W's node terms: at most every node's H x its dearest rate, and as much again in progress value per GPU
+        if (ranking == Ranking.WASTE)
+            bound += (tables.nodes + (double) jobs * tables.maxG) * horizon / 3600.0 * maxRate;
         for (int j = 0; j < jobs; j++) {
             var job = p.job(j).job();
             double slowest = p.slowestRemaining(j);
@@ -159,6 +173,7 @@ final class JobConfigurations {
             postponedPenalty[j] = worstLate > 0 ? rho * weight[j] * worstLate / 3600.0 : 0;
             if (charged) postponedPenalty[j] += p.moveCharge(j, null);
             postponedUnits[j] = units(postponedPenalty[j]);
+            if (ranking == Ranking.WASTE) cheapestShare[j] = p.cheapestShare(j);
             postponedTotal += postponedUnits[j];
 
             cfgStart[j] = c;
@@ -175,6 +190,7 @@ final class JobConfigurations {
                         // any node: it is moved
                         r = p.remainingAt(j, -1, t, g);
                         charge = units(p.moveCharge(j, -1, t, g));
+                        if (ranking == Ranking.WASTE) charge += units(WasteObjective.moveWaste(p, j, t, g, r));
                     }
                     double late = now + r - due[j];
                     if (late < 0) {

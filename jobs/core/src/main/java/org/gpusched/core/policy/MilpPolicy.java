@@ -119,7 +119,7 @@ public final class MilpPolicy implements SchedulingPolicy {
 
     /**
      * The registry's {@code milp}: work-conserving unless {@link PolicyConfig#workConserving()} says otherwise,
-     * warm-started by {@code andreas-rg} with the same config (drawing from the caller's random state), default size
+     * warm-started by {@code andreas-rg-fobj} (which ranks by f_OBJ, as the MILP does) with the same config (drawing from the caller's random state), default size
      * limit. Its f_OBJ is therefore never above that of andreas-rg's schedule made work-conserving (andreas-rg's own,
      * when it leaves no job waiting where it fits) for the same random state, even when the time limit stops SCIP.
      */
@@ -128,12 +128,13 @@ public final class MilpPolicy implements SchedulingPolicy {
                 config,
                 config == null || config.workConserving(),
                 DEFAULT_MAX_BINARY_VARIABLES,
-                new AndreasRandomizedGreedyPolicy(config));
+                AndreasRandomizedGreedyPolicy.byFObj(config));
     }
 
     /** The registry's {@code milp-relaxed}: as {@link #MilpPolicy(PolicyConfig)} with (P1n) relaxed. */
     public static MilpPolicy relaxed(PolicyConfig config) {
-        return new MilpPolicy(config, false, DEFAULT_MAX_BINARY_VARIABLES, new AndreasRandomizedGreedyPolicy(config));
+        return new MilpPolicy(
+                config, false, DEFAULT_MAX_BINARY_VARIABLES, AndreasRandomizedGreedyPolicy.byFObj(config));
     }
 
     /**

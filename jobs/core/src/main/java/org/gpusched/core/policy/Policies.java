@@ -11,6 +11,7 @@ public final class Policies {
 
     static {
         FACTORIES.put(AndreasRandomizedGreedyPolicy.NAME, AndreasRandomizedGreedyPolicy::new);
+        FACTORIES.put(AndreasRandomizedGreedyPolicy.FOBJ_NAME, AndreasRandomizedGreedyPolicy::byFObj);
         FACTORIES.put(GreedyPolicy.NAME, GreedyPolicy::new);
         FACTORIES.put(GreedyPolicy.VM_PER_JOB_NAME, GreedyPolicy::vmPerJob);
         FACTORIES.put(GreedyPolicy.LARGEST_VM_NAME, GreedyPolicy::largestVm);

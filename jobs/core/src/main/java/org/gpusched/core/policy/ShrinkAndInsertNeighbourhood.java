@@ -39,7 +39,7 @@ import org.gpusched.core.model.Cluster;
 final class ShrinkAndInsertNeighbourhood {
     static final int MAX_COMBINATIONS = 512;
 
-    private final LocalSearchPolicy.Search s;
+    private final LocalSearch s;
     private Cluster cluster;
     private int jobs, nodes, types, slots, stride;
     private double mu;
@@ -80,7 +80,7 @@ final class ShrinkAndInsertNeighbourhood {
     private int[] leafBusy = new int[0], leafGpus = new int[0];
     private double[] leafDTerm = new double[0], leafMinCost = new double[0];
 
-    ShrinkAndInsertNeighbourhood(LocalSearchPolicy.Search search) {
+    ShrinkAndInsertNeighbourhood(LocalSearch search) {
         this.s = search;
     }
 
@@ -163,7 +163,7 @@ final class ShrinkAndInsertNeighbourhood {
         waitingCount = 0;
         for (int j = 0; j < jobs; j++) if (s.jobNode[j] < 0) waiting[waitingCount++] = j;
         if (waitingCount == 0) return;
-        waitingCount = LocalSearchPolicy.Search.largestFirst(waiting, waitingCount, s.postponedPenalty, k);
+        waitingCount = ThesisNeighbourhoods.largestFirst(waiting, waitingCount, s.postponedPenalty, k);
         for (int a = 0; a < waitingCount; a++) {
             int w = waiting[a];
             for (int t = 0; t < types; t++) {

@@ -132,21 +132,25 @@ final class SolutionPool {
 
     /**
      * The kept schedules, best first, with their exact {@link ObjectiveFunction} values; when the deterministic
-     * iteration was kept and is better by the exact objective than the best kept (the ranking objective rounds each
-     * term), it comes first, so the result is never worse than the greedy.
+     * iteration was kept and is better by the exact {@code ranking} than the best kept (the ranking in fixed point
+     * rounds each term), it comes first, so the result is never worse than the greedy.
      */
-    List<Schedule> schedules(SchedulingProblem problem) {
+    List<Schedule> schedules(SchedulingProblem problem, Ranking ranking) {
         List<Schedule> result = new ArrayList<>(size);
         for (int k = 0; k < size; k++) result.add(toSchedule(problem, node[k], type[k], gpus[k], nodeType[k]));
         if (hasGreedy && !greedyIsBest()) {
             Schedule greedy = toSchedule(problem, greedyNode, greedyType, greedyGpus, greedyNodeType);
-            if (greedy.objective() < result.get(0).objective()) {
+            if (exact(problem, ranking, greedy) < exact(problem, ranking, result.get(0))) {
                 result.remove(greedy);
                 result.add(0, greedy);
                 if (result.size() > keep) result.remove(result.size() - 1);
             }
         }
         return result;
+    }
+
+    private static double exact(SchedulingProblem problem, Ranking ranking, Schedule s) {
+        return ranking == Ranking.F_OBJ ? s.objective() : ranking.evaluate(problem, s.placements(), s.nodeTypes());
     }
 
     /** Whether the best kept solution is the deterministic greedy's: then the exact comparison cannot change it. */

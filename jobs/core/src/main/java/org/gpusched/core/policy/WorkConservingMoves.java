@@ -20,7 +20,7 @@ import org.gpusched.core.model.Cluster;
  */
 final class WorkConservingMoves {
     private static final int NONE = Integer.MAX_VALUE;
-    private final LocalSearchPolicy.Search s;
+    private final LocalSearch s;
     private Cluster cluster;
     private int types, stride;
     /** [j * types + t]: the fewest GPUs job j has a time for on type t, NONE if none. */
@@ -39,7 +39,7 @@ final class WorkConservingMoves {
     // per evaluated move: the touched nodes' type before it (-1: off) and idle GPUs
     private int[] beforeType = new int[0], beforeIdle = new int[0];
 
-    WorkConservingMoves(LocalSearchPolicy.Search search) {
+    WorkConservingMoves(LocalSearch search) {
         this.s = search;
     }
 

@@ -74,7 +74,7 @@ class LocalSearchRunCostTest {
             default -> MilpPolicyInstances.rightsizable(seed, 2 + (int) Math.floorMod(seed, 3L), 10, seed % 2);
         };
         Schedule rg = WorkConservation.fill(
-                problem, new AndreasRandomizedGreedyPolicy(CONFIG).schedule(problem, RandomState.derive(seed, 7)));
+                problem, AndreasRandomizedGreedyPolicy.byFObj(CONFIG).schedule(problem, RandomState.derive(seed, 7)));
         for (String name : List.of(LocalSearchPolicy.GUARDED_NAME)) {
             Schedule ls = Policies.create(name, CONFIG).schedule(problem, RandomState.derive(seed, 7));
             ScheduleChecks.verify(problem, ls);

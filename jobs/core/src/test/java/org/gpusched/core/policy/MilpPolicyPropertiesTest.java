@@ -12,8 +12,8 @@ import org.gpusched.core.model.SchedulingProblem;
 import org.gpusched.core.random.RandomState;
 
 /**
- * milp-relaxed and milp against andreas-rg on random tiny instances: feasible, optimal, milp-relaxed never worse than
- * andreas-rg (same seed), milp work-conserving and between milp-relaxed and andreas-rg made work-conserving.
+ * milp-relaxed and milp against andreas-rg-fobj on random tiny instances: feasible, optimal, milp-relaxed never worse than
+ * andreas-rg-fobj (same seed), milp work-conserving and between milp-relaxed and andreas-rg-fobj made work-conserving.
  */
 class MilpPolicyPropertiesTest {
     private static final PolicyConfig CONFIG = PolicyConfig.DEFAULTS.withMaxIterations(200);
@@ -41,7 +41,7 @@ class MilpPolicyPropertiesTest {
     void relaxedMilpIsFeasibleOptimalAndNeverWorseThanAndreasRg(
             @ForAll @LongRange(min = 0, max = 1_000_000) long seed, @ForAll @IntRange(min = 0, max = 2) int kind) {
         SchedulingProblem problem = instance(seed, kind);
-        Schedule rg = new AndreasRandomizedGreedyPolicy(CONFIG).schedule(problem, RandomState.derive(seed, 7));
+        Schedule rg = AndreasRandomizedGreedyPolicy.byFObj(CONFIG).schedule(problem, RandomState.derive(seed, 7));
         // the bare model, no warm start: the bound has to come from SCIP, not from the greedy it would be seeded with
         MilpPolicy.Outcome exact = new MilpPolicy(CONFIG, false, MilpPolicy.DEFAULT_MAX_BINARY_VARIABLES, null)
                 .solve(problem, RandomState.derive(seed, 7));
@@ -76,7 +76,7 @@ class MilpPolicyPropertiesTest {
                 "milp " + f + " < milp-relaxed " + relaxed.schedule().objective());
         // andreas-rg's schedule, made work-conserving, is one of the schedules the work-conserving model ranges over
         Schedule rg = WorkConservation.fill(
-                problem, new AndreasRandomizedGreedyPolicy(CONFIG).schedule(problem, RandomState.derive(seed, 7)));
+                problem, AndreasRandomizedGreedyPolicy.byFObj(CONFIG).schedule(problem, RandomState.derive(seed, 7)));
         ScheduleChecks.verify(problem, rg);
         ScheduleChecks.verifyWorkConserving(problem, rg);
         assertTrue(f <= rg.objective() + tolerance, "milp " + f + " > andreas-rg (work-conserving) " + rg.objective());

@@ -98,7 +98,7 @@ class ParallelIterationsTest {
             double greedy = new GreedyPolicy(PolicyConfig.DEFAULTS)
                     .schedule(problem, new RandomState(s))
                     .objective();
-            double rg = new AndreasRandomizedGreedyPolicy(
+            double rg = AndreasRandomizedGreedyPolicy.byFObj(
                             PolicyConfig.DEFAULTS.withMaxIterations(200).withThreads(2))
                     .schedule(problem, new RandomState(s))
                     .objective();

@@ -13,6 +13,7 @@ import org.gpusched.core.model.Placement;
 import org.gpusched.core.model.Schedule;
 import org.gpusched.core.model.SchedulingProblem;
 import org.gpusched.core.objective.ObjectiveFunction;
+import org.gpusched.core.objective.WasteObjective;
 import org.gpusched.core.random.RandomState;
 import org.junit.jupiter.api.Test;
 
@@ -33,19 +34,24 @@ class PolicyPropertiesTest {
         ScheduleChecks.verify(problem, firstFit);
     }
 
+    /** Each randomized greedy is never worse than the greedy by what it ranks by: f_OBJ, or f_W. */
     @Property(tries = 300)
     void randomizedGreedyIsNeverWorseThanGreedy(@ForAll long instanceSeed, @ForAll long seed) {
         SchedulingProblem problem = Instances.random(instanceSeed);
         for (boolean bestFit : new boolean[] {true, false}) {
             PolicyConfig config = new PolicyConfig(100, bestFit, 10, 5, 30);
-            double greedy = new GreedyPolicy(config)
-                    .schedule(problem, new RandomState(seed))
-                    .objective();
-            double rg = new AndreasRandomizedGreedyPolicy(config)
-                    .schedule(problem, new RandomState(seed))
-                    .objective();
-            assertTrue(rg <= greedy, "andreas-rg " + rg + " > greedy " + greedy);
+            Schedule greedy = new GreedyPolicy(config).schedule(problem, new RandomState(seed));
+            Schedule byFObj = AndreasRandomizedGreedyPolicy.byFObj(config).schedule(problem, new RandomState(seed));
+            assertTrue(
+                    byFObj.objective() <= greedy.objective(),
+                    "andreas-rg-fobj " + byFObj.objective() + " > greedy " + greedy.objective());
+            Schedule rg = new AndreasRandomizedGreedyPolicy(config).schedule(problem, new RandomState(seed));
+            assertTrue(waste(problem, rg) <= waste(problem, greedy), "andreas-rg wastes more than greedy");
         }
+    }
+
+    static double waste(SchedulingProblem problem, Schedule s) {
+        return WasteObjective.evaluate(problem, s.placements(), s.nodeTypes());
     }
 
     @Property(tries = 200)
@@ -165,17 +171,24 @@ class PolicyPropertiesTest {
     @Property(tries = 100)
     void bestSolutionsAreDistinctSortedAndStartWithTheScheduleResult(@ForAll long instanceSeed, @ForAll long seed) {
         SchedulingProblem problem = Instances.random(instanceSeed);
-        AndreasRandomizedGreedyPolicy policy = new AndreasRandomizedGreedyPolicy(SMALL);
-        List<Schedule> best = policy.bestSolutions(problem, new RandomState(seed), 4);
-        Schedule single = policy.schedule(problem, new RandomState(seed));
-        assertTrue(!best.isEmpty() && best.size() <= 4);
-        assertEquals(single, best.get(0));
-        for (int i = 0; i < best.size(); i++) {
-            ScheduleChecks.verify(problem, best.get(i));
-            for (int k = 0; k < i; k++) assertTrue(!best.get(k).equals(best.get(i)), "duplicate solution " + i);
-            // ranked in fixed point (1e-6 per term): exact values may invert by at most that rounding
-            double rounding = 1e-6 * (problem.jobCount() + problem.cluster().nodeCount());
-            if (i > 0) assertTrue(best.get(i - 1).objective() <= best.get(i).objective() + rounding);
+        for (AndreasRandomizedGreedyPolicy policy :
+                List.of(new AndreasRandomizedGreedyPolicy(SMALL), AndreasRandomizedGreedyPolicy.byFObj(SMALL))) {
+            boolean byFObj = policy.name().equals(AndreasRandomizedGreedyPolicy.FOBJ_NAME);
+            List<Schedule> best = policy.bestSolutions(problem, new RandomState(seed), 4);
+            Schedule single = policy.schedule(problem, new RandomState(seed));
+            assertTrue(!best.isEmpty() && best.size() <= 4);
+            assertEquals(single, best.get(0));
+            for (int i = 0; i < best.size(); i++) {
+                ScheduleChecks.verify(problem, best.get(i));
+                for (int k = 0; k < i; k++) assertTrue(!best.get(k).equals(best.get(i)), "duplicate solution " + i);
+                // ranked in fixed point (1e-6 per term): exact values may invert by at most that rounding
+                double rounding =
+                        1e-6 * (2 * problem.jobCount() + problem.cluster().nodeCount());
+                if (i == 0) continue;
+                double previous = byFObj ? best.get(i - 1).objective() : waste(problem, best.get(i - 1));
+                double value = byFObj ? best.get(i).objective() : waste(problem, best.get(i));
+                assertTrue(previous <= value + rounding, policy.name() + ": not sorted at " + i);
+            }
         }
     }
 
@@ -187,12 +200,15 @@ class PolicyPropertiesTest {
         Schedule greedy = new GreedyPolicy(config).schedule(problem, new RandomState(seed));
         Schedule rg = new AndreasRandomizedGreedyPolicy(config).schedule(problem, new RandomState(seed));
         Schedule again = new AndreasRandomizedGreedyPolicy(config).schedule(problem, new RandomState(seed));
+        Schedule byFObj = AndreasRandomizedGreedyPolicy.byFObj(config).schedule(problem, new RandomState(seed));
         ScheduleChecks.verify(problem, greedy);
         ScheduleChecks.verify(problem, rg);
+        ScheduleChecks.verify(problem, byFObj);
         assertEquals(rg, again);
+        assertTrue(waste(problem, rg) <= waste(problem, greedy), "andreas-rg wastes more than greedy");
         assertTrue(
-                rg.objective() <= greedy.objective(),
-                "andreas-rg " + rg.objective() + " > greedy " + greedy.objective());
+                byFObj.objective() <= greedy.objective(),
+                "andreas-rg-fobj " + byFObj.objective() + " > greedy " + greedy.objective());
         for (String name : List.of("fifo", "edf", "priority"))
             ScheduleChecks.verify(problem, Policies.create(name, config).schedule(problem, new RandomState(seed)));
     }
@@ -205,7 +221,7 @@ class PolicyPropertiesTest {
             double greedy = new GreedyPolicy(SMALL)
                     .schedule(problem, new RandomState(seed))
                     .objective();
-            double rg = new AndreasRandomizedGreedyPolicy(SMALL)
+            double rg = AndreasRandomizedGreedyPolicy.byFObj(SMALL)
                     .schedule(problem, new RandomState(seed))
                     .objective();
             if (rg < greedy - 1e-9) better++;
