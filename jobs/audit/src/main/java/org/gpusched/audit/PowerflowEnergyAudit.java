@@ -23,8 +23,8 @@ import org.gpusched.powerflow.truth.ZeusMeasurements;
  * The independent audit of a PowerFlow run directory ({@code gpusched powerflow --out DIR}): for every run in
  * results.csv, replays decisions-RUN.csv (each change of a job's GPU count and power limit) against the ground truth
  * of the directory's powerflow.yaml and the bundled Zeus measurements, with the jobs of trace.jsonl, and recomputes
- * what the simulator reported: each job's progress, completion time and GPU energy (profiling on one GPU at every
- * limit included when the run profiled), the idle GPUs' energy of the powered nodes (power-RUN.csv's node count,
+ * what the simulator reported: each job's progress, completion time and GPU energy (the offline pre-run on one GPU at
+ * every limit included when the run profiled: its energy, no progress; profiling on the cluster is in the decisions), the idle GPUs' energy of the powered nodes (power-RUN.csv's node count,
  * checked against the GPUs in use), the cluster's power after each decision, total energy and mean JCT. It shares no
  * code with the simulator beyond the ground truth itself.
  */
@@ -74,8 +74,14 @@ public final class PowerflowEnergyAudit {
             return Math.max(0, trace.iterations() - done);
         }
 
+        /**
+         * Its work is done: what is left takes under a microsecond on its GPUs, or is rounding noise. Not a share of
+         * the job: the simulated cluster ends a job at the first millisecond its work is done, and a long job's
+         * last fraction of a millisecond is still within a relative 1e-6 of its iterations.
+         */
         boolean complete() {
-            return remaining() <= 1e-6 * trace.iterations();
+            double left = remaining();
+            return left <= 1e-9 * trace.iterations() || (gpus > 0 && left * step <= 1e-6);
         }
     }
 
@@ -219,13 +225,11 @@ public final class PowerflowEnergyAudit {
             }
         }
 
+        /** The offline pre-run: one GPU at every limit for the profiling time each; energy, no progress. */
         private void profile(JobState j) {
             for (double limit : gpu.powerLimits()) {
                 GroundTruth.Outcome o = truth.at(j.trace.workload(), 1, j.trace.batch(), limit);
-                double seconds =
-                        Math.min(truth.config().telemetry().profileSecondsPerLimit(), j.remaining() * o.stepTime());
-                j.done += seconds / o.stepTime();
-                j.energy += seconds * o.power();
+                j.energy += truth.config().telemetry().profileSecondsPerLimit() * o.power();
             }
         }
 

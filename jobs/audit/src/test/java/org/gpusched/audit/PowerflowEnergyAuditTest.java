@@ -55,6 +55,25 @@ class PowerflowEnergyAuditTest {
         }
     }
 
+    /**
+     * The simulated cluster runs on a millisecond grid: a job whose work ends 0.4 ms after another job's completion
+     * completes one millisecond later, and until then it still draws power. The audit must not end it early at the
+     * other job's event (its remaining work, 0.4 ms of 1,000 s, is within a relative 1e-6 of the job).
+     */
+    @Test
+    void aJobEndingWithinAMillisecondAfterAnotherEventStillDrawsPowerThere() throws Exception {
+        GroundTruth truth = GroundTruth.defaults();
+        double step = truth.at("resnet50", 1, 256, 250).stepTime();
+        List<TraceJob> trace = List.of(
+                new TraceJob(1, 0, "resnet50", 256, 1, 100 / step),
+                new TraceJob(2, 0, "resnet50", 256, 1, 1000 / step),
+                new TraceJob(3, 0, "resnet50", 256, 1, 1000.0004 / step));
+        Path dir = tmp.resolve("millisecond");
+        Experiment.run(truth, trace, 8, 1, PolicySet.expand(List.of("tiresias"), List.of(), List.of(250.0)), dir, null);
+        AuditReport r = PowerflowEnergyAudit.audit(dir, TOL).get("tiresias@250");
+        assertTrue(r.ok(), r.format());
+    }
+
     @Test
     void aDecisionAtAnotherPowerLimitIsCaughtInTheEnergy() throws Exception {
         Path copy = copyOf("limit");

@@ -72,6 +72,20 @@ final class PowerflowScenarios {
                     jobs.get(jobs.size() - 1).submit(),
                     jobs.get(jobs.size() - 1).submit() / 3600);
             out.printf(Locale.ROOT, "%-26s %,.0f%n", "GPU-hours at full clock", gpuHours);
+            double[] demand = demand(jobs, truth);
+            out.printf(
+                    Locale.ROOT,
+                    "%-26s %.0f GPUs on average over the first 24 h, %.0f at the peak%n",
+                    "demand with no queue",
+                    demand[0],
+                    demand[1]);
+            out.printf(
+                    Locale.ROOT,
+                    "%-26s with --gpus below %.0f jobs queue (they ask for more on average), as the paper's"
+                            + " comparison needs; from %.0f (the peak) on they hardly wait%n",
+                    "a loaded cluster",
+                    demand[0],
+                    demand[1]);
             perWorkload.forEach((w, n) -> out.printf(Locale.ROOT, "  %-24s %,d%n", w, n));
             out.println("wrote " + c.outDir.resolve("trace.jsonl") + " (PowerFlow trace: gpusched powerflow --trace)");
             return ExitCode.OK;
@@ -79,6 +93,36 @@ final class PowerflowScenarios {
             err.println("gpusched generate: " + e.getMessage());
             return ExitCode.BAD_INPUT;
         }
+    }
+
+    /**
+     * The GPUs the jobs hold if each starts at its submission on the GPUs it asked for at full clock: the mean over the
+     * first 24 hours and the peak.
+     */
+    static double[] demand(List<TraceJob> jobs, GroundTruth truth) {
+        TreeMap<Double, Integer> change = new TreeMap<>();
+        for (TraceJob j : jobs) {
+            double end = j.submit()
+                    + j.iterations()
+                            * truth.at(
+                                            j.workload(),
+                                            j.gpus(),
+                                            j.batch(),
+                                            truth.config().gpu().maxLimit())
+                                    .stepTime();
+            change.merge(j.submit(), j.gpus(), Integer::sum);
+            change.merge(end, -j.gpus(), Integer::sum);
+        }
+        double gpuSeconds = 0, last = 0, peak = 0;
+        int held = 0;
+        for (var e : change.entrySet()) {
+            double t = Math.min(e.getKey(), WINDOW_SECONDS);
+            gpuSeconds += held * Math.max(0, t - last);
+            last = Math.max(last, t);
+            held += e.getValue();
+            peak = Math.max(peak, held);
+        }
+        return new double[] {gpuSeconds / WINDOW_SECONDS, peak};
     }
 
     private static long count(GenerateCommand c, long fallback) {

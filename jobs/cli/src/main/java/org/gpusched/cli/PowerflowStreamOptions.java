@@ -45,13 +45,26 @@ public final class PowerflowStreamOptions {
                     "With --policy powerflow: hardware, scaling and telemetry settings (default: the bundled conf/powerflow.yaml).")
     Path hardware;
 
+    @Option(
+            names = "--budget-check",
+            paramLabel = "node-boundary|strict",
+            converter = PowerflowCommand.BudgetCheckConverter.class,
+            description = "With --policy powerflow: node-boundary (Algorithm 1, the default) or strict (no decision"
+                    + " step may exceed the budget).")
+    org.gpusched.powerflow.policy.PowerFlowPolicy.BudgetCheck budgetCheck;
+
     /** Whether the command runs the powerflow scheduler; powerflow cannot be combined with other policies. */
     static boolean selected(CommandLine cmd, List<String> policies, PowerflowStreamOptions options) {
         boolean any = policies.stream().anyMatch("powerflow"::equals);
         if (any && policies.size() > 1)
             throw new ParameterException(cmd, "--policy powerflow runs alone (its jobs are not the cluster file's)");
-        if (!any && (options.eta != null || options.gpus != null || options.hardware != null))
-            throw new ParameterException(cmd, "--eta, --gpus and --powerflow-config apply to --policy powerflow only");
+        if (!any
+                && (options.eta != null
+                        || options.gpus != null
+                        || options.hardware != null
+                        || options.budgetCheck != null))
+            throw new ParameterException(
+                    cmd, "--eta, --gpus, --budget-check and --powerflow-config apply to --policy powerflow only");
         return any;
     }
 
@@ -59,7 +72,9 @@ public final class PowerflowStreamOptions {
     PowerflowSettings settings(CommandLine cmd, boolean replay, long seed) {
         if (hardware != null) CliFiles.requireFile(cmd, hardware, "--powerflow-config");
         try {
-            return PowerflowSettings.of(eta == null ? 0.5 : eta, gpus == null ? 64 : gpus, replay, seed, hardware);
+            PowerflowSettings s =
+                    PowerflowSettings.of(eta == null ? 0.5 : eta, gpus == null ? 64 : gpus, replay, seed, hardware);
+            return budgetCheck == null ? s : s.withBudgetCheck(budgetCheck);
         } catch (IllegalArgumentException | UncheckedIOException e) {
             throw new ParameterException(cmd, e.getMessage());
         }

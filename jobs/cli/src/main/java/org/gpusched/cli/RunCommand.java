@@ -228,6 +228,8 @@ public final class RunCommand implements Callable<Integer> {
             description =
                     "Scheduling with --bounded: also write the run directory replay writes (run.json, jobs.jsonl, decisions.jsonl, metrics.json, "
                             + "rejected.jsonl; DIR/POLICY/ for each of several policies) and print replay's summary table, for gpusched validate and report. "
+                            + "Live --policy powerflow: decisions.jsonl, telemetry.jsonl (received), models.jsonl, job-energy.jsonl (each job's energy "
+                            + "from that telemetry), live.json and summary.txt; gpusched validate recomputes the energies. "
                             + "Written under a hidden sibling name and renamed into place when complete.")
     Path out;
 
@@ -236,6 +238,9 @@ public final class RunCommand implements Callable<Integer> {
 
     @Mixin
     MetricsPortOption metricsPort;
+
+    /** The powerflow job's settings once built (--policy powerflow), for its run directory of --out. */
+    private org.gpusched.streaming.powerflow.PowerflowSettings powerflowSettings;
 
     /** The scheduler's configuration once built, for the run directory of --out. */
     private SchedulerConfig schedulerConfig;
@@ -307,8 +312,11 @@ public final class RunCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         if (PowerflowStreamOptions.selected(spec.commandLine(), policies, powerflow)) {
-            if (out != null)
-                throw new ParameterException(spec.commandLine(), "--out is not supported with --policy powerflow");
+            if (out != null && (!bounded || replayMode()))
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--out with --policy powerflow needs a live --bounded run (a replay's run directory:"
+                                + " gpusched replay --policy powerflow --trace T --out DIR)");
             job = powerflowJob(kafka);
             if (!BrokerCheck.reachable(
                     "run", kafkaOptions.bootstrap, spec.commandLine().getErr())) return ExitCode.UNAVAILABLE;
@@ -391,10 +399,14 @@ public final class RunCommand implements Callable<Integer> {
                 "gpusched run placement " + names);
     }
 
+    private boolean replayMode() {
+        return scheduler.options().get(SchedulerOptions.MODE) == SchedulerConfig.Mode.REPLAY;
+    }
+
     /** --policy powerflow: the streaming PowerFlow scheduler on its own topics (docs/powerflow.md, Live operation). */
     private Job powerflowJob(KafkaSettings kafka) {
         Configuration options = scheduler.options();
-        boolean replay = options.get(SchedulerOptions.MODE) == SchedulerConfig.Mode.REPLAY;
+        boolean replay = replayMode();
         org.gpusched.streaming.powerflow.PowerflowSettings cfg = powerflow
                 .settings(spec.commandLine(), replay, options.get(SchedulerOptions.SEED))
                 .withStreaming(
@@ -403,17 +415,23 @@ public final class RunCommand implements Callable<Integer> {
                         options.get(SchedulerOptions.CHECKPOINT_INTERVAL),
                         options.get(SchedulerOptions.WATERMARK_INTERVAL),
                         !bounded);
+        powerflowSettings = cfg;
         List<String> inputs = new ArrayList<>(List.of(Topics.POWERFLOW_JOBS.topic(kafkaOptions.topicPrefix)));
         List<String> outputs = new ArrayList<>(List.of(
                 Topics.DECISIONS.topic(kafkaOptions.topicPrefix),
                 Topics.POWERFLOW_MODELS.topic(kafkaOptions.topicPrefix),
+                Topics.POWERFLOW_ENERGY.topic(kafkaOptions.topicPrefix),
                 Topics.REJECTED.topic(kafkaOptions.topicPrefix)));
         (replay ? outputs : inputs).add(Topics.TELEMETRY.topic(kafkaOptions.topicPrefix));
         (replay ? outputs : inputs).add(Topics.COMPLETIONS.topic(kafkaOptions.topicPrefix));
         return new Job(
                 inputs,
                 outputs,
-                env -> org.gpusched.streaming.powerflow.PowerflowKafka.define(env, kafka, cfg),
+                env -> org.gpusched.streaming.powerflow.PowerflowKafka.define(
+                        env,
+                        kafka,
+                        cfg,
+                        runParts == null ? null : new org.gpusched.streaming.powerflow.PowerflowFiles.Sinks(runParts)),
                 String.format(
                         Locale.ROOT,
                         "powerflow, %s mode, eta %s, %d GPUs",
@@ -511,7 +529,9 @@ public final class RunCommand implements Callable<Integer> {
                 t, ends.values().stream().mapToLong(Long::longValue).sum()));
         StagedDirectory staged = null;
         if (out != null) {
-            staged = CliFiles.stage(spec.commandLine(), "run", out, cluster);
+            staged = cluster == null
+                    ? CliFiles.stage(spec.commandLine(), "run", out)
+                    : CliFiles.stage(spec.commandLine(), "run", out, cluster);
             if (staged == null) return ExitCode.BAD_INPUT;
             runParts = Files.createDirectories(staged.dir().resolve(".parts"));
         }
@@ -598,7 +618,18 @@ public final class RunCommand implements Callable<Integer> {
             System.out.println("submitted job " + result.getJobID() + " (detached)");
             return ExitCode.OK;
         }
-        List<RunDirectoryWriter.Summary> summaries = staged == null ? List.of() : writeRunDirectories(staged);
+        org.gpusched.streaming.powerflow.PowerflowRunDirectory.LiveSummary live = null;
+        if (staged != null && powerflowSettings != null) {
+            live = org.gpusched.streaming.powerflow.PowerflowRunDirectory.writeLive(
+                    runParts,
+                    staged.dir(),
+                    powerflowSettings,
+                    "kafka " + kafkaOptions.bootstrap + " " + String.join(",", job.inputs()));
+            CliFiles.deleteParts(runParts);
+            staged.commit();
+        }
+        List<RunDirectoryWriter.Summary> summaries =
+                staged == null || live != null ? List.of() : writeRunDirectories(staged);
         Map<String, Long> written = committed(kafka, outputs, outputFrom);
         PrintWriter stdout = spec.commandLine().getOut();
         long read = inputEnd.values().stream().mapToLong(Long::longValue).sum();
@@ -623,6 +654,19 @@ public final class RunCommand implements Callable<Integer> {
         stdout.flush();
         if (staged == null) return ExitCode.OK;
         stdout.println();
+        if (live != null) {
+            stdout.printf(
+                    Locale.ROOT,
+                    "%d jobs completed: mean JCT %.1f s, energy %.6f kWh from the telemetry received%n"
+                            + "run directory %s (gpusched validate %s)%n",
+                    live.jobs(),
+                    live.meanJctSeconds(),
+                    live.energyKWh(),
+                    out,
+                    out);
+            stdout.flush();
+            return ExitCode.OK;
+        }
         ReplayCommand.printSummary(stdout, summaries);
         stdout.printf(
                 Locale.ROOT,

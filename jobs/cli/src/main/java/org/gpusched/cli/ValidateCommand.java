@@ -8,6 +8,7 @@ import java.util.concurrent.Callable;
 import org.gpusched.audit.AuditInputException;
 import org.gpusched.audit.AuditReport;
 import org.gpusched.audit.PowerflowEnergyAudit;
+import org.gpusched.audit.PowerflowTelemetryAudit;
 import org.gpusched.audit.RunAuditor;
 import org.gpusched.audit.RunDirectories;
 import picocli.CommandLine.Command;
@@ -34,7 +35,9 @@ import picocli.CommandLine.Spec;
                     + "refused. A PowerFlow run directory (gpusched powerflow --out, replay --policy powerflow --out) "
                     + "is audited run by run: each job's progress, completion and energy, idle energy, power after "
                     + "each decision and the totals recomputed from decisions-RUN.csv and the ground truth "
-                    + "(docs/powerflow.md); --cost-tolerance is then the relative energy tolerance.",
+                    + "(docs/powerflow.md); --cost-tolerance is then the relative energy tolerance. A live PowerFlow run "
+                    + "directory (run --policy powerflow --bounded --out) has each job's energy recomputed from the "
+                    + "telemetry it received and its decisions.",
             "jobs.jsonl is read as far as the decisions need it, so memory follows the jobs waiting or running, "
                     + "plus about 0.2 KB per job of the run (docs/cli.md#memory)."
         })
@@ -72,6 +75,18 @@ public final class ValidateCommand implements Callable<Integer> {
             return ExitCode.BAD_INPUT;
         }
         if (PowerflowEnergyAudit.isRunDirectory(dir)) return validatePowerflow(out, err);
+        if (PowerflowTelemetryAudit.isRunDirectory(dir)) {
+            AuditReport report;
+            try {
+                report = PowerflowTelemetryAudit.audit(dir, costTolerance, timeTolerance);
+            } catch (AuditInputException e) {
+                err.println("gpusched validate: " + e.getMessage());
+                return ExitCode.BAD_INPUT;
+            }
+            out.print(report.format());
+            out.flush();
+            return report.ok() ? ExitCode.OK : ExitCode.FINDINGS;
+        }
         List<RunDirectories.Run> runs;
         try {
             runs = RunDirectories.find(dir);

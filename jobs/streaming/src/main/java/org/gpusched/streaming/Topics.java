@@ -13,6 +13,7 @@ import org.gpusched.streaming.avro.PlacementDecision;
 import org.gpusched.streaming.avro.PodEvent;
 import org.gpusched.streaming.avro.PodPlacement;
 import org.gpusched.streaming.avro.PowerflowJob;
+import org.gpusched.streaming.avro.PowerflowJobEnergy;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.SchedulingMetrics;
 import org.gpusched.streaming.avro.Telemetry;
@@ -38,7 +39,9 @@ public enum Topics {
     /** PowerFlow ({@code run --policy powerflow}): the elastic jobs, with workload, global batch and iterations. */
     POWERFLOW_JOBS("gpusched.powerflow.jobs", PowerflowJob.class, true),
     /** PowerFlow: each job's model as fitted from its telemetry, after every refit. */
-    POWERFLOW_MODELS("gpusched.powerflow.models", JobModelFit.class, false);
+    POWERFLOW_MODELS("gpusched.powerflow.models", JobModelFit.class, false),
+    /** PowerFlow: each finished job's GPU energy and JCT (live: from the telemetry received; replay: the truth). */
+    POWERFLOW_ENERGY("gpusched.powerflow.energy", PowerflowJobEnergy.class, false);
 
     private final String topic;
     private final Class<? extends SpecificRecordBase> recordClass;
@@ -97,12 +100,16 @@ public enum Topics {
 
     /** Whether the scheduler job ({@code run --cluster}) uses it: all but the placement and powerflow jobs' own topics. */
     public boolean isScheduler() {
-        return this != PODS && this != POD_PLACEMENTS && this != POWERFLOW_JOBS && this != POWERFLOW_MODELS;
+        return this != PODS
+                && this != POD_PLACEMENTS
+                && this != POWERFLOW_JOBS
+                && this != POWERFLOW_MODELS
+                && this != POWERFLOW_ENERGY;
     }
 
     /**
      * Whether the powerflow job ({@code run --policy powerflow}) uses it: jobs, telemetry and completions in (the last
-     * two live only; a replay writes them), decisions, models and rejected records out.
+     * two live only; a replay writes them), decisions, models, job energies and rejected records out.
      */
     public boolean isPowerflow() {
         return this == POWERFLOW_JOBS
@@ -110,6 +117,7 @@ public enum Topics {
                 || this == COMPLETIONS
                 || this == DECISIONS
                 || this == POWERFLOW_MODELS
+                || this == POWERFLOW_ENERGY
                 || this == REJECTED;
     }
 

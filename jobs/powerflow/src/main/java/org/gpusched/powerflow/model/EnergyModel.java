@@ -75,7 +75,12 @@ public final class EnergyModel {
 
     /** With the step time {@code time.stepTime(c)} already known. */
     public double energyPerIteration(ThroughputModel time, Configuration c, double stepTime) {
-        double perGpu = gradPower(c) * time.gradTime(c) + syncPower(c) * time.syncTime(c) + staticPower(c) * stepTime;
+        return energyPerIteration(c, time.gradTime(c), time.syncTime(c), stepTime);
+    }
+
+    /** With the throughput model's gradient, synchronization and step times at {@code c} already known. */
+    public double energyPerIteration(Configuration c, double gradTime, double syncTime, double stepTime) {
+        double perGpu = gradPower(c) * gradTime + syncPower(c) * syncTime + staticPower(c) * stepTime;
         return c.gpus() * perGpu;
     }
 }

@@ -10,8 +10,16 @@ import java.util.Map;
 public interface EnergyPolicy {
     String name();
 
-    /** Whether the policy reads the jobs' fitted models (then jobs are profiled at submission, as in the paper). */
+    /**
+     * Whether the policy reads the jobs' models: fitted from telemetry under {@link Profiling#POWERFLOW}, the ground
+     * truth's otherwise.
+     */
     boolean usesModels();
+
+    /** How the policy's jobs are profiled (and charged for it). */
+    default Profiling profiling() {
+        return Profiling.NONE;
+    }
 
     /** Whether the cluster may migrate jobs to pack them (buddy allocation) rather than keep them where they started. */
     boolean migrates();

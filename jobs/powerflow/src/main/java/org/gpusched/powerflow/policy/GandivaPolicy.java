@@ -21,12 +21,17 @@ public final class GandivaPolicy implements EnergyPolicy {
 
     @Override
     public String name() {
-        return limits.label().equals("zeus") ? "gandiva+zeus" : "gandiva@" + limits.label();
+        return limits.jobControlled() ? "gandiva+zeus" : "gandiva@" + limits.label();
     }
 
     @Override
     public boolean usesModels() {
-        return limits.label().equals("zeus");
+        return false;
+    }
+
+    @Override
+    public Profiling profiling() {
+        return limits.jobControlled() ? Profiling.ZEUS : Profiling.NONE;
     }
 
     @Override

@@ -4,7 +4,9 @@ import org.gpusched.powerflow.model.JobModel;
 
 /**
  * What a policy knows of a job at a decision: its request, progress, the GPU-seconds it has had (for LAS), the
- * largest worker count its global batch allows, and the performance model fitted from its telemetry (the truth only in the simulator's ground-truth comparison).
+ * largest worker count its global batch allows, the performance model fitted from its telemetry (the truth in the
+ * simulator's ground-truth comparison and for AFS), its current assignment, and whether it is profiling its current
+ * GPU count ({@link Profiling#POWERFLOW}: it keeps its GPUs and the limit of its profiling slice until the sweep ends).
  */
 public record JobView(
         long id,
@@ -16,4 +18,31 @@ public record JobView(
         double attainedGpuSeconds,
         int maxGpus,
         JobModel model,
-        Assignment current) {}
+        Assignment current,
+        boolean profiling) {
+    /** A job that is not profiling. */
+    public JobView(
+            long id,
+            double submitTime,
+            String workload,
+            double globalBatch,
+            int requestedGpus,
+            double remainingIterations,
+            double attainedGpuSeconds,
+            int maxGpus,
+            JobModel model,
+            Assignment current) {
+        this(
+                id,
+                submitTime,
+                workload,
+                globalBatch,
+                requestedGpus,
+                remainingIterations,
+                attainedGpuSeconds,
+                maxGpus,
+                model,
+                current,
+                false);
+    }
+}

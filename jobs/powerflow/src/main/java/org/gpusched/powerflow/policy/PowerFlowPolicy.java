@@ -21,11 +21,15 @@ import org.gpusched.powerflow.model.Configuration;
  * the whole cluster" and "the total energy consumption of the cluster", is {@link Normalizer#CLUSTER} (the default);
  * the job's own JCT and energy is {@link Normalizer#JOB}. A waiting job has no finite JCT: its first GPU is worth the
  * same JCT to every job, so waiting jobs come first, ordered by the energy they would add (least first).</li>
- * <li>A step is taken only if the cluster's predicted power stays within the limit (the paper checks at node
- * boundaries and may overshoot; here it is never exceeded) and the GPUs are free; a job whose step is refused leaves
- * the queue. If nothing at all fits the budget, the head job still gets one GPU so that the cluster never idles.</li>
+ * <li>The budget, {@link BudgetCheck}: by default as Algorithm 1 checks it ({@link BudgetCheck#NODE_BOUNDARY}):
+ * GPUs are handed out while they are free, and each time the GPUs handed out fill a node (lines 18-20) the allocation
+ * stops if the cluster's predicted power has reached the limit; so it may overshoot by up to a node's worth. Then
+ * the frequency raise (lines 25-30) takes one step while the predicted power is within the limit: the step that
+ * crosses it is the last. {@link BudgetCheck#STRICT} never exceeds the limit: a step that would is refused (the job
+ * leaves the queue), and if nothing fits at all the head job still gets one GPU so that the cluster never idles. A
+ * step also needs its GPUs free.</li>
  * <li>Frequency raise: a second queue ordered by priority_F (eq. 21, relative in the same way) raises one job's limit
- * one level at a time while the predicted power stays within the limit.</li>
+ * one level at a time.</li>
  * </ol>
  *
  * <p>State: each job's model evaluations ({@link ModelTable}), kept between decisions while the job's model instance
@@ -44,8 +48,30 @@ public final class PowerFlowPolicy implements EnergyPolicy {
         JOB
     }
 
+    /** How the power budget {@code eta x G x P_max} bounds a decision. */
+    public enum BudgetCheck {
+        /**
+         * Algorithm 1 (lines 18-20 and 25): GPU allocation stops at the first node boundary where the predicted power
+         * has reached the budget; clocks are raised a step at a time while the predicted power is within it.
+         */
+        NODE_BOUNDARY,
+        /** Every step (a GPU doubling or a clock raise) only if the predicted power stays within the budget. */
+        STRICT;
+
+        /** The command-line name: {@code node-boundary} or {@code strict}. */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
+
+        public static BudgetCheck parse(String label) {
+            for (BudgetCheck b : values()) if (b.label().equalsIgnoreCase(label.trim())) return b;
+            throw new IllegalArgumentException("'" + label + "' is not node-boundary or strict");
+        }
+    }
+
     private final double eta;
     private final Normalizer normalizer;
+    private final BudgetCheck budgetCheck;
     private final boolean memoize;
     private Map<Long, ModelTable> tables = new HashMap<>();
 
@@ -54,14 +80,19 @@ public final class PowerFlowPolicy implements EnergyPolicy {
     }
 
     public PowerFlowPolicy(double eta, Normalizer normalizer) {
-        this(eta, normalizer, true);
+        this(eta, normalizer, BudgetCheck.NODE_BOUNDARY);
+    }
+
+    public PowerFlowPolicy(double eta, Normalizer normalizer, BudgetCheck budgetCheck) {
+        this(eta, normalizer, budgetCheck, true);
     }
 
     /** {@code memoize = false}: every model value evaluated afresh (the reference the cached path is tested against). */
-    PowerFlowPolicy(double eta, Normalizer normalizer, boolean memoize) {
+    PowerFlowPolicy(double eta, Normalizer normalizer, BudgetCheck budgetCheck, boolean memoize) {
         if (!(eta > 0) || eta > 1.5) throw new IllegalArgumentException("eta must be in (0, 1.5], got " + eta);
         this.eta = eta;
         this.normalizer = normalizer;
+        this.budgetCheck = budgetCheck;
         this.memoize = memoize;
     }
 
@@ -74,6 +105,10 @@ public final class PowerFlowPolicy implements EnergyPolicy {
         return normalizer;
     }
 
+    public BudgetCheck budgetCheck() {
+        return budgetCheck;
+    }
+
     @Override
     public boolean usesModels() {
         return true;
@@ -82,6 +117,11 @@ public final class PowerFlowPolicy implements EnergyPolicy {
     @Override
     public boolean migrates() {
         return true;
+    }
+
+    @Override
+    public Profiling profiling() {
+        return Profiling.POWERFLOW;
     }
 
     public double powerLimitWatts(ClusterView cluster) {
@@ -117,39 +157,60 @@ public final class PowerFlowPolicy implements EnergyPolicy {
         tables = kept;
         double scale = normalizer == Normalizer.CLUSTER ? clusterScale(cluster, states) : 1;
 
+        boolean strict = budgetCheck == BudgetCheck.STRICT;
+        int free = cluster.totalGpus(), perNode = cluster.gpusPerNode();
+        double power = 0;
+        boolean anyRunning = false;
+        // a job profiling its GPU count keeps its GPUs and its slice's limit: they count, it takes no step
+        for (State s : states)
+            if (s.job.profiling() && s.job.current().running()) {
+                int level = levelOf(cluster, s.job.current().powerLimit());
+                if (level < 0)
+                    throw new IllegalArgumentException("job " + s.job.id() + " profiles at an unsupported limit "
+                            + s.job.current().powerLimit());
+                s.gpus = s.job.current().gpus();
+                s.level = level;
+                free -= s.gpus;
+                power += s.model.power(s.gpus, s.level);
+                anyRunning = true;
+            }
+        if (free < 0) throw new IllegalArgumentException("profiling jobs hold more GPUs than the cluster has");
         PriorityQueue<State> queueG = new PriorityQueue<>(PowerFlowPolicy::byPriority);
         for (State s : states) {
+            if (s.job.profiling()) continue;
             s.priority = priorityG(cluster, s, scale);
             if (s.priority > 0) queueG.add(s);
         }
-        int free = cluster.totalGpus();
-        double power = 0;
-        boolean anyRunning = false;
         while (!queueG.isEmpty() && free > 0) {
             State s = queueG.poll();
             int next = s.gpus == 0 ? 1 : 2 * s.gpus;
             int extra = next - s.gpus;
             if (extra > free || next > s.job.maxGpus()) continue;
             double delta = s.model.power(next, s.level) - s.model.power(s.gpus, s.level);
-            if (power + delta > budget && anyRunning) continue;
+            if (strict && power + delta > budget && anyRunning) continue;
+            int allocatedBefore = cluster.totalGpus() - free;
             s.gpus = next;
             free -= extra;
             power += delta;
             anyRunning = true;
             s.priority = priorityG(cluster, s, scale);
             if (s.priority > 0) queueG.add(s);
+            // Algorithm 1, lines 18-20: at each node boundary the GPUs handed out reach, stop once the budget is met
+            int allocated = cluster.totalGpus() - free;
+            if (!strict && allocated / perNode > allocatedBefore / perNode && power >= budget) break;
         }
 
         PriorityQueue<State> queueF = new PriorityQueue<>(PowerFlowPolicy::byPriority);
         for (State s : states)
-            if (s.gpus > 0 && s.level + 1 < levels) {
+            if (s.gpus > 0 && s.level + 1 < levels && !s.job.profiling()) {
                 s.priority = priorityF(s, scale);
                 queueF.add(s);
             }
-        while (!queueF.isEmpty()) {
+        // Algorithm 1, line 25: raise while the total is within the budget (the raise that crosses it is the last)
+        while (!queueF.isEmpty() && (strict || power <= budget)) {
             State s = queueF.poll();
             double delta = s.model.power(s.gpus, s.level + 1) - s.model.power(s.gpus, s.level);
-            if (power + delta > budget) continue;
+            if (strict && power + delta > budget) continue;
             s.level++;
             power += delta;
             if (s.level + 1 < levels) {

@@ -22,12 +22,17 @@ public final class TiresiasPolicy implements EnergyPolicy {
 
     @Override
     public String name() {
-        return limits.label().equals("zeus") ? "tiresias+zeus" : "tiresias@" + limits.label();
+        return limits.jobControlled() ? "tiresias+zeus" : "tiresias@" + limits.label();
     }
 
     @Override
     public boolean usesModels() {
-        return limits.label().equals("zeus");
+        return false;
+    }
+
+    @Override
+    public Profiling profiling() {
+        return limits.jobControlled() ? Profiling.ZEUS : Profiling.NONE;
     }
 
     @Override

@@ -13,14 +13,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.gpusched.powerflow.model.PerformanceModel;
+import org.gpusched.powerflow.model.JobModel;
 import org.gpusched.powerflow.truth.GroundTruth;
 
 /**
  * Runs every policy over one trace on one cluster and writes the run directory:
  * {@code summary.txt} (the table printed), {@code results.csv} and {@code results.json} (one row per run: mean JCT
  * against total energy), {@code equal-energy.csv} (each baseline run against PowerFlow's mean JCT at the same energy,
- * interpolated along its eta curve), {@code jobs-RUN.csv} (per-job JCT and energy), {@code decisions-RUN.csv} (every
+ * interpolated along its eta curve), {@code figure8.csv} (each family's run closest in energy to gandiva+zeus'),
+ * {@code jobs-RUN.csv} (per-job JCT and energy), {@code decisions-RUN.csv} (every
  * change of a job's GPU count or power limit, at its exact time), {@link RunSetup}'s files (setup.json, powerflow.yaml
  * and trace.jsonl: what the audit needs to recompute the energy) and {@code power-RUN.csv} (power,
  * GPUs allocated and nodes on after each decision).
@@ -37,16 +38,29 @@ public final class Experiment {
             double idleKWh,
             double makespanSeconds,
             int refits,
-            boolean profiled) {}
+            boolean profiled,
+            double preRunKWh) {}
 
-    /** A baseline run beside PowerFlow at its energy. */
+    /**
+     * A baseline run beside PowerFlow at its energy: PowerFlow's mean JCT interpolated along its Pareto front at the
+     * baseline's energy ({@code inRange}: the energy lies between the front's ends; outside, the nearest end's JCT),
+     * and the paper's sensitivity-section comparison, PowerFlow's best JCT among its runs within 5% of the baseline's
+     * energy ({@code comparableRatio}, NaN when none is).
+     */
     public record Versus(
             String baseline,
             double energyKWh,
             double baselineJct,
             double powerflowJct,
             double speedup,
-            boolean inRange) {}
+            boolean inRange,
+            double comparableRatio) {}
+
+    /**
+     * Figure 8's choice: for each family, the run whose energy is closest to gandiva+zeus' (the paper picks it for
+     * the schedulers not combined with Zeus; PowerFlow's own is here too), with its ratio at equal energy.
+     */
+    public record Figure8(String family, String run, double energyKWh, double meanJct, double ratio) {}
 
     private Experiment() {}
 
@@ -74,7 +88,7 @@ public final class Experiment {
             PrintWriter log)
             throws IOException {
         Files.createDirectories(out);
-        Map<Long, PerformanceModel> fits = new HashMap<>();
+        Map<Long, JobModel> fits = new HashMap<>();
         Simulation sim = new Simulation(truth, gpus, seed, fits, truthModels);
         RunSetup.write(out, new RunSetup(gpus, seed, truthModels), truth.config(), trace);
         List<Row> rows = new ArrayList<>();
@@ -94,7 +108,8 @@ public final class Experiment {
                     res.idleEnergyJoules() / 3.6e6,
                     res.makespan(),
                     res.refits(),
-                    sim.profiles(r.policy()));
+                    sim.profiles(r.policy()),
+                    res.preRunJoules() / 3.6e6);
             rows.add(row);
             if (log != null) {
                 log.printf(
@@ -159,7 +174,10 @@ public final class Experiment {
         for (Row b : rows) {
             if (b.family().equals("powerflow")) continue;
             double e = b.energyKWh();
-            boolean in = e >= low * 0.95 && e <= high * 1.05;
+            boolean in = e >= low && e <= high;
+            double comparable = Double.POSITIVE_INFINITY;
+            for (Row p : pf)
+                if (Math.abs(p.energyKWh() - e) <= 0.05 * e) comparable = Math.min(comparable, p.meanJctSeconds());
             double jct;
             if (e <= low) jct = pf.get(0).meanJctSeconds();
             else if (e >= high) jct = pf.get(pf.size() - 1).meanJctSeconds();
@@ -170,7 +188,37 @@ public final class Experiment {
                 double w = (e - lo.energyKWh()) / (hi.energyKWh() - lo.energyKWh());
                 jct = lo.meanJctSeconds() * (1 - w) + hi.meanJctSeconds() * w;
             }
-            out.add(new Versus(b.run(), e, b.meanJctSeconds(), jct, b.meanJctSeconds() / jct, in));
+            out.add(new Versus(
+                    b.run(),
+                    e,
+                    b.meanJctSeconds(),
+                    jct,
+                    b.meanJctSeconds() / jct,
+                    in,
+                    Double.isInfinite(comparable) ? Double.NaN : b.meanJctSeconds() / comparable));
+        }
+        return out;
+    }
+
+    /** Figure 8's runs ({@link Figure8}); empty without a gandiva+zeus run. */
+    public static List<Figure8> figure8(List<Row> rows, List<Versus> versus) {
+        Row anchor = rows.stream()
+                .filter(r -> r.family().equals("gandiva+zeus"))
+                .findFirst()
+                .orElse(null);
+        List<Figure8> out = new ArrayList<>();
+        if (anchor == null) return out;
+        Map<String, Row> closest = new LinkedHashMap<>();
+        for (Row r : rows) {
+            Row c = closest.get(r.family());
+            if (c == null
+                    || Math.abs(r.energyKWh() - anchor.energyKWh()) < Math.abs(c.energyKWh() - anchor.energyKWh()))
+                closest.put(r.family(), r);
+        }
+        for (Row r : closest.values()) {
+            double ratio = Double.NaN;
+            for (Versus v : versus) if (v.baseline().equals(r.run())) ratio = v.speedup();
+            out.add(new Figure8(r.family(), r.run(), r.energyKWh(), r.meanJctSeconds(), ratio));
         }
         return out;
     }
@@ -202,23 +250,27 @@ public final class Experiment {
                     Locale.ROOT, "%nequal energy: baseline mean JCT / PowerFlow mean JCT at the baseline's energy%n"));
             s.append(String.format(
                     Locale.ROOT,
-                    "%-22s %12s %14s %14s %8s %s%n",
+                    "%-22s %12s %14s %14s %8s %-26s %s%n",
                     "baseline",
                     "energy kWh",
                     "baseline JCT h",
                     "powerflow JCT h",
                     "ratio",
-                    "within PowerFlow's range"));
+                    "within PowerFlow's range",
+                    "ratio to the best run within 5% energy"));
             for (Versus v : versus)
                 s.append(String.format(
                         Locale.ROOT,
-                        "%-22s %12.1f %14.3f %14.3f %8.2f %s%n",
+                        "%-22s %12.1f %14.3f %14.3f %8.2f %-26s %s%n",
                         v.baseline(),
                         v.energyKWh(),
                         v.baselineJct() / 3600,
                         v.powerflowJct() / 3600,
                         v.speedup(),
-                        v.inRange() ? "yes" : "no (nearest eta's JCT)"));
+                        v.inRange() ? "yes" : "no (nearest end's JCT)",
+                        Double.isNaN(v.comparableRatio())
+                                ? "-"
+                                : String.format(Locale.ROOT, "%.2f", v.comparableRatio())));
         }
         return s.toString();
     }
@@ -226,11 +278,11 @@ public final class Experiment {
     private static void writeResults(Path out, List<Row> rows, List<Versus> versus) throws IOException {
         Files.writeString(out.resolve("summary.txt"), table(rows, versus));
         try (BufferedWriter w = Files.newBufferedWriter(out.resolve("results.csv"))) {
-            w.write("run,family,setting,jobs,mean_jct_s,energy_kwh,idle_kwh,makespan_s,refits,profiled\n");
+            w.write("run,family,setting,jobs,mean_jct_s,energy_kwh,idle_kwh,makespan_s,refits,profiled,prerun_kwh\n");
             for (Row r : rows)
                 w.write(String.format(
                         Locale.ROOT,
-                        "%s,%s,%s,%d,%.3f,%.6f,%.6f,%.3f,%d,%s%n",
+                        "%s,%s,%s,%d,%.3f,%.6f,%.6f,%.3f,%d,%s,%.6f%n",
                         r.run(),
                         r.family(),
                         Double.isNaN(r.setting()) ? "" : String.valueOf(r.setting()),
@@ -240,24 +292,43 @@ public final class Experiment {
                         r.idleKWh(),
                         r.makespanSeconds(),
                         r.refits(),
-                        r.profiled()));
+                        r.profiled(),
+                        r.preRunKWh()));
         }
         try (BufferedWriter w = Files.newBufferedWriter(out.resolve("equal-energy.csv"))) {
-            w.write("baseline,energy_kwh,baseline_mean_jct_s,powerflow_mean_jct_s,ratio,in_range\n");
+            w.write("baseline,energy_kwh,baseline_mean_jct_s,powerflow_mean_jct_s,ratio,in_range,ratio_within_5pct\n");
             for (Versus v : versus)
                 w.write(String.format(
                         Locale.ROOT,
-                        "%s,%.4f,%.3f,%.3f,%.4f,%s%n",
+                        "%s,%.4f,%.3f,%.3f,%.4f,%s,%s%n",
                         v.baseline(),
                         v.energyKWh(),
                         v.baselineJct(),
                         v.powerflowJct(),
                         v.speedup(),
-                        v.inRange()));
+                        v.inRange(),
+                        Double.isNaN(v.comparableRatio())
+                                ? ""
+                                : String.format(Locale.ROOT, "%.4f", v.comparableRatio())));
         }
+        List<Figure8> figure8 = figure8(rows, versus);
+        if (!figure8.isEmpty())
+            try (BufferedWriter w = Files.newBufferedWriter(out.resolve("figure8.csv"))) {
+                w.write("family,run,energy_kwh,mean_jct_s,ratio\n");
+                for (Figure8 f : figure8)
+                    w.write(String.format(
+                            Locale.ROOT,
+                            "%s,%s,%.4f,%.3f,%s%n",
+                            f.family(),
+                            f.run(),
+                            f.energyKWh(),
+                            f.meanJct(),
+                            Double.isNaN(f.ratio()) ? "" : String.format(Locale.ROOT, "%.4f", f.ratio())));
+            }
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("runs", rows);
         json.put("equalEnergy", versus);
+        json.put("figure8", figure8(rows, versus));
         new ObjectMapper()
                 .enable(SerializationFeature.INDENT_OUTPUT)
                 .writeValue(out.resolve("results.json").toFile(), json);

@@ -23,15 +23,21 @@ public final class PolicySet {
     private PolicySet() {}
 
     public static List<Run> expand(List<String> names, List<Double> etas, List<Double> limits) {
-        return expand(names, etas, limits, PowerFlowPolicy.Normalizer.CLUSTER);
+        return expand(
+                names, etas, limits, PowerFlowPolicy.Normalizer.CLUSTER, PowerFlowPolicy.BudgetCheck.NODE_BOUNDARY);
     }
 
     public static List<Run> expand(
-            List<String> names, List<Double> etas, List<Double> limits, PowerFlowPolicy.Normalizer normalizer) {
+            List<String> names,
+            List<Double> etas,
+            List<Double> limits,
+            PowerFlowPolicy.Normalizer normalizer,
+            PowerFlowPolicy.BudgetCheck budgetCheck) {
         List<Run> runs = new ArrayList<>();
         for (String n : names) {
             switch (n) {
-                case "powerflow" -> etas.forEach(e -> runs.add(new Run(new PowerFlowPolicy(e, normalizer), n, e)));
+                case "powerflow" ->
+                    etas.forEach(e -> runs.add(new Run(new PowerFlowPolicy(e, normalizer, budgetCheck), n, e)));
                 case "tiresias" ->
                     limits.forEach(l -> runs.add(new Run(new TiresiasPolicy(LimitChoice.fixed(l)), n, l)));
                 case "gandiva" -> limits.forEach(l -> runs.add(new Run(new GandivaPolicy(LimitChoice.fixed(l)), n, l)));

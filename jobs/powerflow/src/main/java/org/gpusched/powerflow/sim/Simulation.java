@@ -2,31 +2,19 @@ package org.gpusched.powerflow.sim;
 
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.gpusched.core.random.RandomState;
-import org.gpusched.powerflow.model.Configuration;
 import org.gpusched.powerflow.model.JobModel;
-import org.gpusched.powerflow.model.ModelFitter;
-import org.gpusched.powerflow.model.Observation;
-import org.gpusched.powerflow.model.PerformanceModel;
-import org.gpusched.powerflow.policy.Assignment;
 import org.gpusched.powerflow.policy.ClusterView;
 import org.gpusched.powerflow.policy.EnergyPolicy;
-import org.gpusched.powerflow.policy.JobView;
+import org.gpusched.powerflow.policy.Profiling;
 import org.gpusched.powerflow.truth.GroundTruth;
 
 /**
- * A deterministic event-driven simulation of one policy over a trace. Events are submissions and completions; at each
- * the running jobs advance at their true speed since the last event, energy is charged (jobs' GPUs and the idle GPUs
- * of powered nodes), each job that ran reports one telemetry sample of its last configuration (true step time and
- * energy with seeded Gaussian noise), and the policy decides again. Policies see only the fitted models: a job using
- * them is pre-run at submission on one GPU at every power limit (the paper's offline profiling, its time added to the
- * job's JCT and its energy to the job's), fitted on those samples, and refitted (warm start) whenever its telemetry
- * shows a GPU count it had not run at. Telemetry at a known configuration is averaged into that configuration's
- * observation without a refit.
+ * A deterministic simulation of one policy over a trace: {@link ClusterRun} (the simulated cluster the streaming replay
+ * runs too) driven event by event, its changes, power samples and finished jobs collected. Policies see only the
+ * fitted models (PowerFlow: pre-run at submission, profiled again at each new GPU count; AFS and the ground-truth
+ * comparison: the truth).
  */
 public final class Simulation {
     /** Per-job outcome. */
@@ -36,10 +24,13 @@ public final class Simulation {
         }
     }
 
-    /** One sample of the cluster after a decision: time, GPU power (W, idle included), GPUs allocated, nodes on. */
+    /** One sample of the cluster after an event: time, GPU power (W, idle included), GPUs allocated, nodes on. */
     public record PowerSample(double time, double watts, int gpusAllocated, int nodesOn) {}
 
-    /** A job's assignment changed at a decision (zero GPUs: it waits); unchanged assignments are not repeated. */
+    /**
+     * A job's GPUs or limit changed (zero GPUs: it waits); {@code byPolicy} false when a profiling slice or Zeus moved
+     * its limit. Unchanged assignments are not repeated.
+     */
     public record Change(double time, long job, int gpus, double powerLimit) {}
 
     public record Result(
@@ -51,20 +42,20 @@ public final class Simulation {
             double makespan,
             List<PowerSample> power,
             List<Change> changes,
-            int refits) {}
+            int refits,
+            double preRunJoules) {}
 
     private final GroundTruth truth;
     private final ClusterView cluster;
-    private final int nodes;
     private final long seed;
-    private final Map<Long, PerformanceModel> profileFits;
+    private final Map<Long, JobModel> profileFits;
     private final boolean truthModels;
 
     /**
      * {@code profileFits} caches the pre-run fits across simulations of the same trace and seed (they draw the same
      * samples); pass a shared map to reuse them, or a fresh one.
      */
-    public Simulation(GroundTruth truth, int totalGpus, long seed, Map<Long, PerformanceModel> profileFits) {
+    public Simulation(GroundTruth truth, int totalGpus, long seed, Map<Long, JobModel> profileFits) {
         this(truth, totalGpus, seed, profileFits, false);
     }
 
@@ -74,20 +65,13 @@ public final class Simulation {
      * charged).
      */
     public Simulation(
-            GroundTruth truth, int totalGpus, long seed, Map<Long, PerformanceModel> profileFits, boolean truthModels) {
+            GroundTruth truth, int totalGpus, long seed, Map<Long, JobModel> profileFits, boolean truthModels) {
         int gpn = truth.config().gpu().gpusPerNode();
         if (totalGpus < gpn || totalGpus % gpn != 0)
             throw new IllegalArgumentException(
                     "GPU count must be a positive multiple of " + gpn + ", got " + totalGpus);
         this.truth = truth;
-        this.cluster = new ClusterView(
-                totalGpus,
-                gpn,
-                truth.config().gpu().powerLimits().stream()
-                        .mapToDouble(Double::doubleValue)
-                        .toArray(),
-                truth.maxPower());
-        this.nodes = totalGpus / gpn;
+        this.cluster = cluster(truth, totalGpus);
         this.seed = seed;
         this.profileFits = profileFits;
         this.truthModels = truthModels;
@@ -97,210 +81,102 @@ public final class Simulation {
         return truthModels;
     }
 
-    /** Whether jobs are pre-run on one GPU at every limit before they are scheduled under {@code policy}. */
+    /** Whether jobs are pre-run and profiled as PowerFlow's before and while {@code policy} schedules them. */
     public boolean profiles(EnergyPolicy policy) {
-        return policy.usesModels() && !truthModels;
-    }
-
-    /** A job's ground truth as a model: what the policy sees in the ground-truth comparison. */
-    private record TruthModel(GroundTruth truth, String workload, double maxLimit) implements JobModel {
-        @Override
-        public double stepTime(Configuration c) {
-            return outcome(c).stepTime();
-        }
-
-        @Override
-        public double energyPerIteration(Configuration c) {
-            return outcome(c).energyPerIteration();
-        }
-
-        private GroundTruth.Outcome outcome(Configuration c) {
-            return truth.at(workload, c.gpus(), c.localBatch() * c.gpus(), c.freq() * maxLimit);
-        }
+        return policy.profiling() == Profiling.POWERFLOW && !truthModels;
     }
 
     public ClusterView cluster() {
         return cluster;
     }
 
-    private final class Job {
-        final TraceJob trace;
-        final int maxGpus;
-        final RandomState noise;
-        final Map<Configuration, double[]> telemetry = new LinkedHashMap<>();
-        JobModel model;
-        double ready, done, attained, energy;
-        Assignment assignment = Assignment.WAITING;
-        GroundTruth.Outcome outcome;
-        boolean newGpuCount;
+    /** The largest power-of-two worker count {@code batch} allows on the cluster (local batch >= smallest measured). */
+    public static int maxGpus(GroundTruth truth, ClusterView cluster, String workload, double batch) {
+        int m = (int) Math.floor(batch / truth.minLocalBatch(workload));
+        return Math.max(1, Math.min(Integer.highestOneBit(Math.max(m, 1)), cluster.totalGpus()));
+    }
 
-        Job(TraceJob t) {
-            this.trace = t;
-            this.noise = RandomState.derive(seed, t.id());
-            int m = (int) Math.floor(t.batch() / truth.minLocalBatch(t.workload()));
-            this.maxGpus = Math.max(1, Math.min(Integer.highestOneBit(Math.max(m, 1)), cluster.totalGpus()));
-        }
-
-        double remaining() {
-            return Math.max(0, trace.iterations() - done);
-        }
-
-        Configuration config(Assignment a) {
-            return Configuration.of(a.gpus(), cluster.gpusPerNode(), trace.batch(), cluster.freq(a.powerLimit()));
-        }
-
-        void observe(Assignment a, GroundTruth.Outcome o) {
-            Configuration c = config(a);
-            double t = o.stepTime() * (1 + truth.config().telemetry().noise() * gaussian());
-            double e = o.energyPerIteration() * (1 + truth.config().telemetry().noise() * gaussian());
-            double[] acc = telemetry.get(c);
-            if (acc == null) {
-                boolean seen = telemetry.keySet().stream().anyMatch(k -> k.gpus() == c.gpus());
-                telemetry.put(c, new double[] {t, e, 1});
-                if (!seen) newGpuCount = true;
-            } else {
-                acc[0] += t;
-                acc[1] += e;
-                acc[2]++;
-            }
-        }
-
-        List<Observation> observations() {
-            List<Observation> obs = new ArrayList<>();
-            telemetry.forEach((c, acc) ->
-                    obs.add(new Observation(c, Math.max(acc[0] / acc[2], 1e-9), Math.max(acc[1] / acc[2], 1e-9))));
-            return obs;
-        }
-
-        double gaussian() {
-            double u = Math.max(noise.nextDouble(), 1e-300), v = noise.nextDouble();
-            return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-        }
+    /** The cluster of {@code totalGpus} GPUs of the truth's hardware, as the policies see it. */
+    public static ClusterView cluster(GroundTruth truth, int totalGpus) {
+        return new ClusterView(
+                totalGpus,
+                truth.config().gpu().gpusPerNode(),
+                truth.config().gpu().powerLimits().stream()
+                        .mapToDouble(Double::doubleValue)
+                        .toArray(),
+                truth.maxPower());
     }
 
     public Result run(EnergyPolicy policy, List<TraceJob> trace) {
-        List<Job> pending = new ArrayList<>();
-        for (TraceJob t : trace) pending.add(new Job(t));
-        pending.sort(Comparator.comparingDouble((Job j) -> j.trace.submit()).thenComparingLong(j -> j.trace.id()));
-        double profileSeconds = truth.config().telemetry().profileSecondsPerLimit();
-        List<Job> active = new ArrayList<>();
         List<JobResult> finished = new ArrayList<>();
         List<PowerSample> power = new ArrayList<>();
         List<Change> changes = new ArrayList<>();
-        NodePlacement placement = new NodePlacement(nodes, cluster.gpusPerNode(), policy.migrates());
-        double now = 0, idleEnergy = 0;
-        int next = 0, nodesOn = 0, allocated = 0, refits = 0;
-        while (next < pending.size() || !active.isEmpty()) {
-            double tArrive = next < pending.size()
-                    ? readyTime(pending.get(next), policy, profileSeconds)
-                    : Double.POSITIVE_INFINITY;
-            double tDone = Double.POSITIVE_INFINITY;
-            for (Job j : active)
-                if (j.assignment.running()) tDone = Math.min(tDone, now + j.remaining() * j.outcome.stepTime());
-            double t = Math.min(tArrive, tDone);
-            if (t == Double.POSITIVE_INFINITY)
-                throw new IllegalStateException(policy.name() + ": jobs wait but nothing runs at t=" + now);
-            double dt = t - now;
-            idleEnergy += dt * truth.config().gpu().idleWatts() * (nodesOn * cluster.gpusPerNode() - allocated);
-            for (Job j : active) {
-                if (!j.assignment.running()) continue;
-                j.done += dt / j.outcome.stepTime();
-                j.energy += dt * j.outcome.power();
-                j.attained += dt * j.assignment.gpus();
-                if (dt > 0) j.observe(j.assignment, j.outcome);
+        int[] refits = {0};
+        ClusterRun.Fitter fit = new ModelFitting(truth, cluster, true);
+        ClusterRun.Fitter cached = (job, previous) -> previous == null
+                ? profileFits.computeIfAbsent(job.id(), id -> fit.fit(job, null))
+                : fit.fit(job, previous);
+        ClusterRun run = new ClusterRun(truth, cluster, policy, truthModels, cached, new ClusterRun.Listener() {
+            @Override
+            public void change(long millis, JobRun job, int fromGpus, double fromLimit, boolean byPolicy) {
+                changes.add(new Change(millis / 1000.0, job.id(), job.gpus(), job.limit()));
             }
-            now = t;
-            for (var it = active.iterator(); it.hasNext(); ) {
-                Job j = it.next();
-                if (j.assignment.running() && j.remaining() <= 1e-6 * j.trace.iterations()) {
-                    finished.add(new JobResult(j.trace.id(), j.trace.workload(), j.trace.submit(), now, j.energy));
-                    it.remove();
-                }
+
+            @Override
+            public void fitted(long millis, JobRun job, boolean newGpuCount) {
+                if (newGpuCount) refits[0]++;
             }
-            while (next < pending.size() && readyTime(pending.get(next), policy, profileSeconds) <= now) {
-                Job j = pending.get(next++);
-                if (profiles(policy)) profile(j, profileSeconds);
-                else if (policy.usesModels()) j.model = new TruthModel(truth, j.trace.workload(), cluster.maxLimit());
-                if (j.remaining() <= 1e-6 * j.trace.iterations())
-                    finished.add(new JobResult(j.trace.id(), j.trace.workload(), j.trace.submit(), now, j.energy));
-                else active.add(j);
+
+            @Override
+            public void finished(long millis, JobRun job) {
+                finished.add(
+                        new JobResult(job.id(), job.workload(), job.submit(), millis / 1000.0, job.energyJoules()));
             }
-            for (Job j : active) {
-                if (profiles(policy) && j.newGpuCount) {
-                    j.model = ModelFitter.refit(
-                            (PerformanceModel) j.model,
-                            j.observations(),
-                            truth.config().gpu().freqLevels());
-                    refits++;
-                }
-                j.newGpuCount = false;
+
+            @Override
+            public void power(long millis, double watts, int allocated, int nodesOn, double idleJoules) {
+                power.add(new PowerSample(millis / 1000.0, watts, allocated, nodesOn));
             }
-            List<JobView> views = new ArrayList<>(active.size());
-            for (Job j : active)
-                views.add(new JobView(
-                        j.trace.id(),
-                        j.trace.submit(),
-                        j.trace.workload(),
-                        j.trace.batch(),
-                        // A non-elastic job asking for more than its power-of-two cap (the sampler may ask 7 GPUs
-                        // of a 56-sample bert-squad batch) runs on the cap: workers are powers of two for every policy.
-                        Math.min(j.trace.gpus(), j.maxGpus),
-                        j.remaining(),
-                        j.attained,
-                        j.maxGpus,
-                        j.model,
-                        j.assignment));
-            Map<Long, Assignment> decision = active.isEmpty() ? Map.of() : policy.decide(cluster, views);
-            Map<Long, Integer> running = new HashMap<>();
-            allocated = 0;
-            double watts = 0;
-            for (Job j : active) {
-                Assignment a = decision.getOrDefault(j.trace.id(), Assignment.WAITING);
-                if (a.running() && a.gpus() > j.maxGpus)
-                    throw new IllegalStateException(policy.name() + " gave job " + j.trace.id() + " " + a.gpus()
-                            + " GPUs, more than its batch allows");
-                if (!a.equals(j.assignment)) changes.add(new Change(now, j.trace.id(), a.gpus(), a.powerLimit()));
-                j.assignment = a;
-                if (a.running()) {
-                    j.outcome = truth.at(j.trace.workload(), a.gpus(), j.trace.batch(), a.powerLimit());
-                    running.put(j.trace.id(), a.gpus());
-                    allocated += a.gpus();
-                    watts += j.outcome.power();
-                }
-            }
-            if (allocated > cluster.totalGpus())
+        });
+        List<TraceJob> sorted = new ArrayList<>(trace);
+        sorted.sort(Comparator.comparingDouble(TraceJob::submit).thenComparingLong(TraceJob::id));
+        for (TraceJob t : sorted)
+            run.submit(new JobRun(
+                    t.id(),
+                    t.id(),
+                    seed,
+                    t.submit(),
+                    t.workload(),
+                    t.batch(),
+                    t.gpus(),
+                    t.iterations(),
+                    maxGpus(truth, cluster, t.workload(), t.batch())));
+        while (run.hasWork()) {
+            long t = run.nextEventMillis();
+            if (t == JobRun.NEVER)
                 throw new IllegalStateException(
-                        policy.name() + " allocated " + allocated + " GPUs of " + cluster.totalGpus());
-            nodesOn = placement.place(running);
-            watts += truth.config().gpu().idleWatts() * (nodesOn * cluster.gpusPerNode() - allocated);
-            power.add(new PowerSample(now, watts, allocated, nodesOn));
+                        policy.name() + ": jobs wait but nothing runs at t=" + run.now() / 1000.0);
+            run.event(t);
         }
         finished.sort(Comparator.comparingLong(JobResult::id));
-        double total = idleEnergy, jct = 0;
+        double preRun = 0;
+        if (profiles(policy))
+            for (TraceJob t : trace) preRun += ClusterRun.preRunJoules(truth, t.workload(), t.batch());
+        double total = run.idleJoules(), jct = 0;
         for (JobResult r : finished) {
             total += r.energyJoules();
             jct += r.jct();
         }
         return new Result(
-                policy.name(), finished, total, idleEnergy, jct / finished.size(), now, power, changes, refits);
-    }
-
-    private double readyTime(Job j, EnergyPolicy policy, double profileSeconds) {
-        return j.trace.submit() + (profiles(policy) ? profileSeconds * cluster.powerLimits().length : 0);
-    }
-
-    private void profile(Job j, double profileSeconds) {
-        for (double limit : cluster.powerLimits()) {
-            Assignment a = new Assignment(1, limit);
-            GroundTruth.Outcome o = truth.at(j.trace.workload(), 1, j.trace.batch(), limit);
-            double seconds = Math.min(profileSeconds, j.remaining() * o.stepTime());
-            j.done += seconds / o.stepTime();
-            j.energy += seconds * o.power();
-            j.observe(a, o);
-        }
-        j.newGpuCount = false;
-        j.model = profileFits.computeIfAbsent(
-                j.trace.id(),
-                id -> ModelFitter.fit(j.observations(), truth.config().gpu().freqLevels()));
+                policy.name(),
+                finished,
+                total,
+                run.idleJoules(),
+                jct / finished.size(),
+                run.now() / 1000.0,
+                power,
+                changes,
+                refits[0],
+                preRun);
     }
 }

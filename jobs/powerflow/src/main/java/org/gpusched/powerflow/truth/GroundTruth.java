@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.gpusched.powerflow.model.BatchSweep;
 
 /**
  * What a job really does at a configuration, for the simulator only (policies never see it).
@@ -25,10 +26,8 @@ public final class GroundTruth {
         }
     }
 
-    private record Table(double[] batches, double[] limits, double[][] stepTime, double[][] power) {}
-
     private final PowerflowConfig config;
-    private final Map<String, Table> tables = new HashMap<>();
+    private final Map<String, BatchSweep> tables = new HashMap<>();
     private final double maxPower;
 
     public GroundTruth(PowerflowConfig config, List<ZeusMeasurements.Point> points) {
@@ -64,7 +63,8 @@ public final class GroundTruth {
                 }
             tables.put(
                     w.name(),
-                    new Table(batches.stream().mapToDouble(Integer::doubleValue).toArray(), limits, t, pw));
+                    new BatchSweep(
+                            batches.stream().mapToDouble(Integer::doubleValue).toArray(), limits, t, pw));
         }
         this.maxPower = sum / count;
     }
@@ -83,20 +83,24 @@ public final class GroundTruth {
     }
 
     public double minLocalBatch(String workload) {
-        return table(workload).batches[0];
+        return table(workload).smallestBatch();
     }
 
     public double[] measuredBatches(String workload) {
-        return table(workload).batches.clone();
+        return table(workload).batches();
+    }
+
+    /** The workload's measured single-GPU sweep (what one GPU really does). */
+    public BatchSweep sweep(String workload) {
+        return table(workload);
     }
 
     /** A job of {@code workload} at global batch {@code globalBatch} on {@code gpus} GPUs at {@code powerLimit} W. */
     public Outcome at(String workload, int gpus, double globalBatch, double powerLimit) {
-        Table tb = table(workload);
+        BatchSweep tb = table(workload);
         double bs = globalBatch / gpus;
-        double t1 = interpolate(tb, tb.stepTime, bs, powerLimit);
-        double p1 = interpolate(tb, tb.power, bs, powerLimit);
-        if (bs > tb.batches[tb.batches.length - 1]) t1 *= bs / tb.batches[tb.batches.length - 1];
+        double t1 = tb.stepTime(bs, powerLimit);
+        double p1 = tb.power(bs, powerLimit);
         if (gpus == 1) return new Outcome(t1, p1 * t1);
         PowerflowConfig.Scaling s = config.scaling();
         double gbps = gpus <= config.gpu().gpusPerNode() ? s.intraNodeGBps() : s.interNodeGBps();
@@ -112,30 +116,9 @@ public final class GroundTruth {
         return new Outcome(step, gpus * (p1 * t1 + s.syncPowerFraction() * p1 * waited));
     }
 
-    private Table table(String workload) {
-        Table t = tables.get(workload);
+    private BatchSweep table(String workload) {
+        BatchSweep t = tables.get(workload);
         if (t == null) throw new IllegalArgumentException("unknown workload '" + workload + "'");
         return t;
-    }
-
-    private static double interpolate(Table tb, double[][] v, double bs, double limit) {
-        int b = segment(tb.batches, bs), l = segment(tb.limits, limit);
-        double wb = weight(tb.batches, b, bs), wl = weight(tb.limits, l, limit);
-        int b1 = Math.min(b + 1, tb.batches.length - 1), l1 = Math.min(l + 1, tb.limits.length - 1);
-        double lo = v[b][l] * (1 - wl) + v[b][l1] * wl;
-        double hi = v[b1][l] * (1 - wl) + v[b1][l1] * wl;
-        return lo * (1 - wb) + hi * wb;
-    }
-
-    private static int segment(double[] xs, double x) {
-        int i = 0;
-        while (i + 1 < xs.length - 1 && x >= xs[i + 1]) i++;
-        return xs.length == 1 ? 0 : i;
-    }
-
-    private static double weight(double[] xs, int i, double x) {
-        if (xs.length == 1) return 0;
-        double w = (x - xs[i]) / (xs[i + 1] - xs[i]);
-        return Math.max(0, Math.min(1, w));
     }
 }

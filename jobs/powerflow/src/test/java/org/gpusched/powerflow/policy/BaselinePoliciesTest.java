@@ -62,11 +62,21 @@ class BaselinePoliciesTest {
     }
 
     @Test
-    void zeusPicksALimitBelowTheMaximumWhenTheClockBarelyMattersForTime() {
-        ClusterView c = new ClusterView(4, 4, LIMITS, 200);
-        // step time dominated by sync (clock-insensitive here), power grows with f: the lowest limit is cheapest
-        JobView j = new JobView(1, 0, "w", 64, 2, 1000, 0, 64, Models.of(0.0001, 1.0, 200), Assignment.WAITING);
-        assertEquals(100, LimitChoice.zeus().limit(c, j, 2));
-        assertEquals(175, LimitChoice.fixed(175).limit(c, j, 2));
+    void zeusKeepsTheLimitOfLeastZeusCostOverItsMeasuredWindows() {
+        double[] limits = {100, 150, 200, 250};
+        // n = 2: cost = 0.5 E + 0.5 x (250 x 2) x T per iteration
+        double[] step = {2.0, 1.4, 1.1, 1.0}, energy = {500, 560, 600, 700};
+        // 100 W: 250 + 500 = 750; 150 W: 280 + 350 = 630; 200 W: 300 + 275 = 575; 250 W: 350 + 250 = 600
+        assertEquals(200, LimitChoice.zeusOptimum(limits, step, energy, 2));
+        // on one GPU time weighs half as much: 100 W: 250 + 250 = 500; 150 W: 280 + 175 = 455; 200 W: 300 + 137.5
+        assertEquals(200, LimitChoice.zeusOptimum(limits, step, energy, 1));
+        assertEquals(100, LimitChoice.zeusOptimum(limits, new double[] {1, 1, 1, 1}, energy, 1));
+        ClusterView c = new ClusterView(4, 4, limits, 200);
+        // the job's own optimizer sets the limit: the scheduler starts it at the largest, as Zeus does before profiling
+        assertTrue(LimitChoice.zeus().jobControlled());
+        assertEquals(250, LimitChoice.zeus().limit(c, request(1, 0, 2, 0, false), 2));
+        assertEquals(Profiling.ZEUS, new TiresiasPolicy(LimitChoice.zeus()).profiling());
+        assertEquals(Profiling.NONE, new TiresiasPolicy(LimitChoice.fixed(175)).profiling());
+        assertEquals(175, LimitChoice.fixed(175).limit(c, request(1, 0, 2, 0, false), 2));
     }
 }

@@ -24,8 +24,9 @@ class PowerFlowMemoTest {
         int decisions = 0;
         for (int trial = 0; trial < 40; trial++) {
             for (PowerFlowPolicy.Normalizer n : PowerFlowPolicy.Normalizer.values()) {
+                PowerFlowPolicy.BudgetCheck check = PowerFlowPolicy.BudgetCheck.values()[trial % 2];
                 double eta = 0.05 + r.nextDouble();
-                PowerFlowPolicy kept = new PowerFlowPolicy(eta, n);
+                PowerFlowPolicy kept = new PowerFlowPolicy(eta, n, check);
                 List<JobView> jobs = new ArrayList<>();
                 long nextId = 0;
                 for (int i = 0; i < 1 + r.nextInt(60); i++) jobs.add(randomJob(r, nextId++));
@@ -34,7 +35,7 @@ class PowerFlowMemoTest {
                     if (r.nextInt(10) == 0) gpus = 8 * (1 + r.nextInt(16));
                     ClusterView c = new ClusterView(gpus, 8, LIMITS.clone(), 200);
                     Map<Long, Assignment> fast = kept.decide(c, jobs);
-                    Map<Long, Assignment> reference = new PowerFlowPolicy(eta, n, false).decide(c, jobs);
+                    Map<Long, Assignment> reference = new PowerFlowPolicy(eta, n, check, false).decide(c, jobs);
                     assertEquals(reference, fast, "trial " + trial + " step " + step + " " + n);
                     decisions++;
                     jobs = next(r, jobs, fast);

@@ -13,6 +13,78 @@ import org.junit.jupiter.api.Test;
 
 class PowerFlowPolicyTest {
     private static final double[] LIMITS = {100, 150, 200, 250};
+    private static final PowerFlowPolicy.BudgetCheck NODE = PowerFlowPolicy.BudgetCheck.NODE_BOUNDARY,
+            STRICT = PowerFlowPolicy.BudgetCheck.STRICT;
+
+    private static PowerFlowPolicy policy(double eta, PowerFlowPolicy.BudgetCheck check) {
+        return new PowerFlowPolicy(eta, PowerFlowPolicy.Normalizer.CLUSTER, check);
+    }
+
+    private static int running(Map<Long, Assignment> d) {
+        int n = 0;
+        for (Assignment a : d.values()) if (a.running()) n++;
+        return n;
+    }
+
+    /*
+     * Hand-worked budget cases. Six one-GPU jobs of 100 W each at 250 W (Models.of: power per GPU = 100 x f, and f = 1
+     * is their most efficient limit), nodes of 2 GPUs, G = 6, P_max = 100 W: the budget is eta x 600 W.
+     */
+    private static List<JobView> sixHundredWattJobs() {
+        List<JobView> jobs = new ArrayList<>();
+        for (long i = 1; i <= 6; i++) jobs.add(Models.job(i, 1000 * i, Models.of(0.01, 0, 100), 1));
+        return jobs;
+    }
+
+    @Test
+    void algorithm1StopsAtTheFirstNodeBoundaryWhereThePowerHasReachedTheBudget() {
+        ClusterView c = new ClusterView(6, 2, LIMITS, 100);
+        // eta 0.2: budget 120 W. GPU 1: 100 W (no boundary); GPU 2: 200 W, a node is full and 200 >= 120: stop.
+        Map<Long, Assignment> d = policy(0.2, NODE).decide(c, sixHundredWattJobs());
+        assertEquals(2, running(d));
+        assertEquals(d, new PowerFlowPolicy(0.2).decide(c, sixHundredWattJobs()), "Algorithm 1's check is the default");
+        // eta 0.42: budget 252 W. 200 W at the first boundary (< 252: go on), 400 W at the second: stop with 4.
+        assertEquals(4, running(policy(0.42, NODE).decide(c, sixHundredWattJobs())));
+        // eta 0.7: budget 420 W: 400 W at the second boundary is within it, the third node fills the cluster.
+        assertEquals(6, running(policy(0.7, NODE).decide(c, sixHundredWattJobs())));
+        // waiting jobs rank by the energy they add, least first: jobs 1 and 2 (the shortest) run at eta 0.2
+        assertEquals(1, d.get(1L).gpus());
+        assertEquals(1, d.get(2L).gpus());
+    }
+
+    @Test
+    void theStrictCheckRefusesEveryStepThatWouldExceedTheBudget() {
+        ClusterView c = new ClusterView(6, 2, LIMITS, 100);
+        // 120 W: only one 100-W job; 252 W: two; 420 W: four
+        assertEquals(1, running(policy(0.2, STRICT).decide(c, sixHundredWattJobs())));
+        assertEquals(2, running(policy(0.42, STRICT).decide(c, sixHundredWattJobs())));
+        assertEquals(4, running(policy(0.7, STRICT).decide(c, sixHundredWattJobs())));
+    }
+
+    @Test
+    void algorithm1RaisesClocksWhileThePowerIsWithinTheBudgetAndTheStrictCheckStopsBelowIt() {
+        // one job on one GPU (max 1), power 100 x f^3: 6.4 / 21.6 / 51.2 / 100 W at 100 / 150 / 200 / 250 W limits;
+        // it starts at 100 W (most efficient). G = 2, P_max = 100: eta 0.1 is a 20 W budget.
+        ClusterView c = new ClusterView(2, 2, LIMITS, 100);
+        List<JobView> one = List.of(Models.job(1, 1000, Models.cubic(0.01, 100), 1));
+        assertEquals(0, PowerFlowPolicy.mostEfficientLevel(c, one.get(0)));
+        // line 25: 6.4 W <= 20 W, raise to 150 W (21.6 W); 21.6 > 20, stop: one step over the budget
+        assertEquals(150, policy(0.1, NODE).decide(c, one).get(1L).powerLimit());
+        // strict: the raise to 21.6 W would exceed 20 W, so the job stays at 100 W
+        assertEquals(100, policy(0.1, STRICT).decide(c, one).get(1L).powerLimit());
+        // a 60 W budget (eta 0.3): node-boundary raises 6.4 -> 21.6 -> 51.2 -> 100 W (51.2 <= 60, so one more step),
+        // strict stops at 200 W (51.2 W)
+        assertEquals(250, policy(0.3, NODE).decide(c, one).get(1L).powerLimit());
+        assertEquals(200, policy(0.3, STRICT).decide(c, one).get(1L).powerLimit());
+    }
+
+    @Test
+    void algorithm1NeverLeavesTheClusterIdleEvenBelowOneGpusPower() {
+        // budget 6 W, each job 100 W: the first node's GPUs are handed out before the first check
+        ClusterView c = new ClusterView(6, 2, LIMITS, 100);
+        assertEquals(2, running(policy(0.01, NODE).decide(c, sixHundredWattJobs())));
+        assertEquals(1, running(policy(0.01, STRICT).decide(c, sixHundredWattJobs())));
+    }
 
     @Test
     void aWaitingJobWithLessRemainingEnergyGetsTheOnlyGpuFirst() {
@@ -66,7 +138,7 @@ class PowerFlowPolicyTest {
     }
 
     @Test
-    void predictedPowerNeverExceedsTheLimitAndWorkersArePowersOfTwo() {
+    void underTheStrictCheckPredictedPowerNeverExceedsTheLimitAndWorkersArePowersOfTwo() {
         RandomState r = new RandomState(7);
         for (int trial = 0; trial < 300; trial++) {
             int gpus = 8 * (1 + r.nextInt(8));
@@ -80,7 +152,7 @@ class PowerFlowPolicyTest {
                         Models.of(0.001 + 0.02 * r.nextDouble(), 0.2 * r.nextDouble(), 50 + 200 * r.nextDouble()),
                         1 << r.nextInt(7)));
             double eta = 0.05 + r.nextDouble();
-            PowerFlowPolicy p = new PowerFlowPolicy(eta);
+            PowerFlowPolicy p = new PowerFlowPolicy(eta, PowerFlowPolicy.Normalizer.CLUSTER, STRICT);
             Map<Long, Assignment> d = p.decide(c, jobs);
             double power = 0;
             int used = 0, running = 0;

@@ -12,6 +12,7 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 import org.gpusched.powerflow.model.Configuration;
+import org.gpusched.powerflow.sim.ModelFitting;
 import org.gpusched.streaming.avro.JobModelFit;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.Telemetry;
@@ -21,7 +22,8 @@ import org.gpusched.streaming.state.PowerflowEventKind;
 
 /**
  * Keyed by job: the job's telemetry and its fitted performance model ({@link JobModels}, Hipparchus
- * Levenberg-Marquardt through ModelFitter), for the live powerflow scheduler downstream.
+ * Levenberg-Marquardt through the simulator's {@link ModelFitting}, with the scale-out prior of the workload its
+ * submission names), for the live powerflow scheduler downstream.
  *
  * <p>State: {@link #MODEL}, the job's samples averaged per configuration and its latest fit, created by the job's
  * submission; {@link #PENDING}, the job's events not yet passed by the watermark. Events are handled when the watermark
@@ -29,9 +31,10 @@ import org.gpusched.streaming.state.PowerflowEventKind;
  * order. The model is refitted when a time's samples bring a configuration (GPU count, power limit, local batch) the
  * job had not run at, warm-started from the previous fit (the first fit is fresh); samples at a known configuration are
  * averaged in and count at the next refit. Each fit is emitted as a {@code MODEL} event (and to {@link #MODELS}); the
- * job's submission, completion and telemetry are passed on. Both states are cleared when the job completes; telemetry
- * or a completion of a job never submitted (or already completed) leaves no state and goes to {@link #REJECTED} with
- * the reason, as the scheduler's dispatcher rejects them.
+ * job's submission, completion and telemetry are passed on (telemetry of a completion's own time too, for the job's
+ * energy, though it is not fitted). Both states are cleared when the job completes; telemetry of a job never submitted
+ * or completed at an earlier time, and a second completion, leave no state and go to {@link #REJECTED} with the
+ * reason, as the scheduler's dispatcher rejects them.
  */
 public final class JobModelFunction extends KeyedProcessFunction<String, PowerflowEvent, PowerflowEvent> {
     private static final long serialVersionUID = 1L;
@@ -50,7 +53,8 @@ public final class JobModelFunction extends KeyedProcessFunction<String, Powerfl
     private final PowerflowSettings settings;
     private transient ValueState<JobModelState> model;
     private transient ListState<PowerflowEvent> pending;
-    private transient double[] freqLevels;
+    /** The simulator's fitting: ModelFitter with the scale-out prior of the job's workload. */
+    private transient ModelFitting fitting;
 
     public JobModelFunction(PowerflowSettings settings) {
         this.settings = settings;
@@ -60,7 +64,7 @@ public final class JobModelFunction extends KeyedProcessFunction<String, Powerfl
     public void open(OpenContext openContext) {
         model = getRuntimeContext().getState(MODEL);
         pending = getRuntimeContext().getListState(PENDING);
-        freqLevels = settings.freqLevels();
+        fitting = new ModelFitting(settings.groundTruth(), settings.cluster(), true);
     }
 
     @Override
@@ -78,10 +82,15 @@ public final class JobModelFunction extends KeyedProcessFunction<String, Powerfl
         boolean newConfiguration = false, newGpuCount = false, completed = false;
         // samples taken at the submission's own time count (a submission sorts after telemetry of its time)
         for (PowerflowEvent e : due)
-            if (e.getKind() == PowerflowEventKind.SUBMISSION && state == null) state = JobModels.empty(e.getJob());
+            if (e.getKind() == PowerflowEventKind.SUBMISSION && state == null)
+                state = JobModelState.newBuilder(JobModels.empty(e.getJob()))
+                        .setWorkload(e.getSubmitted().getWorkload())
+                        .setGlobalBatch(e.getSubmitted().getGlobalBatch())
+                        .build();
         for (PowerflowEvent e : due) {
+            // a sample of the completion's own time still belongs to the job
             if ((e.getKind() == PowerflowEventKind.TELEMETRY || e.getKind() == PowerflowEventKind.COMPLETION)
-                    && (state == null || completed)) {
+                    && (state == null || (completed && e.getKind() == PowerflowEventKind.COMPLETION))) {
                 reject(ctx, e);
                 continue;
             }
@@ -89,7 +98,9 @@ public final class JobModelFunction extends KeyedProcessFunction<String, Powerfl
                 case COMPLETION -> completed = true;
                 case TELEMETRY -> {
                     Telemetry t = e.getTelemetry();
-                    if (PowerflowEvents.isSample(t)) {
+                    // a sample of the completion's own time is passed on (its energy was drawn before the end),
+                    // not fitted
+                    if (!completed && PowerflowEvents.isSample(t)) {
                         Configuration c = configuration(t);
                         int before = state.getConfigurations().size();
                         newGpuCount |= JobModels.newGpuCount(state, c.gpus());
@@ -110,7 +121,10 @@ public final class JobModelFunction extends KeyedProcessFunction<String, Powerfl
             return;
         }
         if (state != null && newConfiguration) {
-            state = JobModels.fit(state, time / 1000.0, freqLevels, newGpuCount);
+            int maxGpus = state.getWorkload() == null
+                    ? settings.totalGpus()
+                    : settings.maxGpus(state.getWorkload(), state.getGlobalBatch());
+            state = JobModels.fit(state, time / 1000.0, fitting, maxGpus, newGpuCount);
             out.collect(PowerflowEvent.newBuilder()
                     .setTimeMillis(time)
                     .setKind(PowerflowEventKind.MODEL)

@@ -4,10 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 import org.gpusched.powerflow.model.Configuration;
 import org.gpusched.powerflow.model.EnergyModel;
-import org.gpusched.powerflow.model.ModelFitter;
 import org.gpusched.powerflow.model.Observation;
+import org.gpusched.powerflow.model.ObservationLog;
 import org.gpusched.powerflow.model.PerformanceModel;
 import org.gpusched.powerflow.model.ThroughputModel;
+import org.gpusched.powerflow.sim.ModelFitting;
 import org.gpusched.streaming.avro.JobModelFit;
 import org.gpusched.streaming.state.JobModelState;
 import org.gpusched.streaming.state.ObservedConfiguration;
@@ -15,7 +16,7 @@ import org.gpusched.streaming.state.ObservedConfiguration;
 /**
  * A job's telemetry and fitted model as Avro state: samples are averaged per configuration (GPU count, GPUs per node,
  * local batch, frequency), in the order the configurations were first seen, and the model is fitted with
- * {@link ModelFitter} on those averages: afresh the first time, warm-started from the previous fit afterwards (afresh
+ * the simulator's {@link ModelFitting} on those averages: afresh the first time, warm-started from the previous fit afterwards (afresh
  * again when the warm start does not converge).
  * Records are replaced, never changed in place, so a snapshot taken meanwhile stays consistent.
  */
@@ -27,6 +28,8 @@ public final class JobModels {
                 .setJob(job)
                 .setConfigurations(List.of())
                 .setFit(null)
+                .setWorkload(null)
+                .setGlobalBatch(null)
                 .build();
     }
 
@@ -67,31 +70,71 @@ public final class JobModels {
         return true;
     }
 
-    /** The state with its model fitted to every sample so far; {@code time} (s) and the flag go on the fit record. */
-    public static JobModelState fit(JobModelState state, double time, double[] freqLevels, boolean newGpuCount) {
-        List<Observation> obs = observations(state);
+    /**
+     * The state with its model fitted to every sample so far by {@code fitting} (the simulator's: with the scale-out
+     * prior of the job's workload when the submission named one); {@code time} (s) and the flag go on the fit record.
+     */
+    public static JobModelState fit(
+            JobModelState state, double time, ModelFitting fitting, int maxGpus, boolean newGpuCount) {
+        ObservationLog log = log(state);
         JobModelFit previous = state.getFit();
-        PerformanceModel model;
-        if (previous == null) {
-            model = ModelFitter.fit(obs, freqLevels);
-        } else {
-            model = ModelFitter.refit(model(previous), obs, freqLevels);
-        }
-        long samples = 0;
-        for (ObservedConfiguration o : state.getConfigurations()) samples += o.getSamples();
+        double batch = state.getGlobalBatch() == null ? 1 : state.getGlobalBatch();
+        PerformanceModel model = (PerformanceModel)
+                fitting.fit(state.getWorkload(), batch, maxGpus, log, previous == null ? null : model(previous));
+        JobModelFit fit = fitRecord(
+                state.getJob(), time, model, log, previous == null ? 1 : previous.getRefits() + 1, newGpuCount);
+        return JobModelState.newBuilder(state).setFit(fit).build();
+    }
+
+    /** The samples of a state as the shared {@link ObservationLog}. */
+    public static ObservationLog log(JobModelState state) {
+        List<ObservationLog.Entry> entries = new ArrayList<>();
+        for (ObservedConfiguration o : state.getConfigurations())
+            entries.add(new ObservationLog.Entry(
+                    new Configuration(o.getGpus(), o.getGpusPerNode(), o.getLocalBatch(), o.getFreq()),
+                    o.getStepSecondsSum(),
+                    o.getEnergyJoulesSum(),
+                    o.getSamples()));
+        return new ObservationLog(entries);
+    }
+
+    /** A state holding {@code log}'s samples and {@code fit}. */
+    public static JobModelState state(String job, ObservationLog log, JobModelFit fit) {
+        List<ObservedConfiguration> configs = new ArrayList<>();
+        for (ObservationLog.Entry e : log.entries())
+            configs.add(ObservedConfiguration.newBuilder()
+                    .setGpus(e.config().gpus())
+                    .setGpusPerNode(e.config().gpusPerNode())
+                    .setLocalBatch(e.config().localBatch())
+                    .setFreq(e.config().freq())
+                    .setStepSecondsSum(e.stepSecondsSum())
+                    .setEnergyJoulesSum(e.energyJoulesSum())
+                    .setSamples(e.samples())
+                    .build());
+        return JobModelState.newBuilder()
+                .setJob(job)
+                .setConfigurations(configs)
+                .setFit(fit)
+                .setWorkload(null)
+                .setGlobalBatch(null)
+                .build();
+    }
+
+    /** The fit record of {@code model}, the {@code refits}-th fit of the job, on {@code log}'s samples. */
+    public static JobModelFit fitRecord(
+            String job, double time, PerformanceModel model, ObservationLog log, int refits, boolean newGpuCount) {
         double f0 = model.energy().breakFreq();
-        JobModelFit fit = JobModelFit.newBuilder()
+        return JobModelFit.newBuilder()
                 .setTime(time)
-                .setJob(state.getJob())
-                .setObservations(obs.size())
-                .setSamples(samples)
-                .setRefits(previous == null ? 1 : previous.getRefits() + 1)
+                .setJob(job)
+                .setObservations(log.size())
+                .setSamples(log.samples())
+                .setRefits(refits)
                 .setThroughput(boxed(model.time().parameters()))
                 .setEnergy(boxed(model.energy().parameters()))
                 .setBreakFreq(Double.isFinite(f0) ? f0 : null)
                 .setNewGpuCount(newGpuCount)
                 .build();
-        return JobModelState.newBuilder(state).setFit(fit).build();
     }
 
     /** The performance model of a fit record. */

@@ -70,6 +70,11 @@ public final class PowerflowFiles {
         }
 
         @Override
+        public void telemetryReceived(DataStream<Telemetry> s) {
+            sink(s, TELEMETRY);
+        }
+
+        @Override
         public void jobEnergy(DataStream<PowerflowJobEnergy> s) {
             sink(s, JOB_ENERGY);
         }

@@ -10,6 +10,7 @@ import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.avro.JobCompleted;
 import org.gpusched.streaming.avro.JobModelFit;
 import org.gpusched.streaming.avro.PlacementDecision;
+import org.gpusched.streaming.avro.PowerflowJobEnergy;
 import org.gpusched.streaming.avro.RejectedRecord;
 import org.gpusched.streaming.avro.Telemetry;
 import org.gpusched.streaming.kafka.AvroRecordSerializer;
@@ -28,13 +29,20 @@ public final class PowerflowKafka {
 
     public static PowerflowPipeline.Pipeline define(
             StreamExecutionEnvironment env, KafkaSettings kafka, PowerflowSettings cfg) {
+        return define(env, kafka, cfg, null);
+    }
+
+    /** As {@link #define(StreamExecutionEnvironment, KafkaSettings, PowerflowSettings)}, also writing to {@code files}. */
+    public static PowerflowPipeline.Pipeline define(
+            StreamExecutionEnvironment env, KafkaSettings kafka, PowerflowSettings cfg, PowerflowSinks files) {
         PowerflowSettings job = cfg.withStreaming(
                 cfg.outOfOrderness(),
                 cfg.idleTimeout(),
                 cfg.checkpointInterval(),
                 cfg.watermarkInterval(),
                 !kafka.bounded());
-        return PowerflowPipeline.define(env, new Sources(kafka, cfg.idleTimeout()), new Sinks(kafka), job);
+        PowerflowSinks sinks = files == null ? new Sinks(kafka) : PowerflowSinks.both(new Sinks(kafka), files);
+        return PowerflowPipeline.define(env, new Sources(kafka, cfg.idleTimeout()), sinks, job);
     }
 
     /** The input topics, read as the scheduler job reads its own. */
@@ -100,6 +108,14 @@ public final class PowerflowKafka {
         }
 
         @Override
+        public void jobEnergy(DataStream<PowerflowJobEnergy> jobEnergy) {
+            topics.attach(
+                    jobEnergy,
+                    Topics.POWERFLOW_ENERGY,
+                    new EnergySerializer(Topics.POWERFLOW_ENERGY.topic(kafka.topicPrefix())));
+        }
+
+        @Override
         public void telemetry(DataStream<Telemetry> telemetry) {
             topics.attach(
                     telemetry, Topics.TELEMETRY, new TelemetrySerializer(Topics.TELEMETRY.topic(kafka.topicPrefix())));
@@ -117,6 +133,20 @@ public final class PowerflowKafka {
         @Override
         protected String key(JobModelFit m) {
             return m.getJob();
+        }
+    }
+
+    /** Job energies keyed by job. */
+    public static final class EnergySerializer extends AvroRecordSerializer<PowerflowJobEnergy> {
+        private static final long serialVersionUID = 1L;
+
+        public EnergySerializer(String topic) {
+            super(PowerflowJobEnergy.class, topic);
+        }
+
+        @Override
+        protected String key(PowerflowJobEnergy e) {
+            return e.getJob();
         }
     }
 

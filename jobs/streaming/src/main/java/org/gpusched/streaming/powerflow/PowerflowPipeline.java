@@ -14,13 +14,15 @@ import org.gpusched.streaming.RawRecord;
 import org.gpusched.streaming.Topics;
 import org.gpusched.streaming.avro.PlacementDecision;
 import org.gpusched.streaming.avro.RejectedRecord;
+import org.gpusched.streaming.avro.Telemetry;
 import org.gpusched.streaming.state.PowerflowEvent;
 
 /**
  * The powerflow scheduler's data flow, defined once for files, Kafka and tests:
  * <pre>
  * live:   jobs, telemetry, completions -> parse -> event time -> keyBy(job) -> JobModelFunction (fits)
- *           -> keyBy(policy) -> PowerflowScheduler -> decisions;  fits -> models
+ *           -> keyBy(policy) -> PowerflowScheduler -> decisions;  fits -> models;  each finished job's energy
+ *           (from the telemetry received) -> job energy;  the samples received -> telemetry received
  * replay: jobs -> parse -> event time -> keyBy(policy) -> PowerflowScheduler (simulated cluster inside)
  *           -> decisions;  simulated telemetry, completions, fits, job energy and power -> their sinks
  * rejected records of every parser, and live telemetry and completions of unknown jobs -> rejected
@@ -56,6 +58,12 @@ public final class PowerflowPipeline {
                     .uid("powerflow-job-models")
                     .name("job models (fitted from telemetry)");
             sinks.models(models.getSideOutput(JobModelFunction.MODELS));
+            sinks.telemetryReceived(models.filter(e -> PowerflowEvents.isSample(e.getTelemetry()))
+                    .uid("powerflow-telemetry-received")
+                    .name("telemetry samples received")
+                    .map(PowerflowEvent::getTelemetry, new AvroTypeInfo<>(Telemetry.class))
+                    .uid("powerflow-telemetry-received-records")
+                    .name("telemetry samples received as records"));
             unknownJobs = models.getSideOutput(JobModelFunction.REJECTED);
             events = models;
         }
@@ -66,11 +74,11 @@ public final class PowerflowPipeline {
                 .name("powerflow (eta " + cfg.eta() + ", " + cfg.totalGpus() + " GPUs"
                         + (cfg.replay() ? ", simulated cluster)" : ")"));
         sinks.decisions(scheduler);
+        sinks.jobEnergy(scheduler.getSideOutput(PowerflowScheduler.JOB_ENERGY));
         if (cfg.replay()) {
             sinks.models(scheduler.getSideOutput(PowerflowScheduler.MODELS));
             sinks.telemetry(scheduler.getSideOutput(PowerflowScheduler.TELEMETRY));
             sinks.completions(scheduler.getSideOutput(PowerflowScheduler.COMPLETIONS));
-            sinks.jobEnergy(scheduler.getSideOutput(PowerflowScheduler.JOB_ENERGY));
             sinks.power(scheduler.getSideOutput(PowerflowScheduler.POWER));
         }
         DataStream<RejectedRecord> rejected = parsers.get(0).getSideOutput(PowerflowParser.REJECTED);

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.gpusched.powerflow.sim.ClusterRun;
 import org.gpusched.powerflow.sim.Experiment;
 import org.gpusched.powerflow.sim.RunSetup;
 import org.gpusched.powerflow.sim.Simulation;
@@ -96,6 +97,8 @@ public final class PowerflowRunDirectory {
         }
         int n = finished.size();
         int refits = Math.max(0, lines.get(PowerflowFiles.MODELS) - jobs.size());
+        double preRun = 0;
+        for (TraceJob j : jobs) preRun += ClusterRun.preRunJoules(truth, j.workload(), j.batch());
         Simulation.Result result = new Simulation.Result(
                 PowerflowSettings.POLICY,
                 finished,
@@ -105,7 +108,8 @@ public final class PowerflowRunDirectory {
                 end,
                 power,
                 changes,
-                refits);
+                refits,
+                preRun);
         Experiment.Row row = new Experiment.Row(
                 Experiment.powerflowRun(cfg.eta()),
                 PowerflowSettings.POLICY,
@@ -116,9 +120,65 @@ public final class PowerflowRunDirectory {
                 idle / 3.6e6,
                 end,
                 refits,
-                true);
+                true,
+                preRun / 3.6e6);
         Experiment.write(out, new RunSetup(cfg.totalGpus(), cfg.seed(), false), truth.config(), jobs, row, result);
         return new Written(lines, row, null);
+    }
+
+    /** A live run's figures: completed jobs, their mean JCT and their energy from the telemetry received. */
+    public record LiveSummary(Map<String, Integer> lines, int jobs, double meanJctSeconds, double energyKWh) {}
+
+    /** The marker of a live run directory: the run's settings. */
+    public static final String LIVE = "live.json";
+
+    /**
+     * The run directory of a live run ({@code run --policy powerflow --bounded --out}): decisions.jsonl, telemetry.jsonl
+     * (the samples the scheduler received), models.jsonl, rejected.jsonl and job-energy.jsonl (each finished job's
+     * energy from that telemetry), merged from {@code parts}, plus {@value #LIVE} (eta, GPUs, budget check, where the
+     * inputs came from) and summary.txt. {@code gpusched validate} recomputes the energies from the telemetry and the
+     * decisions.
+     */
+    public static LiveSummary writeLive(Path parts, Path out, PowerflowSettings cfg, String source) throws IOException {
+        Map<String, Integer> lines = new LinkedHashMap<>();
+        List<JsonNode> energies = List.of();
+        for (String name : List.of(
+                PowerflowFiles.DECISIONS,
+                PowerflowFiles.TELEMETRY,
+                PowerflowFiles.MODELS,
+                PowerflowFiles.REJECTED,
+                PowerflowFiles.JOB_ENERGY)) {
+            List<JsonNode> merged = merge(parts, name, out);
+            lines.put(name, merged.size());
+            if (name.equals(PowerflowFiles.JOB_ENERGY)) energies = merged;
+        }
+        double jct = 0, energy = 0;
+        for (JsonNode e : energies) {
+            jct += e.get("jctSeconds").asDouble();
+            energy += e.get("energyJoules").asDouble();
+        }
+        int n = energies.size();
+        LiveSummary summary = new LiveSummary(lines, n, n == 0 ? Double.NaN : jct / n, energy / 3.6e6);
+        Map<String, Object> setup = new LinkedHashMap<>();
+        setup.put("eta", cfg.eta());
+        setup.put("gpus", cfg.totalGpus());
+        setup.put("budgetCheck", cfg.budgetCheck().label());
+        setup.put("source", source);
+        new com.fasterxml.jackson.databind.ObjectMapper()
+                .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT)
+                .writeValue(out.resolve(LIVE).toFile(), setup);
+        Files.writeString(
+                out.resolve("summary.txt"),
+                String.format(
+                        java.util.Locale.ROOT,
+                        "live powerflow eta %s on %d GPUs: %d jobs completed, mean JCT %.1f s, energy %.6f kWh"
+                                + " (from the telemetry received)%n",
+                        cfg.eta(),
+                        cfg.totalGpus(),
+                        n,
+                        summary.meanJctSeconds(),
+                        summary.energyKWh()));
+        return summary;
     }
 
     /** The trace's jobs whose lines the replay did not reject, read as the audit reads a trace. */

@@ -19,14 +19,17 @@ import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
-import org.gpusched.core.random.RandomState;
 import org.gpusched.powerflow.model.Configuration;
 import org.gpusched.powerflow.model.PerformanceModel;
 import org.gpusched.powerflow.policy.Assignment;
 import org.gpusched.powerflow.policy.ClusterView;
 import org.gpusched.powerflow.policy.JobView;
 import org.gpusched.powerflow.policy.PowerFlowPolicy;
+import org.gpusched.powerflow.sim.ClusterRun;
+import org.gpusched.powerflow.sim.JobRun;
+import org.gpusched.powerflow.sim.ModelFitting;
 import org.gpusched.powerflow.truth.GroundTruth;
+import org.gpusched.streaming.RecordParser;
 import org.gpusched.streaming.avro.DecisionAction;
 import org.gpusched.streaming.avro.JobCompleted;
 import org.gpusched.streaming.avro.JobModelFit;
@@ -38,6 +41,7 @@ import org.gpusched.streaming.avro.Telemetry;
 import org.gpusched.streaming.avro.TelemetryKind;
 import org.gpusched.streaming.state.JobModelState;
 import org.gpusched.streaming.state.PowerflowEvent;
+import org.gpusched.streaming.state.PowerflowEventKind;
 import org.gpusched.streaming.state.PowerflowJobState;
 import org.gpusched.streaming.state.SimulatedJob;
 
@@ -46,25 +50,24 @@ import org.gpusched.streaming.state.SimulatedJob;
  * {@link PowerFlowPolicy} for every ready job's GPU count and power limit under eta x G x P_max, from the jobs' fitted
  * models only, and emits the changes as decisions with the GPU count, the power limit and the local batch.
  *
- * <p>Scheduling events: a completion, a job becoming ready (live: its first fitted model arrives; replay: its profiling
- * pre-run ends) and a refit from the first telemetry at a GPU count. Events are handled when the watermark passes their
- * time, those of one time sorted ({@link PowerflowEvents#ORDER}), one decision per time; so arrival order does not change
- * decisions.
+ * <p>Live: scheduling events are a completion, a job becoming ready (its first fitted model arrives) and a refit from
+ * the first telemetry at a GPU count; models come from {@link JobModelFunction} upstream ({@code MODEL} events),
+ * progress from telemetry's {@code iterationsDone}, completions from the completions topic. Events are handled when the
+ * watermark passes their time, those of one time sorted ({@link PowerflowEvents#ORDER}), one decision per time; so
+ * arrival order does not change decisions.
  *
- * <p>Live: models come from {@link JobModelFunction} upstream ({@code MODEL} events), progress from telemetry's
- * {@code iterationsDone}, completions from the completions topic. Replay: the job simulates the cluster from the ground
- * truth (the policy never sees it): at submission a job is pre-run on one GPU at every power limit for
- * {@code profileSecondsPerLimit} each; between events every running job advances at its true speed and reports one
- * telemetry sample (true step time and power, times 1 + noise x N(0,1) from the job's own seeded generator); the
- * samples go to {@link #TELEMETRY} and into the job's model, refitted on a new configuration as the live function does
- * (Flink has no stream iterations to carry them back to a function upstream); a job completes by an event-time timer at
- * its true end.
+ * <p>Replay: the job simulates the cluster with the simulator's own {@link ClusterRun} (the policy never sees the
+ * ground truth): PowerFlow's offline pre-run at submission, execution and energy on the ground truth, noisy
+ * telemetry, profiling sweeps at new GPU counts, refits and completions, event by event on the millisecond grid,
+ * exactly as {@code gpusched powerflow} runs them; its jobs live in {@link #JOBS} between events (their
+ * {@link JobRun.State}). The telemetry, fits, completions, each finished job's energy and the power after each event go
+ * to side outputs. Flink has no stream iterations, so the simulated cluster lives in this operator.
  *
  * <p>State: {@link #JOBS}, the active jobs (request, latest fit, progress, assignment, and in replay the simulated
  * execution with its noise generator and telemetry); a job leaves it when it completes. {@link #PENDING}, events not yet
- * passed by the watermark. {@link #CLOCK}, the time of the last handled event; {@link #COUNTERS}, the next job index
- * and decision sequence number; {@link #CLUSTER_POWER} (replay), the last power sample and the idle energy so far. An idle
- * key holds only these.
+ * passed by the watermark. {@link #CLOCK}, the time of the last handled timer; {@link #COUNTERS}, the next job index
+ * and decision sequence number; {@link #CLUSTER_POWER} (replay), the time of the last cluster event, GPUs allocated
+ * and nodes on after it, and the idle energy so far. An idle key holds only these.
  */
 public final class PowerflowScheduler extends KeyedProcessFunction<String, PowerflowEvent, PlacementDecision> {
     private static final long serialVersionUID = 1L;
@@ -77,7 +80,7 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
     /** [next job index, next decision sequence number]. */
     public static final ValueStateDescriptor<long[]> COUNTERS = new ValueStateDescriptor<>(
             "counters", org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
-    /** Replay: [time of the last power sample (s), GPUs allocated and nodes on after it, idle energy so far (J)]. */
+    /** Replay: [time of the last cluster event (ms), GPUs allocated and nodes on after it, idle energy so far (J)]. */
     public static final ValueStateDescriptor<double[]> CLUSTER_POWER = new ValueStateDescriptor<>(
             "cluster-power",
             org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo.DOUBLE_PRIMITIVE_ARRAY_TYPE_INFO);
@@ -98,8 +101,6 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
     public static final OutputTag<JobModelFit> MODELS =
             new OutputTag<>("powerflow-models", new AvroTypeInfo<>(JobModelFit.class));
 
-    private static final double DONE = 1e-6;
-
     private final PowerflowSettings settings;
     private transient MapState<String, PowerflowJobState> jobs;
     private transient ListState<PowerflowEvent> pending;
@@ -109,6 +110,8 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
     private transient PowerFlowPolicy policy;
     private transient ClusterView cluster;
     private transient GroundTruth truth;
+    /** Replay: how the simulated cluster fits its jobs' models (the simulator's own fitter). */
+    private transient ClusterRun.Fitter fitter;
     /**
      * The model instance of each active job's latest fit, kept while the fit is the same so that the policy's table of
      * model values lasts across decisions (models are pure: a new instance gives the same values, only slower).
@@ -128,9 +131,10 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
         clock = getRuntimeContext().getState(CLOCK);
         counters = getRuntimeContext().getState(COUNTERS);
         clusterPower = getRuntimeContext().getState(CLUSTER_POWER);
-        policy = new PowerFlowPolicy(settings.eta());
+        policy = settings.policy();
         cluster = settings.cluster();
         truth = settings.replay() ? settings.groundTruth() : null;
+        fitter = truth == null ? null : new ModelFitting(truth, cluster, true);
         models = new HashMap<>();
     }
 
@@ -150,10 +154,14 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
         long now = last == null ? time : Math.max(last, time);
         long[] count = counters.value();
         if (count == null) count = new long[2];
-        boolean reschedule = false;
-        if (truth != null) reschedule |= advance(last == null ? now : last, now, ctx, out, count);
-        for (PowerflowEvent e : due) reschedule |= handle(e, now, ctx, out, count);
-        if (reschedule) decide(now, ctx, out, count);
+        if (truth != null) {
+            simulate(due, now, ctx, out, count);
+        } else {
+            account(due);
+            boolean reschedule = false;
+            for (PowerflowEvent e : due) reschedule |= handle(e, now, ctx, out, count);
+            if (reschedule) decide(now, out, count);
+        }
         clock.update(now);
         counters.update(count);
     }
@@ -167,34 +175,30 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
         switch (e.getKind()) {
             case SUBMISSION -> {
                 if (job != null) return false;
-                PowerflowJob request = e.getSubmitted();
-                PowerflowJobState.Builder b = PowerflowJobState.newBuilder()
-                        .setIndex(count[0]++)
-                        .setJob(request)
-                        .setFit(null)
-                        .setIterationsDone(0)
-                        .setProgressMillis(now)
-                        .setAttainedGpuSeconds(0)
-                        .setGpus(0)
-                        .setPowerLimitWatts(0)
-                        .setReplay(null);
-                PowerflowJobState created = b.build();
-                if (truth != null) {
-                    created = profile(created, now, ctx);
-                    ctx.timerService()
-                            .registerEventTimeTimer(created.getReplay().getReadyMillis());
-                }
-                jobs.put(id, created);
+                jobs.put(id, submitted(e.getSubmitted(), count[0]++, now));
                 return false;
             }
             case COMPLETION -> {
-                if (job == null || truth != null) return false;
+                if (job == null) return false;
+                PowerflowJob r = job.getJob();
+                ctx.output(
+                        JOB_ENERGY,
+                        PowerflowJobEnergy.newBuilder()
+                                .setTime(now / 1000.0)
+                                .setJob(r.getId())
+                                .setWorkload(r.getWorkload())
+                                .setSubmit(r.getSubmit())
+                                .setJctSeconds(now / 1000.0 - r.getSubmit())
+                                .setEnergyJoules(job.getTelemetryEnergyJoules())
+                                .setSeq(count[1])
+                                .setFromTelemetry(true)
+                                .build());
                 complete(job, now, out, count);
                 return true;
             }
             case TELEMETRY -> {
                 Double done = e.getTelemetry().getIterationsDone();
-                if (job == null || done == null || truth != null) return false;
+                if (job == null || done == null) return false;
                 jobs.put(
                         id,
                         PowerflowJobState.newBuilder(job)
@@ -204,7 +208,7 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
                 return false;
             }
             case MODEL -> {
-                if (job == null || truth != null) return false;
+                if (job == null) return false;
                 boolean first = job.getFit() == null;
                 jobs.put(
                         id,
@@ -215,6 +219,63 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
         }
     }
 
+    /**
+     * Live: the energy of the telemetry samples due, into their jobs', before the events are handled (a sample taken
+     * at a completion's time covers the time before it). A job's samples of one time count as their mean power over
+     * the time since its previous sample (or its submission), or since it last got GPUs; counted while the job
+     * profiles (before its first start) or holds GPUs, not while it waits.
+     */
+    private void account(List<PowerflowEvent> due) throws Exception {
+        Map<String, double[]> group = new java.util.LinkedHashMap<>(); // "time/job" -> [time, power sum, count]
+        Map<String, String> jobOf = new HashMap<>();
+        for (PowerflowEvent e : due) {
+            Telemetry t = e.getTelemetry();
+            if (e.getKind() != PowerflowEventKind.TELEMETRY
+                    || !PowerflowEvents.isSample(t)
+                    || t.getGpuPowerWatts() == null) continue;
+            String key = e.getTimeMillis() + "/" + e.getJob();
+            double[] g = group.computeIfAbsent(key, k -> new double[] {e.getTimeMillis(), 0, 0});
+            g[1] += t.getGpuPowerWatts();
+            g[2]++;
+            jobOf.put(key, e.getJob());
+        }
+        for (var entry : group.entrySet()) {
+            PowerflowJobState job = jobs.get(jobOf.get(entry.getKey()));
+            if (job == null) continue;
+            long at = (long) entry.getValue()[0];
+            double watts = entry.getValue()[1] / entry.getValue()[2];
+            long from = Math.max(
+                    job.getLastSampleMillis() >= 0
+                            ? job.getLastSampleMillis()
+                            : RecordParser.toMillis(job.getJob().getSubmit()),
+                    job.getResumedMillis());
+            boolean draws = job.getResumedMillis() < 0 || job.getGpus() > 0;
+            double energy = job.getTelemetryEnergyJoules();
+            if (draws && at > from) energy += watts * (at - from) / 1000.0;
+            jobs.put(
+                    job.getJob().getId(),
+                    PowerflowJobState.newBuilder(job)
+                            .setTelemetryEnergyJoules(energy)
+                            .setLastSampleMillis(Math.max(at, job.getLastSampleMillis()))
+                            .build());
+        }
+    }
+
+    /** A job just submitted: no model, no progress, waiting. */
+    private static PowerflowJobState submitted(PowerflowJob request, long index, long now) {
+        return PowerflowJobState.newBuilder()
+                .setIndex(index)
+                .setJob(request)
+                .setFit(null)
+                .setIterationsDone(0)
+                .setProgressMillis(now)
+                .setAttainedGpuSeconds(0)
+                .setGpus(0)
+                .setPowerLimitWatts(0)
+                .setReplay(null)
+                .build();
+    }
+
     private void complete(PowerflowJobState job, long now, Collector<PlacementDecision> out, long[] count)
             throws Exception {
         out.collect(decision(job, DecisionAction.COMPLETE, job.getGpus(), job.getPowerLimitWatts(), now, null, count));
@@ -222,7 +283,7 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
     }
 
     /** Asks the policy and emits what changed, in job index order. */
-    private void decide(long now, OnTimerContext ctx, Collector<PlacementDecision> out, long[] count) throws Exception {
+    private void decide(long now, Collector<PlacementDecision> out, long[] count) throws Exception {
         List<PowerflowJobState> active = new ArrayList<>();
         for (Map.Entry<String, PowerflowJobState> e : jobs.entries()) active.add(e.getValue());
         active.sort(Comparator.comparingLong(PowerflowJobState::getIndex));
@@ -242,6 +303,7 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
             PowerflowJobState changed = PowerflowJobState.newBuilder(j)
                     .setGpus(a.gpus())
                     .setPowerLimitWatts(a.gpus() == 0 ? 0 : a.powerLimit())
+                    .setResumedMillis(before == 0 ? now : j.getResumedMillis())
                     .build();
             jobs.put(j.getJob().getId(), changed);
             out.collect(
@@ -249,51 +311,11 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
                             ? decision(j, action, before, j.getPowerLimitWatts(), now, null, count)
                             : decision(
                                     changed, action, a.gpus(), a.powerLimit(), now, expectedEnd(changed, now), count));
-            if (truth != null && a.gpus() > 0) {
-                GroundTruth.Outcome o = outcome(changed);
-                double remaining = changed.getJob().getIterations() - changed.getIterationsDone();
-                ctx.timerService().registerEventTimeTimer(now + (long) Math.ceil(remaining * o.stepTime() * 1000));
-            }
         }
-        if (truth != null) samplePower(now, ctx, count);
-    }
-
-    /**
-     * Replay: the cluster's true power after a decision, to {@link #POWER}, and the idle GPUs' energy since the last
-     * sample. Nodes on are {@code ceil(allocated / GPUs per node)}: with migration, power-of-two jobs pack nodes fully
-     * (buddy allocation), and a node with no job is off.
-     */
-    private void samplePower(long now, OnTimerContext ctx, long[] count) throws Exception {
-        double t = now / 1000.0;
-        double[] last = clusterPower.value();
-        double idleWatts = truth.config().gpu().idleWatts();
-        int perNode = settings.gpusPerNode();
-        double idle = last == null ? 0 : last[3] + (t - last[0]) * idleWatts * (last[2] * perNode - last[1]);
-        int allocated = 0;
-        double watts = 0;
-        for (PowerflowJobState j : jobs.values())
-            if (j.getGpus() > 0) {
-                allocated += j.getGpus();
-                watts += outcome(j).power();
-            }
-        int nodesOn = (allocated + perNode - 1) / perNode;
-        watts += idleWatts * (nodesOn * perNode - allocated);
-        clusterPower.update(new double[] {t, allocated, nodesOn, idle});
-        ctx.output(
-                POWER,
-                PowerflowPowerSample.newBuilder()
-                        .setTime(t)
-                        .setWatts(watts)
-                        .setGpusAllocated(allocated)
-                        .setNodesOn(nodesOn)
-                        .setIdleEnergyJoules(idle)
-                        .setSeq(count[1])
-                        .build());
     }
 
     private boolean ready(PowerflowJobState j, long now) {
-        if (j.getFit() == null) return false;
-        return j.getReplay() == null || j.getReplay().getReadyMillis() <= now;
+        return j.getFit() != null;
     }
 
     private JobView view(PowerflowJobState j) {
@@ -364,164 +386,235 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
 
     // ---------------------------------------------------------------- replay: the simulated cluster
 
-    private GroundTruth.Outcome outcome(PowerflowJobState j) {
-        return truth.at(j.getJob().getWorkload(), j.getGpus(), j.getJob().getGlobalBatch(), j.getPowerLimitWatts());
+    /**
+     * Replay at {@code now}: the jobs submitted by now are pre-run, then the simulated cluster runs every event due by
+     * now ({@link ClusterRun#runUntil}); the jobs go back to state and a timer is set at the next event.
+     */
+    private void simulate(
+            List<PowerflowEvent> due, long now, OnTimerContext ctx, Collector<PlacementDecision> out, long[] count)
+            throws Exception {
+        Map<Long, PowerflowJobState> byIndex = new HashMap<>();
+        List<JobRun> restored = new ArrayList<>();
+        for (PowerflowJobState j : jobs.values()) {
+            byIndex.put(j.getIndex(), j);
+            restored.add(run(j));
+        }
+        Map<Long, JobModelFit> fits = new HashMap<>();
+        ClusterRun cluster = new ClusterRun(
+                truth, this.cluster, policy, false, fitter, new ReplayOutputs(ctx, out, count, byIndex, fits));
+        double[] power = clusterPower.value();
+        if (power != null) cluster.restore((long) power[0], power[3], (int) power[1], (int) power[2]);
+        else cluster.restore(now, 0, 0, 0);
+        cluster.restore(restored);
+        for (PowerflowEvent e : due) {
+            if (e.getKind() != PowerflowEventKind.SUBMISSION || jobs.contains(e.getJob())) continue;
+            PowerflowJob r = e.getSubmitted();
+            long index = count[0]++;
+            byIndex.put(index, submitted(r, index, now));
+            cluster.submit(new JobRun(
+                    index,
+                    JobRun.noiseStream(r.getId()),
+                    settings.seed(),
+                    r.getSubmit(),
+                    r.getWorkload(),
+                    r.getGlobalBatch(),
+                    r.getGpus(),
+                    r.getIterations(),
+                    settings.maxGpus(r.getWorkload(), r.getGlobalBatch())));
+        }
+        cluster.runUntil(now);
+        for (JobRun j : cluster.jobs()) {
+            PowerflowJobState s = byIndex.get(j.id());
+            jobs.put(s.getJob().getId(), state(s, j, fits.getOrDefault(j.id(), s.getFit())));
+        }
+        clusterPower.update(new double[] {cluster.now(), cluster.allocated(), cluster.nodesOn(), cluster.idleJoules()});
+        long next = cluster.nextEventMillis();
+        if (next != JobRun.NEVER) ctx.timerService().registerEventTimeTimer(next);
     }
 
-    /** The profiling pre-run at submission: one GPU at every limit; the job is ready when it ends. */
-    private PowerflowJobState profile(PowerflowJobState job, long now, OnTimerContext ctx) {
-        PowerflowJob r = job.getJob();
-        RandomState noise = RandomState.derive(settings.seed(), job.getIndex());
-        JobModelState model = JobModels.empty(r.getId());
-        double done = 0, energy = 0, t = now / 1000.0;
-        for (double limit : settings.powerLimits()) {
-            GroundTruth.Outcome o = truth.at(r.getWorkload(), 1, r.getGlobalBatch(), limit);
-            double seconds = Math.min(settings.profileSecondsPerLimit(), (r.getIterations() - done) * o.stepTime());
-            done += seconds / o.stepTime();
-            energy += seconds * o.power();
-            t += seconds;
-            Configuration c = Configuration.of(1, settings.gpusPerNode(), r.getGlobalBatch(), settings.freq(limit));
-            model = sample(model, c, o, noise, t, done, limit, ctx);
-        }
-        model = JobModels.fit(model, t, settings.freqLevels(), true);
-        ctx.output(MODELS, model.getFit());
-        // ready when the whole pre-run would have ended, as in the simulator, even if the job's work ended earlier
-        long ready = now + (long) Math.ceil(settings.profileSecondsPerLimit() * settings.powerLimits().length * 1000);
-        return PowerflowJobState.newBuilder(job)
-                .setIterationsDone(done)
-                .setFit(model.getFit())
+    /** A job of the state as the simulator's {@link JobRun}. */
+    private JobRun run(PowerflowJobState j) {
+        SimulatedJob sim = j.getReplay();
+        PowerflowJob r = j.getJob();
+        JobModelState m = sim.getModel();
+        return new JobRun(new JobRun.State(
+                j.getIndex(),
+                JobRun.noiseStream(r.getId()),
+                r.getSubmit(),
+                r.getWorkload(),
+                r.getGlobalBatch(),
+                r.getGpus(),
+                r.getIterations(),
+                settings.maxGpus(r.getWorkload(), r.getGlobalBatch()),
+                sim.getReadyMillis(),
+                j.getIterationsDone(),
+                sim.getEnergyJoules(),
+                j.getAttainedGpuSeconds(),
+                j.getGpus(),
+                j.getPowerLimitWatts(),
+                sim.getSweepSlice(),
+                sim.getSliceEndMillis(),
+                Double.NaN,
+                sim.getDueMillis(),
+                sim.getNoise(),
+                JobModels.log(m),
+                j.getFit() == null ? null : model(j),
+                j.getFit() == null ? 0 : j.getFit().getRefits()));
+    }
+
+    /** The state of a job after the simulated cluster ran. */
+    private static PowerflowJobState state(PowerflowJobState s, JobRun run, JobModelFit fit) {
+        JobRun.State j = run.state();
+        return PowerflowJobState.newBuilder(s)
+                .setFit(fit)
+                .setIterationsDone(j.done())
+                .setAttainedGpuSeconds(j.attainedGpuSeconds())
+                .setGpus(j.gpus())
+                .setPowerLimitWatts(j.limit())
                 .setReplay(SimulatedJob.newBuilder()
-                        .setReadyMillis(ready)
-                        .setNoise(noise.state())
-                        .setEnergyJoules(energy)
-                        .setModel(model)
+                        .setReadyMillis(j.readyMillis())
+                        .setNoise(j.noise())
+                        .setEnergyJoules(j.energyJoules())
+                        .setModel(JobModels.state(s.getJob().getId(), j.log(), fit))
+                        .setDueMillis(j.dueMillis())
+                        .setSweepSlice(j.sweepSlice())
+                        .setSliceEndMillis(j.sliceEndMillis())
                         .build())
                 .build();
     }
 
-    /** One noisy telemetry sample of the true outcome, into the model's data and to {@link #TELEMETRY}. */
-    private JobModelState sample(
-            JobModelState model,
-            Configuration c,
-            GroundTruth.Outcome o,
-            RandomState noise,
-            double time,
-            double done,
-            double limit,
-            OnTimerContext ctx) {
-        double step = o.stepTime() * (1 + settings.telemetryNoise() * gaussian(noise));
-        double energy = o.energyPerIteration() * (1 + settings.telemetryNoise() * gaussian(noise));
-        step = Math.max(step, 1e-9);
-        energy = Math.max(energy, 1e-9);
-        ctx.output(
-                TELEMETRY,
-                Telemetry.newBuilder()
-                        .setTime(time)
-                        .setKind(TelemetryKind.JOB_PROGRESS)
-                        .setJob(model.getJob())
-                        .setIterationsDone(done)
-                        .setStepSeconds(step)
-                        .setGpuPowerWatts(energy / step)
-                        .setGpus(c.gpus())
-                        .setPowerLimitWatts(limit)
-                        .setLocalBatch(c.localBatch())
-                        .build());
-        return JobModels.observe(model, c, step, energy);
-    }
+    /** The simulated cluster's reports as this operator's decisions and side outputs. */
+    private final class ReplayOutputs implements ClusterRun.Listener {
+        private final OnTimerContext ctx;
+        private final Collector<PlacementDecision> out;
+        private final long[] count;
+        private final Map<Long, PowerflowJobState> byIndex;
+        private final Map<Long, JobModelFit> fits;
 
-    private static double gaussian(RandomState noise) {
-        double u = Math.max(noise.nextDouble(), 1e-300), v = noise.nextDouble();
-        return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-    }
-
-    /**
-     * Runs the cluster from {@code from} to {@code to}: progress, energy and one sample per running job; completes the
-     * jobs that end; refits models that saw a new configuration. Whether a decision is due (a completion, a refit at a
-     * new GPU count, a profiling run that ended).
-     */
-    private boolean advance(long from, long to, OnTimerContext ctx, Collector<PlacementDecision> out, long[] count)
-            throws Exception {
-        List<PowerflowJobState> active = new ArrayList<>();
-        for (Map.Entry<String, PowerflowJobState> e : jobs.entries()) active.add(e.getValue());
-        active.sort(Comparator.comparingLong(PowerflowJobState::getIndex));
-        boolean reschedule = false;
-        double dt = (to - from) / 1000.0;
-        for (PowerflowJobState j : active) {
-            SimulatedJob sim = j.getReplay();
-            if (sim.getReadyMillis() == to) {
-                reschedule = true;
-                if (j.getIterationsDone() >= (1 - DONE) * j.getJob().getIterations()) {
-                    finish(j, to, ctx, out, count);
-                    continue;
-                }
-            }
-            if (j.getGpus() == 0) continue;
-            GroundTruth.Outcome o = outcome(j);
-            double iterations = j.getJob().getIterations();
-            double done = Math.min(iterations, j.getIterationsDone() + dt / o.stepTime());
-            RandomState noise = new RandomState(sim.getNoise());
-            JobModelState model = sim.getModel();
-            if (dt > 0) {
-                Configuration c = configuration(j);
-                int known = model.getConfigurations().size();
-                boolean newGpus = JobModels.newGpuCount(model, c.gpus());
-                model = sample(model, c, o, noise, to / 1000.0, done, j.getPowerLimitWatts(), ctx);
-                if (model.getConfigurations().size() > known) {
-                    model = JobModels.fit(model, to / 1000.0, settings.freqLevels(), newGpus);
-                    ctx.output(MODELS, model.getFit());
-                    reschedule |= newGpus;
-                }
-            }
-            PowerflowJobState advanced = PowerflowJobState.newBuilder(j)
-                    .setIterationsDone(done)
-                    .setProgressMillis(to)
-                    .setAttainedGpuSeconds(j.getAttainedGpuSeconds() + dt * j.getGpus())
-                    .setFit(model.getFit())
-                    .setReplay(SimulatedJob.newBuilder(sim)
-                            .setNoise(noise.state())
-                            .setEnergyJoules(sim.getEnergyJoules() + dt * o.power())
-                            .setModel(model)
-                            .build())
-                    .build();
-            double remainingSeconds = (iterations - done) * o.stepTime();
-            if (remainingSeconds <= 0.001 + DONE * iterations * o.stepTime()) {
-                finish(advanced, to, ctx, out, count);
-                reschedule = true;
-            } else {
-                jobs.put(j.getJob().getId(), advanced);
-            }
+        ReplayOutputs(
+                OnTimerContext ctx,
+                Collector<PlacementDecision> out,
+                long[] count,
+                Map<Long, PowerflowJobState> byIndex,
+                Map<Long, JobModelFit> fits) {
+            this.ctx = ctx;
+            this.out = out;
+            this.count = count;
+            this.byIndex = byIndex;
+            this.fits = fits;
         }
-        return reschedule;
-    }
 
-    /** Replay: a job's work is done; its completion, true energy and JCT go out and it leaves the state. */
-    private void finish(
-            PowerflowJobState j, long to, OnTimerContext ctx, Collector<PlacementDecision> out, long[] count)
-            throws Exception {
-        PowerflowJob r = j.getJob();
-        double t = to / 1000.0;
-        ctx.output(
-                JOB_ENERGY,
-                PowerflowJobEnergy.newBuilder()
-                        .setTime(t)
-                        .setJob(r.getId())
-                        .setWorkload(r.getWorkload())
-                        .setSubmit(r.getSubmit())
-                        .setJctSeconds(t - r.getSubmit())
-                        .setEnergyJoules(j.getReplay().getEnergyJoules())
-                        .setSeq(count[1])
-                        .build());
-        complete(j, to, out, count);
-        ctx.output(
-                COMPLETIONS,
-                JobCompleted.newBuilder()
-                        .setTime(t)
-                        .setJob(r.getId())
-                        .setNode(null)
-                        .setType(settings.gpuModel())
-                        .setGpus(j.getGpus())
-                        .setPolicy(PowerflowSettings.POLICY)
-                        .setController(0)
-                        .build());
+        private PowerflowJob request(JobRun j) {
+            return byIndex.get(j.id()).getJob();
+        }
+
+        @Override
+        public void change(long millis, JobRun j, int fromGpus, double fromLimit, boolean byPolicy) {
+            PowerflowJobState s = PowerflowJobState.newBuilder(byIndex.get(j.id()))
+                    .setIterationsDone(j.done())
+                    .setGpus(j.gpus())
+                    .setPowerLimitWatts(j.limit())
+                    .setFit(fits.getOrDefault(j.id(), byIndex.get(j.id()).getFit()))
+                    .build();
+            DecisionAction action = fromGpus == 0
+                    ? DecisionAction.START
+                    : j.gpus() == 0 ? DecisionAction.PREEMPT : DecisionAction.RESIZE;
+            out.collect(
+                    j.gpus() == 0
+                            ? decision(s, action, fromGpus, fromLimit, millis, null, count)
+                            : decision(
+                                    s,
+                                    action,
+                                    j.gpus(),
+                                    j.limit(),
+                                    millis,
+                                    millis / 1000.0
+                                            + j.remaining()
+                                                    * j.model()
+                                                            .stepTime(Configuration.of(
+                                                                    j.gpus(),
+                                                                    settings.gpusPerNode(),
+                                                                    j.batch(),
+                                                                    settings.freq(j.limit()))),
+                                    count));
+        }
+
+        @Override
+        public void telemetry(long millis, JobRun j, Configuration c, double step, double energy) {
+            ctx.output(
+                    TELEMETRY,
+                    Telemetry.newBuilder()
+                            .setTime(millis / 1000.0)
+                            .setKind(TelemetryKind.JOB_PROGRESS)
+                            .setJob(request(j).getId())
+                            .setIterationsDone(j.done())
+                            .setStepSeconds(step)
+                            .setGpuPowerWatts(energy / step)
+                            .setGpus(c.gpus())
+                            .setPowerLimitWatts(c.freq() * settings.powerLimits()[settings.powerLimits().length - 1])
+                            .setLocalBatch(c.localBatch())
+                            .build());
+        }
+
+        @Override
+        public void fitted(long millis, JobRun j, boolean newGpuCount) {
+            JobModelFit fit = JobModels.fitRecord(
+                    request(j).getId(), millis / 1000.0, (PerformanceModel) j.model(), j.log(), j.fits(), newGpuCount);
+            fits.put(j.id(), fit);
+            models.put(fit.getJob(), new KeptModel(fit, (PerformanceModel) j.model()));
+            ctx.output(MODELS, fit);
+        }
+
+        @Override
+        public void finished(long millis, JobRun j) {
+            PowerflowJob r = request(j);
+            double t = millis / 1000.0;
+            ctx.output(
+                    JOB_ENERGY,
+                    PowerflowJobEnergy.newBuilder()
+                            .setTime(t)
+                            .setJob(r.getId())
+                            .setWorkload(r.getWorkload())
+                            .setSubmit(r.getSubmit())
+                            .setJctSeconds(t - r.getSubmit())
+                            .setEnergyJoules(j.energyJoules())
+                            .setSeq(count[1])
+                            .setFromTelemetry(false)
+                            .build());
+            PowerflowJobState s = byIndex.get(j.id());
+            out.collect(decision(s, DecisionAction.COMPLETE, j.gpus(), j.limit(), millis, null, count));
+            ctx.output(
+                    COMPLETIONS,
+                    JobCompleted.newBuilder()
+                            .setTime(t)
+                            .setJob(r.getId())
+                            .setNode(null)
+                            .setType(settings.gpuModel())
+                            .setGpus(j.gpus())
+                            .setPolicy(PowerflowSettings.POLICY)
+                            .setController(0)
+                            .build());
+            try {
+                jobs.remove(r.getId());
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+            byIndex.remove(j.id());
+            models.remove(r.getId());
+        }
+
+        @Override
+        public void power(long millis, double watts, int allocated, int nodesOn, double idleJoules) {
+            ctx.output(
+                    POWER,
+                    PowerflowPowerSample.newBuilder()
+                            .setTime(millis / 1000.0)
+                            .setWatts(watts)
+                            .setGpusAllocated(allocated)
+                            .setNodesOn(nodesOn)
+                            .setIdleEnergyJoules(idleJoules)
+                            .setSeq(count[1])
+                            .build());
+        }
     }
 }

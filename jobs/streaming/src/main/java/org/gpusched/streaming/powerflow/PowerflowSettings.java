@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import org.gpusched.powerflow.policy.ClusterView;
+import org.gpusched.powerflow.policy.PowerFlowPolicy;
 import org.gpusched.powerflow.truth.GroundTruth;
 import org.gpusched.powerflow.truth.PowerflowConfig;
 import org.gpusched.powerflow.truth.ZeusMeasurements;
@@ -19,10 +20,12 @@ import org.gpusched.powerflow.truth.ZeusMeasurements;
  * {@link #hardwareFile} (null: the bundled conf/powerflow.yaml).
  *
  * @param eta the energy budget: the cluster's GPUs may draw eta x G x P_max
+ * @param budgetCheck how the budget bounds a decision (Algorithm 1's node-boundary check by default)
  * @param replay whether the job simulates execution and telemetry (files or a bounded topic) or reads them (live)
  */
 public record PowerflowSettings(
         double eta,
+        PowerFlowPolicy.BudgetCheck budgetCheck,
         int totalGpus,
         int gpusPerNode,
         double[] powerLimits,
@@ -48,6 +51,7 @@ public record PowerflowSettings(
             throw new IllegalArgumentException(
                     "--gpus must be a positive multiple of " + gpusPerNode + " (GPUs per node), got " + totalGpus);
         if (powerLimits.length == 0) throw new IllegalArgumentException("no power limits");
+        if (budgetCheck == null) throw new IllegalArgumentException("no budget check");
         minLocalBatch = Map.copyOf(new TreeMap<>(minLocalBatch));
         powerLimits = powerLimits.clone();
     }
@@ -68,6 +72,7 @@ public record PowerflowSettings(
         for (PowerflowConfig.Workload w : config.workloads()) minBatch.put(w.name(), truth.minLocalBatch(w.name()));
         return new PowerflowSettings(
                 eta,
+                PowerFlowPolicy.BudgetCheck.NODE_BOUNDARY,
                 totalGpus,
                 config.gpu().gpusPerNode(),
                 config.gpu().powerLimits().stream()
@@ -97,6 +102,7 @@ public record PowerflowSettings(
             boolean unboundedInputs) {
         return new PowerflowSettings(
                 eta,
+                budgetCheck,
                 totalGpus,
                 gpusPerNode,
                 powerLimits,
@@ -113,6 +119,34 @@ public record PowerflowSettings(
                 checkpointInterval,
                 watermarkInterval,
                 unboundedInputs);
+    }
+
+    /** As these, with another budget check. */
+    public PowerflowSettings withBudgetCheck(PowerFlowPolicy.BudgetCheck check) {
+        return new PowerflowSettings(
+                eta,
+                check,
+                totalGpus,
+                gpusPerNode,
+                powerLimits,
+                maxPowerWatts,
+                gpuModel,
+                minLocalBatch,
+                replay,
+                seed,
+                telemetryNoise,
+                profileSecondsPerLimit,
+                hardwareFile,
+                outOfOrderness,
+                idleTimeout,
+                checkpointInterval,
+                watermarkInterval,
+                unboundedInputs);
+    }
+
+    /** The policy these settings decide with. */
+    public PowerFlowPolicy policy() {
+        return new PowerFlowPolicy(eta, PowerFlowPolicy.Normalizer.CLUSTER, budgetCheck);
     }
 
     /** The cluster as the policy sees it. */
@@ -144,8 +178,12 @@ public record PowerflowSettings(
         return Math.max(1, Math.min(Integer.highestOneBit(Math.max(m, 1)), totalGpus));
     }
 
-    /** The replay's ground truth (never given to the policy). */
-    GroundTruth groundTruth() {
+    /**
+     * The hardware file's measurements and model: the replay's ground truth (never given to the policy), and, live or
+     * replayed, what the models' scale-out prior may read of it (the workloads' batch sweeps, gradient sizes and the
+     * cluster's link bandwidths).
+     */
+    public GroundTruth groundTruth() {
         try {
             PowerflowConfig config =
                     hardwareFile == null ? PowerflowConfig.defaults() : PowerflowConfig.read(Path.of(hardwareFile));

@@ -28,9 +28,65 @@ public interface PowerflowSinks {
     /** Replay only: the simulated telemetry the models were fitted from. */
     default void telemetry(DataStream<Telemetry> telemetry) {}
 
-    /** Replay only: each finished job's true energy and JCT. */
+    /** Each finished job's energy and JCT: the truth in replay, the telemetry received live. */
     default void jobEnergy(DataStream<PowerflowJobEnergy> jobEnergy) {}
+
+    /** Live only: the telemetry samples the scheduler received (what its job energies were integrated from). */
+    default void telemetryReceived(DataStream<Telemetry> telemetry) {}
 
     /** Replay only: the cluster's true power after each decision. */
     default void power(DataStream<PowerflowPowerSample> power) {}
+
+    /** Every output to both {@code first} and {@code second} (a run on Kafka that also writes its run directory). */
+    static PowerflowSinks both(PowerflowSinks first, PowerflowSinks second) {
+        return new PowerflowSinks() {
+            @Override
+            public void decisions(DataStream<PlacementDecision> s) {
+                first.decisions(s);
+                second.decisions(s);
+            }
+
+            @Override
+            public void models(DataStream<JobModelFit> s) {
+                first.models(s);
+                second.models(s);
+            }
+
+            @Override
+            public void rejected(DataStream<RejectedRecord> s) {
+                first.rejected(s);
+                second.rejected(s);
+            }
+
+            @Override
+            public void completions(DataStream<JobCompleted> s) {
+                first.completions(s);
+                second.completions(s);
+            }
+
+            @Override
+            public void telemetry(DataStream<Telemetry> s) {
+                first.telemetry(s);
+                second.telemetry(s);
+            }
+
+            @Override
+            public void jobEnergy(DataStream<PowerflowJobEnergy> s) {
+                first.jobEnergy(s);
+                second.jobEnergy(s);
+            }
+
+            @Override
+            public void telemetryReceived(DataStream<Telemetry> s) {
+                first.telemetryReceived(s);
+                second.telemetryReceived(s);
+            }
+
+            @Override
+            public void power(DataStream<PowerflowPowerSample> s) {
+                first.power(s);
+                second.power(s);
+            }
+        };
+    }
 }

@@ -35,8 +35,8 @@ import org.junit.jupiter.api.Test;
  * what the truth says about a GPU count the profile did not cover: the published model must change and, through it,
  * the next decision must give the job a different GPU count. One-GPU profiles cannot tell storage IO from computation,
  * so the profile-only model may see no gain in more GPUs (then the sample is the true step time on 4 GPUs, and the job
- * must get more) or may spread the job (then the sample is three times the true step time at its GPU count, and it
- * must get fewer).
+ * must get more) or may spread the job (then the sample is ten times the true step time at its GPU count, slower than
+ * one GPU even with the scale-out prior, and it must get fewer).
  */
 class PowerflowKafkaIT {
     private static final GroundTruth TRUTH = GroundTruth.defaults();
@@ -76,7 +76,7 @@ class PowerflowKafkaIT {
         KafkaSettings told = topics("told.");
         publishInputs(told);
         Telemetry news = spread
-                ? sample(100, priorGpus, start.getPowerLimitWatts(), 3.0)
+                ? sample(100, priorGpus, start.getPowerLimitWatts(), 10.0)
                 : sample(100, 4, start.getPowerLimitWatts(), 1.0);
         publish(told, Topics.TELEMETRY, news);
         publishRaw(told, Topics.TELEMETRY, "{not avro".getBytes(StandardCharsets.UTF_8));

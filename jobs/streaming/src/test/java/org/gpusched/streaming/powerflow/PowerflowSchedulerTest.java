@@ -28,6 +28,9 @@ import org.gpusched.streaming.avro.DecisionAction;
 import org.gpusched.streaming.avro.JobModelFit;
 import org.gpusched.streaming.avro.PlacementDecision;
 import org.gpusched.streaming.avro.PowerflowJob;
+import org.gpusched.streaming.avro.PowerflowJobEnergy;
+import org.gpusched.streaming.avro.Telemetry;
+import org.gpusched.streaming.avro.TelemetryKind;
 import org.gpusched.streaming.state.JobModelState;
 import org.gpusched.streaming.state.PowerflowEvent;
 import org.gpusched.streaming.state.PowerflowEventKind;
@@ -70,7 +73,13 @@ class PowerflowSchedulerTest {
                     t.getStepSeconds(),
                     t.getStepSeconds() * t.getGpuPowerWatts());
         }
-        JobModelFit fit = JobModels.fit(s, time, LIVE.freqLevels(), true).getFit();
+        JobModelFit fit = JobModels.fit(
+                        s,
+                        time,
+                        new org.gpusched.powerflow.sim.ModelFitting(LIVE.groundTruth(), LIVE.cluster(), true),
+                        LIVE.totalGpus(),
+                        true)
+                .getFit();
         return PowerflowEvent.newBuilder()
                 .setTimeMillis((long) (time * 1000))
                 .setKind(PowerflowEventKind.MODEL)
@@ -126,6 +135,42 @@ class PowerflowSchedulerTest {
         h.processWatermark(new Watermark(60_000));
         h.getOperator().setCurrentKey(PowerflowSettings.POLICY);
         assertEquals(2, h.numKeyedStateEntries(), "an idle key holds only the clock and the counters");
+    }
+
+    /** A sample of job {@code id} at {@code time} drawing {@code watts} on {@code gpus} GPUs at 250 W. */
+    private static PowerflowEvent drawing(String id, double time, int gpus, double watts) {
+        return PowerflowTestData.telemetry(Telemetry.newBuilder()
+                .setTime(time)
+                .setKind(TelemetryKind.JOB_PROGRESS)
+                .setJob(id)
+                .setIterationsDone(0.0)
+                .setStepSeconds(0.5)
+                .setGpuPowerWatts(watts)
+                .setGpus(gpus)
+                .setPowerLimitWatts(250.0)
+                .setLocalBatch(256.0 / gpus)
+                .build());
+    }
+
+    @Test
+    void liveEachFinishedJobsEnergyIsIntegratedFromTheTelemetryItReceived() throws Exception {
+        var h = harness(LIVE, null);
+        PowerflowJob e = job("e", 0, "resnet50", 256, 1e5);
+        // profiling: 100 W over 0-30 s, 140 W over 30-60 s; the model at 60 s starts it
+        send(h, List.of(submission(e), drawing("e", 30, 1, 100), drawing("e", 60, 1, 140), profiledModel(e, 60)));
+        h.processWatermark(new Watermark(60_000));
+        assertEquals(DecisionAction.START, decisions(h).get(0).getAction());
+        // running: 400 W over 60-100 s; then 300 W up to its completion at 150 s (the sample of that time counts)
+        send(h, List.of(drawing("e", 100, 2, 400), drawing("e", 150, 2, 300), completion("e", 150)));
+        h.processWatermark(new Watermark(150_000));
+        List<PowerflowJobEnergy> energy = new ArrayList<>();
+        for (var r : h.getSideOutput(PowerflowScheduler.JOB_ENERGY)) energy.add(r.getValue());
+        assertEquals(1, energy.size());
+        PowerflowJobEnergy done = energy.get(0);
+        assertEquals("e", done.getJob());
+        assertTrue(done.getFromTelemetry());
+        assertEquals(150.0, done.getJctSeconds(), 1e-9);
+        assertEquals(100 * 30 + 140 * 30 + 400 * 40 + 300 * 50, done.getEnergyJoules(), 1e-9);
     }
 
     @Test

@@ -18,6 +18,28 @@ final class PowerflowTestData {
 
     private PowerflowTestData() {}
 
+    /** Replay settings as {@code replay --policy powerflow} sets them (event time advances at the end of input). */
+    static PowerflowSettings replaySettings(double eta, int gpus, long seed) {
+        return PowerflowSettings.of(eta, gpus, true, seed, null)
+                .withStreaming(
+                        java.time.Duration.ofMillis(-1),
+                        java.time.Duration.ofSeconds(5),
+                        java.time.Duration.ZERO,
+                        java.time.Duration.ofMillis(20),
+                        false);
+    }
+
+    /** The streaming replay of {@code trace} on a Flink mini cluster, its run directory written to {@code run}. */
+    static PowerflowRunDirectory.Written replay(java.nio.file.Path trace, PowerflowSettings cfg, java.nio.file.Path run)
+            throws Exception {
+        java.nio.file.Path parts = run.resolveSibling(run.getFileName() + "-parts");
+        var env = org.gpusched.streaming.EmbeddedFlink.local(1, new org.apache.flink.configuration.Configuration());
+        PowerflowPipeline.define(
+                env, new PowerflowFiles.Sources(trace, null, null), new PowerflowFiles.Sinks(parts), cfg);
+        env.execute("powerflow replay " + trace.getFileName());
+        return PowerflowRunDirectory.write(parts, java.nio.file.Files.createDirectories(run), cfg, trace);
+    }
+
     static PowerflowJob job(String id, double submit, String workload, double batch, double iterations) {
         return PowerflowJob.newBuilder()
                 .setId(id)
