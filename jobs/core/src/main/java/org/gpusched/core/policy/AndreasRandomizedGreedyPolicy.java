@@ -30,13 +30,13 @@ import org.gpusched.core.random.RandomState;
  *       and the best 8 by f_W each run forward over the known jobs, the lowest forecast real cost kept (no arrivals,
  *       no later moves; dearer on every {@code hierarchical-tight} instance, by 1-18%, and by 37% on one
  *       {@code andreas} small instance). Under that pressure a randomized plan's extra moves and postponements are
- *       paid for at once while the gain it was ranked by
- *       comes, if at all, after the next events re-plan (docs/results.md).</li>
+ *       paid for at once while the gain it was ranked by comes, if at all, after the next events re-plan
+ *       (docs/results.md).</li>
  * </ul>
  */
 public final class AndreasRandomizedGreedyPolicy implements SchedulingPolicy {
     public static final String NAME = "andreas-rg";
-    /** The paper's randomized greedy as it reads: the best construction by f_OBJ, no forecast. */
+    /** The paper's randomized greedy as it reads: the best construction by f_OBJ, whatever the deadline pressure. */
     public static final String FOBJ_NAME = "andreas-rg-fobj";
 
     private final PolicyConfig config;
@@ -69,36 +69,24 @@ public final class AndreasRandomizedGreedyPolicy implements SchedulingPolicy {
         return config;
     }
 
-    /** What the constructions are ranked by (the local search of {@code rg-ls} goes on by the same). */
-    Ranking ranking() {
-        return ranking;
-    }
-
     @Override
     public Schedule schedule(SchedulingProblem problem, RandomState random) {
-        return run(problem, random, 1).kept();
+        return bestSolutions(problem, random, 1).get(0);
     }
-
-    /** One call's constructions: the best few by the policy's ranking, best first, and the one the policy keeps. */
-    record Constructions(List<Schedule> best, Schedule kept) {}
 
     /**
      * The best {@code keep} distinct schedules of one run of {@link PolicyConfig#maxIterations()} iterations, best
-     * first by the policy's ranking (fewer when fewer distinct ones were found), and the schedule {@link #schedule}
-     * returns for the same problem and random state. The local search ({@code rg-ls}) starts from the former.
+     * first by the policy's ranking (fewer when fewer distinct ones were found); the first is what {@link #schedule}
+     * returns for the same problem and random state. Under deadline pressure with f_W, the deterministic greedy's alone.
+     * The local search ({@code rg-ls}) starts from these.
      */
-    Constructions run(SchedulingProblem problem, RandomState random, int keep) {
-        if (ranking == Ranking.WASTE && problem.deadlinePressure()) {
-            Schedule greedy =
-                    engine.run(problem, random, 1, 1, config.bestFit()).get(0);
-            return new Constructions(List.of(greedy), greedy);
-        }
-        List<Schedule> best = engine.run(problem, random, config.maxIterations(), keep, config.bestFit());
-        return new Constructions(best, best.get(0));
+    public List<Schedule> bestSolutions(SchedulingProblem problem, RandomState random, int keep) {
+        if (keepsGreedysPlan(problem)) return engine.run(problem, random, 1, 1, config.bestFit());
+        return engine.run(problem, random, config.maxIterations(), keep, config.bestFit());
     }
 
-    /** The best {@code keep} distinct schedules of {@link #run}. */
-    public List<Schedule> bestSolutions(SchedulingProblem problem, RandomState random, int keep) {
-        return run(problem, random, keep).best();
+    /** Whether this policy keeps the deterministic greedy's plan for the problem (f_W under deadline pressure). */
+    boolean keepsGreedysPlan(SchedulingProblem problem) {
+        return ranking == Ranking.WASTE && problem.deadlinePressure();
     }
 }

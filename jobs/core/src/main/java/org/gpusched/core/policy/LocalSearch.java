@@ -120,14 +120,9 @@ final class LocalSearch {
         for (int n = 0; n < nodes; n++) types[n] = nodeCount[n] > 0 ? nodeType[n] : -1;
         Schedule result = new Schedule(placements, types, ObjectiveFunction.evaluate(p, placements, types));
         // the incremental sums can only drift by rounding; never hand back something worse than the start
-        if (!LocalSearchPolicy.beats(exact(p, result), exact(p, start))) return start;
+        if (!LocalSearchPolicy.beats(ranking.of(p, result), ranking.of(p, start))) return start;
         if (runCostGuard != null) runCostGuard.finish();
         return result;
-    }
-
-    /** The exact ranking objective of a schedule (f_OBJ: the value it carries). */
-    private double exact(SchedulingProblem p, Schedule s) {
-        return ranking == Ranking.F_OBJ ? s.objective() : ranking.evaluate(p, s.placements(), s.nodeTypes());
     }
 
     private void load(SchedulingProblem p, Schedule start, int k) {

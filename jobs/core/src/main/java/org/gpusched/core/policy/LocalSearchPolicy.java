@@ -1,5 +1,6 @@
 package org.gpusched.core.policy;
 
+import java.util.List;
 import org.gpusched.core.model.Schedule;
 import org.gpusched.core.model.SchedulingProblem;
 import org.gpusched.core.random.RandomState;
@@ -91,12 +92,12 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
      */
     @Override
     public Schedule schedule(SchedulingProblem problem, RandomState random) {
-        var constructions = randomizedGreedy.run(problem, random, config.localSearchKeep());
-        if (search.ranking == Ranking.WASTE && problem.deadlinePressure()) return constructions.kept();
+        List<Schedule> starts = randomizedGreedy.bestSolutions(problem, random, config.localSearchKeep());
+        if (randomizedGreedy.keepsGreedysPlan(problem)) return starts.get(0);
         Schedule best = null;
         double bestValue = Double.POSITIVE_INFINITY;
         double bound = Double.POSITIVE_INFINITY;
-        for (Schedule start : constructions.best()) {
+        for (Schedule start : starts) {
             Schedule from = config.workConserving() ? WorkConservation.fill(problem, start) : start;
             Schedule improved = search.improve(problem, from, config.localSearchK());
             RunCostGuard guard = search.runCostGuard;
@@ -104,9 +105,7 @@ public final class LocalSearchPolicy implements SchedulingPolicy {
                 if (best == null) bound = guard.startRunCost + roundingSlack(guard.startRunCost);
                 else if (guard.resultRunCost > bound) continue;
             }
-            double value = search.ranking == Ranking.F_OBJ
-                    ? improved.objective()
-                    : search.ranking.evaluate(problem, improved.placements(), improved.nodeTypes());
+            double value = search.ranking.of(problem, improved);
             if (best == null || beats(value, bestValue)) {
                 best = improved;
                 bestValue = value;

@@ -1,6 +1,7 @@
 package org.gpusched.core.policy;
 
 import org.gpusched.core.model.Placement;
+import org.gpusched.core.model.Schedule;
 import org.gpusched.core.model.SchedulingProblem;
 import org.gpusched.core.objective.ObjectiveFunction;
 import org.gpusched.core.objective.WasteObjective;
@@ -24,4 +25,9 @@ enum Ranking {
 
     /** The exact value of a whole plan under this ranking. */
     abstract double evaluate(SchedulingProblem problem, Placement[] placements, int[] nodeTypes);
+
+    /** The exact value of a schedule under this ranking; a schedule carries its f_OBJ already. */
+    double of(SchedulingProblem problem, Schedule s) {
+        return this == F_OBJ ? s.objective() : evaluate(problem, s.placements(), s.nodeTypes());
+    }
 }

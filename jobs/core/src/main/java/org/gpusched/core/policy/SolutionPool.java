@@ -140,17 +140,13 @@ final class SolutionPool {
         for (int k = 0; k < size; k++) result.add(toSchedule(problem, node[k], type[k], gpus[k], nodeType[k]));
         if (hasGreedy && !greedyIsBest()) {
             Schedule greedy = toSchedule(problem, greedyNode, greedyType, greedyGpus, greedyNodeType);
-            if (exact(problem, ranking, greedy) < exact(problem, ranking, result.get(0))) {
+            if (ranking.of(problem, greedy) < ranking.of(problem, result.get(0))) {
                 result.remove(greedy);
                 result.add(0, greedy);
                 if (result.size() > keep) result.remove(result.size() - 1);
             }
         }
         return result;
-    }
-
-    private static double exact(SchedulingProblem problem, Ranking ranking, Schedule s) {
-        return ranking == Ranking.F_OBJ ? s.objective() : ranking.evaluate(problem, s.placements(), s.nodeTypes());
     }
 
     /** Whether the best kept solution is the deterministic greedy's: then the exact comparison cannot change it. */
