@@ -101,7 +101,7 @@ final class ReplaySchedulerOptions {
             names = "--optimizer-scope",
             paramLabel = "SCOPE",
             description =
-                    "all-nodes: an optimizer re-decides every node and running job at each event (the papers); nodes-with-room: only the nodes with a free GPU or switched off and the jobs on them, the jobs of full nodes keep running where they are (an event then costs the cluster's spare room, not its size) (default: ${DEFAULT-VALUE}).")
+                    "all-nodes: an optimizer re-decides every node and running job at each event (the papers); nodes-with-room: only the nodes with a free GPU or switched off and the jobs on them, the jobs of full nodes keep running where they are (an event then costs the cluster's spare room, not its size); auto: all-nodes for a controller of at most 128 nodes, nodes-with-room above (default: ${DEFAULT-VALUE}).")
     String optimizerScope;
 
     @Option(

@@ -48,7 +48,8 @@ class CommandConfigurationTest {
         INVALID.put("--noise", new String[] {"1", "must be in [0, 1), got 1"});
         INVALID.put("--stability", new String[] {"calm", "must be one of paper, stable, got 'calm'"});
         INVALID.put(
-                "--optimizer-scope", new String[] {"some", "must be one of all-nodes, nodes-with-room, got 'some'"});
+                "--optimizer-scope",
+                new String[] {"some", "must be one of all-nodes, nodes-with-room, auto, got 'some'"});
         INVALID.put("--move-overhead", new String[] {"-1", "must be >= 0 seconds, got -1"});
         INVALID.put("--snapshot-interval", new String[] {"-0.5", "must be >= 0 seconds, got -0.5"});
         INVALID.put("--period", new String[] {"0", "must be > 0 seconds, got 0"});

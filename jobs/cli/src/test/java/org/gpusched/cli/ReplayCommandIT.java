@@ -65,7 +65,7 @@ class ReplayCommandIT {
         assertEquals("andreas-rg", run.get("policy").asText());
         assertEquals(3, run.get("seed").asInt());
         assertEquals("stable", run.get("stability").asText());
-        assertEquals("all-nodes", run.get("optimizerScope").asText());
+        assertEquals("auto", run.get("optimizerScope").asText());
         assertEquals(3, run.get("nodes").size());
         assertEquals(3, run.get("nodeTypes").get("V100x2").get("costPerHour").size());
         List<String> decisions = Files.readAllLines(out.resolve("decisions.jsonl"));

@@ -80,20 +80,43 @@ final class ProblemBuilder {
     }
 
     /**
-     * Per node of the topology, whether it runs a job that will end past its due date where it runs but would not on
-     * its fastest configuration: growing or moving it may still bring it in on time ({@link RoomScope}).
+     * Per node of the topology, what {@link RoomScope} reads off its running jobs: {@code fewest}, the fewest GPUs they
+     * could run on, each on the type it runs as (at most the GPUs it holds); {@code rescue}, whether one of them will
+     * end past its due date where it runs but would not on its fastest configuration (growing or moving it may still
+     * bring it in on time).
      */
-    boolean[] nodesOfLateJobsThatCouldBeOnTime(Topology topology) {
+    record RunningByNode(int[] fewest, boolean[] rescue) {}
+
+    /** The {@link RunningByNode} of the topology now, in one walk over the running jobs. */
+    RunningByNode runningByNode(Topology topology) {
         Cluster whole = topology.cluster;
         double now = facts.nowSeconds();
-        boolean[] nodes = new boolean[whole.nodeCount()];
+        Map<String, Integer> catalogIndex = facts.catalog.index();
+        int[] fewest = new int[whole.nodeCount()];
+        boolean[] rescue = new boolean[whole.nodeCount()];
         for (ActiveJobs.Entry e : jobs.runningInOrder()) {
+            int n = e.nodeIndex(whole);
+            JobTimes times = e.times(whole);
+            int least = times.fewestGpus(e.typeIndex(whole));
+            int gpus = e.record.getGpus();
+            fewest[n] += least == 0 ? gpus : Math.min(least, gpus);
             double left = 1 - facts.optimizerDone(e);
             double due = e.record.getSpec().getDue();
-            if (now + e.predictedSeconds(facts.catalog.index()) * left > due
-                    && now + e.times(whole).fastest(whole) * left <= due) nodes[e.nodeIndex(whole)] = true;
+            if (now + e.predictedSeconds(catalogIndex) * left > due && now + times.fastest(whole) * left <= due)
+                rescue[n] = true;
         }
-        return nodes;
+        return new RunningByNode(fewest, rescue);
+    }
+
+    /** Whether some running job will end past its due date where it runs. */
+    boolean someRunningJobLate(Topology topology) {
+        double now = facts.nowSeconds();
+        for (ActiveJobs.Entry e : jobs.runningInOrder()) {
+            double left = 1 - facts.optimizerDone(e);
+            if (now + e.predictedSeconds(facts.catalog.index()) * left
+                    > e.record.getSpec().getDue()) return true;
+        }
+        return false;
     }
 
     /** f_OBJ's terms of the runnable running jobs on the nodes outside {@code scope}, where they run. */

@@ -6,8 +6,10 @@ import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.JobTimes;
 
 /**
- * The part of a key's cluster an optimizer is asked about under {@link SchedulerConfig.OptimizerScope#NODES_WITH_ROOM},
- * as a cluster of its own ({@link Cluster#restrictedTo}) with the map between its node indices and the topology's:
+ * The part of a key's cluster an optimizer is asked about under {@link SchedulerConfig.OptimizerScope#NODES_WITH_ROOM}
+ * (and under {@link SchedulerConfig.OptimizerScope#AUTO}, the default, for a controller of more than {@value
+ * #WHOLE_CLUSTER_NODES} nodes), as a cluster of its own ({@link Cluster#restrictedTo}) with the map between its node
+ * indices and the topology's:
  * <ul>
  *   <li>every used node with a free GPU;</li>
  *   <li>of the full nodes whose jobs could run on fewer GPUs than they hold (the post-processing hands a node's idle
@@ -15,6 +17,8 @@ import org.gpusched.core.model.JobTimes;
  *       they could give back to cover {@value #NEED_MARGIN} times the fewest GPUs of the waiting candidates and of the
  *       jobs on nodes with free GPUs (which may move to free their node): those that could give back most first, then
  *       by index;</li>
+ *   <li>whatever the queue, the full rightsizable nodes whose jobs could give back at least 1/{@value
+ *       #UNDERUSED_SHARE} of their GPUs: the whole-cluster optimizer would pack their jobs onto fewer VMs;</li>
  *   <li>the nodes that are off, only when the free GPUs of used nodes and those the full nodes above give back are
  *       fewer than {@value #NEED_MARGIN} times what the waiting candidates need: a node switched on for a job that could
  *       have shared one is a lease the whole-cluster optimizer would not pay;</li>
@@ -22,10 +26,13 @@ import org.gpusched.core.model.JobTimes;
  *       ({@code rescue}): growing or moving them may still bring them in on time.</li>
  * </ul>
  * The jobs of the other nodes keep running where they are. An event thus costs the cluster's spare room and the queue
- * it has to place, not the cluster's size. The scope is every node while a waiting job is short of time (it would end
- * late even on its fastest configuration started one period from now), or while the waiting jobs at their fewest GPUs
- * outnumber the free GPUs and those the full nodes could give back: then making room may take preempting a job of a
- * full node, and which one is the optimizer's choice. Built per event, never kept.
+ * it has to place, not the cluster's size. While a waiting job is short of time (it would end late even on its fastest
+ * configuration started one period from now), the full nodes are brought in to {@value #PRESSED_MARGIN} times the
+ * GPUs wanted, and the nodes that are off with them. Otherwise the scope is every node while the waiting jobs at their
+ * fewest GPUs outnumber the free GPUs and those the full nodes could give back: then making room may take preempting a
+ * job of a full node, and which one is the optimizer's choice. (Every node for a pressed job took 51.6 s of the
+ * 298 s of optimizer time of the 100,000-job benchmark, in 425 calls; docs/benchmarks-scale.md compares the costs.)
+ * Built per event, never kept.
  */
 final class RoomScope {
     /**
@@ -34,6 +41,34 @@ final class RoomScope {
      * the 1,000-node benchmark, 2 cost 8.9 %, 4 cost 3.9 % (one seed each; docs/benchmarks-scale.md).
      */
     static final int NEED_MARGIN = 2;
+    /**
+     * The margin while a waiting job is short of time: making room for it may take shrinking or moving jobs of more
+     * full nodes, and the nodes that are off are brought in too.
+     */
+    static final int PRESSED_MARGIN = 4;
+    /**
+     * A full rightsizable node (a VM) comes in whatever the queue when its jobs could give back at least 1/{@value} of
+     * its GPUs: two such VMs may fit on one, whose lease ends, and without them a draining cluster stayed spread over
+     * twice as many VMs as the whole-cluster optimizer kept (docs/benchmarks-scale.md: 2 cost +10.8 % at most on
+     * eleven 1,000-VM instances, 4 +4.9 %, 8 +6.5 %, none +27.2 %). Not for fixed nodes: packing them saves only idle
+     * power, and the moves it made cost the fixed 1,000-node instances 7-12 % more.
+     */
+    static final int UNDERUSED_SHARE = 4;
+    /**
+     * Controllers of at most this many nodes are asked whole under {@link SchedulerConfig.OptimizerScope#AUTO}: a
+     * whole-cluster call there costs a few milliseconds (p50 4-17 ms at 50-100 nodes, docs/benchmarks-scale.md), and
+     * the scope, cheaper on average, was 11 % dearer than the whole cluster on one such instance.
+     */
+    static final int WHOLE_CLUSTER_NODES = 128;
+
+    /** Whether {@code setting} asks an optimizer about a scope of the topology's cluster rather than all of it. */
+    static boolean scoped(SchedulerConfig.OptimizerScope setting, Topology topology) {
+        return switch (setting) {
+            case ALL_NODES -> false;
+            case NODES_WITH_ROOM -> true;
+            case AUTO -> topology.cluster.nodeCount() > WHOLE_CLUSTER_NODES;
+        };
+    }
 
     final Cluster cluster;
     /** Per node of the topology's cluster, its index in {@link #cluster}, or -1 when it is left out. */
@@ -48,33 +83,24 @@ final class RoomScope {
     }
 
     /**
-     * The scope of {@code topology}, or null when it holds no node; {@code running}: its running jobs;
-     * {@code candidates}: the jobs the optimizer would be asked about on the whole cluster, the waiting ones ranked
-     * ({@link ActiveJobs.Entry#waitRank}: due date minus fastest remaining time). Every node is in the scope when a
-     * waiting candidate is short of time, its rank below {@code pressedBy} (now + H): it may need a running job
-     * preempted or shrunk anywhere. {@code rescue}: per topology node, whether it is brought in for a late job
-     * ({@link ProblemBuilder#nodesOfLateJobsThatCouldBeOnTime}).
+     * The scope of {@code topology}, or null when it holds no node. {@code fewest} and {@code rescue}: per topology
+     * node, the fewest GPUs its jobs could run on and whether it is brought in for a late job ({@link
+     * ProblemBuilder.RunningByNode}). {@code candidates}: the jobs the optimizer would be asked about on the whole
+     * cluster, the waiting ones ranked ({@link ActiveJobs.Entry#waitRank}: due date minus fastest remaining time). A
+     * waiting candidate whose rank is below {@code pressedBy} (now + H) is short of time and widens the scope.
      */
     static RoomScope of(
-            Topology topology,
-            Iterable<ActiveJobs.Entry> running,
-            List<ActiveJobs.Entry> candidates,
-            double pressedBy,
-            boolean[] rescue) {
+            Topology topology, int[] fewest, List<ActiveJobs.Entry> candidates, double pressedBy, boolean[] rescue) {
         Cluster whole = topology.cluster;
         int nodes = whole.nodeCount();
         int waitingNeed = 0;
+        boolean pressed = false;
         for (ActiveJobs.Entry e : candidates) {
             if (e.running()) continue;
-            if (e.waitRank < pressedBy) return everyNode(topology);
+            if (e.waitRank < pressedBy) pressed = true;
             waitingNeed += fewestGpus(e.times(whole), whole);
         }
-        int[] fewest = new int[nodes];
-        for (ActiveJobs.Entry e : running) {
-            int least = e.times(whole).fewestGpus(e.typeIndex(whole));
-            int gpus = e.record.getGpus();
-            fewest[e.nodeIndex(whole)] += least == 0 ? gpus : Math.min(least, gpus);
-        }
+        int margin = pressed ? PRESSED_MARGIN : NEED_MARGIN;
         int need = waitingNeed;
         int free = 0, givable = 0, usedFree = 0;
         int[] spare = new int[nodes];
@@ -97,8 +123,8 @@ final class RoomScope {
             givable += Math.max(0, spare[n]);
         }
         // the waiting jobs cannot all fit without preempting a job of a full node: a choice among every job
-        if (free + givable < waitingNeed) return everyNode(topology);
-        need *= NEED_MARGIN;
+        if (free + givable < waitingNeed && !pressed) return everyNode(topology);
+        need *= margin;
         // the fewest GPUs that still admit a full node: most givable first, ties to the lowest index
         int threshold = whole.maxGpus() + 1, ties = 0, covered = 0;
         while (covered < need && threshold > 1) {
@@ -109,7 +135,7 @@ final class RoomScope {
         }
         // switching a node on is the last resort: while the used nodes' room holds the queue twice over, new VMs would
         // only leave the jobs they would take spread over more nodes than the whole-cluster optimizer would use
-        boolean offNodesWanted = usedFree + covered < waitingNeed * NEED_MARGIN;
+        boolean offNodesWanted = pressed || usedFree + covered < waitingNeed * margin;
         int[] scopeNode = new int[nodes];
         int[] kept = new int[nodes];
         int count = 0;
@@ -117,6 +143,10 @@ final class RoomScope {
             boolean in = spare[n] < 0 || spare[n] > threshold || (spare[n] == threshold && ties-- > 0);
             if (!offNodesWanted && !topology.load.used(n)) in = false;
             if (rescue[n]) in = true;
+            if (spare[n] > 0
+                    && whole.candidateTypes(n).length > 1
+                    && spare[n] * UNDERUSED_SHARE
+                            >= whole.type(topology.load.type(n)).gpus()) in = true;
             scopeNode[n] = in ? count : -1;
             if (in) kept[count++] = n;
         }

@@ -74,11 +74,13 @@ public final class SchedulerConfig implements Serializable {
     /**
      * The part of the cluster an optimizer re-decides at each event: every node and running job (ALL_NODES, the
      * papers), or the nodes with room, free GPUs or switched off, and the jobs on them (NODES_WITH_ROOM: the jobs of
-     * full nodes keep running where they are).
+     * full nodes keep running where they are), or ALL_NODES for a controller of at most {@value
+     * RoomScope#WHOLE_CLUSTER_NODES} nodes and NODES_WITH_ROOM for a larger one (AUTO).
      */
     public enum OptimizerScope {
         ALL_NODES,
-        NODES_WITH_ROOM
+        NODES_WITH_ROOM,
+        AUTO
     }
 
     /** A value of -1 ms: emit no watermark before the end of a bounded input (file replay: fully order-independent). */

@@ -65,9 +65,9 @@ public final class SchedulerOptions {
                     "STABLE: an optimizer's plan moves a running job only when the move pays for its overhead, on nodes matched to the running ones (PlanStabilizer); PAPER: the plan as the optimizer gives it, as in the papers (what a move costs is set apart: move overhead and snapshot interval).");
     public static final ConfigOption<OptimizerScope> OPTIMIZER_SCOPE = ConfigOptions.key("gpusched.optimizer-scope")
             .enumType(OptimizerScope.class)
-            .defaultValue(OptimizerScope.ALL_NODES)
+            .defaultValue(OptimizerScope.AUTO)
             .withDescription(
-                    "What an optimizer is asked at each event: ALL_NODES, every node and every running job, re-decided (the papers); NODES_WITH_ROOM, only the nodes with a free GPU or switched off and the jobs on them, while the jobs on full nodes keep running where they are (an event costs the cluster's spare room, not its size).");
+                    "What an optimizer is asked at each event: ALL_NODES, every node and every running job, re-decided (the papers); NODES_WITH_ROOM, only the nodes with a free GPU or switched off and the jobs on them, while the jobs on full nodes keep running where they are (an event costs the cluster's spare room, not its size); AUTO, ALL_NODES for a controller of at most 128 nodes and NODES_WITH_ROOM above.");
     public static final ConfigOption<Double> MOVE_OVERHEAD_SECONDS = ConfigOptions.key("gpusched.move-overhead-seconds")
             .doubleType()
             .defaultValue(300.0)

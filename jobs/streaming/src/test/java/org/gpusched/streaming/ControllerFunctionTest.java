@@ -297,6 +297,54 @@ class ControllerFunctionTest {
     }
 
     @Test
+    void aPeriodWithNothingWaitingAndNothingLateCallsNoOptimizerUnderStableStability() throws Exception {
+        // a alone, on time: the periods are kept without a call
+        assertEquals(
+                List.of(
+                        "0.0:SUBMISSION:called",
+                        "600.0:PERIOD:kept",
+                        "1200.0:PERIOD:kept",
+                        "1800.0:PERIOD:kept",
+                        "2000.0:COMPLETION:kept"),
+                callsOfOneJob(100_000, SchedulerConfig.Stability.STABLE));
+        // due before it can end: every period asks the optimizer again
+        assertEquals(
+                List.of(
+                        "0.0:SUBMISSION:called",
+                        "600.0:PERIOD:called",
+                        "1200.0:PERIOD:called",
+                        "1800.0:PERIOD:called",
+                        "2000.0:COMPLETION:kept"),
+                callsOfOneJob(1_500, SchedulerConfig.Stability.STABLE));
+        // the papers' plans: every period is a call
+        assertEquals(
+                List.of(
+                        "0.0:SUBMISSION:called",
+                        "600.0:PERIOD:called",
+                        "1200.0:PERIOD:called",
+                        "1800.0:PERIOD:called",
+                        "2000.0:COMPLETION:kept"),
+                callsOfOneJob(100_000, SchedulerConfig.Stability.PAPER));
+    }
+
+    /** "time:trigger:called|kept" per rescheduling of one job of 2,000 s on one 1-GPU node, by andreas-rg. */
+    private List<String> callsOfOneJob(double due, SchedulerConfig.Stability stability) throws Exception {
+        SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 600), "andreas-rg")
+                .stability(stability)
+                .build();
+        var h = harness(cfg);
+        submit(h, TestData.job("a", 0, due, 1, 2000), "andreas-rg");
+        h.processWatermark(new Watermark(Long.MAX_VALUE));
+        List<String> calls = new ArrayList<>();
+        h.getSideOutput(ControllerFunction.SCHEDULING_METRICS)
+                .forEach(r ->
+                        calls.add(r.getValue().getTime() + ":" + r.getValue().getTrigger() + ":"
+                                + (r.getValue().getOptimizerNanos() > 0 ? "called" : "kept")));
+        h.close();
+        return calls;
+    }
+
+    @Test
     void noPeriodicReschedulingForAPolicyATickCannotChange() throws Exception {
         assertEquals(List.of("0.0:SUBMISSION", "2000.0:COMPLETION"), triggersOfOneJob("fifo"));
     }

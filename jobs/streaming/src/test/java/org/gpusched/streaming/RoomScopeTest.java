@@ -1,6 +1,7 @@
 package org.gpusched.streaming;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,25 +22,26 @@ import org.junit.jupiter.api.Test;
 
 /** Which nodes and jobs an optimizer is asked about under {@code --optimizer-scope nodes-with-room}. */
 class RoomScopeTest {
-    /** Five fixed nodes of four GPUs. */
-    private final SchedulerConfig config = TestData.config(
-                    new ClusterSpec(
-                            new Cluster(
-                                    List.of(new NodeType("G4", "X", 4, new double[] {0.5, 1, 1.8, 2.5, 3.2})),
-                                    List.of(
-                                            Node.fixed("n0", "G4"),
-                                            Node.fixed("n1", "G4"),
-                                            Node.fixed("n2", "G4"),
-                                            Node.fixed("n3", "G4"),
-                                            Node.fixed("n4", "G4"))),
-                            new ObjectiveParameters(100, 3600, 0)),
-                    "andreas-rg")
-            .optimizerScope(OptimizerScope.NODES_WITH_ROOM)
-            .build();
+    private static final NodeType G4 = new NodeType("G4", "X", 4, new double[] {0.5, 1, 1.8, 2.5, 3.2});
+
+    /** Five nodes of four GPUs, n0 to n4, fixed; or VMs that may also be of type G2 (two GPUs). */
+    private static SchedulerConfig config(boolean vms) {
+        List<Node> nodes = new ArrayList<>();
+        for (int n = 0; n < 5; n++) nodes.add(vms ? Node.rightsizable("n" + n) : Node.fixed("n" + n, "G4"));
+        List<NodeType> types =
+                vms ? List.of(G4, new NodeType("G2", "X", 2, new double[] {0.5, 0.8, 1.4})) : List.of(G4);
+        return TestData.config(
+                        new ClusterSpec(new Cluster(types, nodes), new ObjectiveParameters(100, 3600, 0)), "andreas-rg")
+                .optimizerScope(OptimizerScope.NODES_WITH_ROOM)
+                .build();
+    }
+
+    /** Fixed nodes, unless a test asks for VMs. */
+    private SchedulerConfig config = config(false);
 
     private final ActiveJobs jobs = new ActiveJobs();
     private final StepRecorder recorder = new StepRecorder();
-    private final ControllerFacts facts = recorder.facts(config, ControllerFacts.initialState(config, 0), jobs, 0);
+    private ControllerFacts facts = recorder.facts(config, ControllerFacts.initialState(config, 0), jobs, 0);
 
     private static boolean[] none() {
         return new boolean[5];
@@ -98,7 +100,8 @@ class RoomScopeTest {
         fullNodes();
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
-        assertNull(RoomScope.of(topology, jobs.runningInOrder(), builder.optimizerCandidates(topology), 0, none()));
+        assertNull(RoomScope.of(
+                topology, builder.runningByNode(topology).fewest(), builder.optimizerCandidates(topology), 0, none()));
         assertTrue(builder.keptObjective(topology) > 0, "the kept jobs still count in f_OBJ");
     }
 
@@ -109,7 +112,7 @@ class RoomScopeTest {
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0, none());
+        RoomScope scope = RoomScope.of(topology, builder.runningByNode(topology).fewest(), all, 0, none());
         // w needs 1 GPU, twice that is 2: n0 alone gives back 3, so no node is switched on for it
         assertEquals(List.of("n0"), nodes(scope));
         assertEquals(List.of("a", "w"), ids(builder.within(topology, scope, all)));
@@ -129,7 +132,7 @@ class RoomScopeTest {
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0, none());
+        RoomScope scope = RoomScope.of(topology, builder.runningByNode(topology).fewest(), all, 0, none());
         // (2 + 1) x 2 = 6 GPUs wanted; n0 and n3 give back 5: n2 and n4 are switched on if need be
         assertEquals(List.of("n0", "n2", "n3", "n4"), nodes(scope));
         assertEquals(
@@ -152,30 +155,50 @@ class RoomScopeTest {
         facts.place(hopeless, DecisionAction.START, "n4", "G4", 4); // 250 s on its only configuration, due at 100
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
-        boolean[] rescue = builder.nodesOfLateJobsThatCouldBeOnTime(topology);
+        boolean[] rescue = builder.runningByNode(topology).rescue();
         assertEquals(
                 List.of(false, false, true, false, false),
                 List.of(rescue[0], rescue[1], rescue[2], rescue[3], rescue[4]),
                 "n2's late job could be on time on 4 GPUs; n4's could not be on any");
         List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        assertNull(RoomScope.of(topology, jobs.runningInOrder(), all, 0, none()), "every node is full, nothing waits");
-        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0, rescue);
+        assertNull(
+                RoomScope.of(topology, builder.runningByNode(topology).fewest(), all, 0, none()),
+                "every node is full, nothing waits");
+        RoomScope scope = RoomScope.of(topology, builder.runningByNode(topology).fewest(), all, 0, rescue);
         assertEquals(List.of("n2"), nodes(scope));
         assertEquals(List.of("fill", "late"), ids(builder.within(topology, scope, all)));
     }
 
     @Test
-    void aWaitingJobShortOfTimeBringsInEveryNode() {
+    void aWaitingJobShortOfTimeWidensTheScopeAndBringsInTheNodesThatAreOff() {
         fullNodes();
         waiting("w", 1); // due 5000, 250 s on 4 GPUs: short of time once now + H passes 4750
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        assertEquals(List.of("n0"), nodes(RoomScope.of(topology, jobs.runningInOrder(), all, 4750, none())));
-        RoomScope pressed = RoomScope.of(topology, jobs.runningInOrder(), all, 4750.5, none());
-        assertEquals(List.of("n0", "n1", "n2", "n3", "n4"), nodes(pressed));
-        assertTrue(pressed.whole());
-        assertEquals(List.of("a", "b", "c", "w"), ids(builder.within(topology, pressed, all)));
+        assertEquals(
+                List.of("n0"),
+                nodes(RoomScope.of(topology, builder.runningByNode(topology).fewest(), all, 4750, none())));
+        RoomScope pressed =
+                RoomScope.of(topology, builder.runningByNode(topology).fewest(), all, 4750.5, none());
+        // 1 GPU x 4: n0 gives back 3, n3 the fourth; n2 and n4 are off and come in; n1 has nothing to give back
+        assertEquals(List.of("n0", "n2", "n3", "n4"), nodes(pressed));
+        assertFalse(pressed.whole());
+        assertEquals(List.of("a", "c", "w"), ids(builder.within(topology, pressed, all)));
+    }
+
+    @Test
+    void fullVmsWhoseJobsCouldGiveBackAQuarterOfTheirGpusAreAskedWhateverTheQueue() {
+        config = config(true);
+        facts = recorder.facts(config, ControllerFacts.initialState(config, 0), jobs, 0);
+        fullNodes();
+        Topology topology = facts.topology();
+        ProblemBuilder builder = ranked(topology);
+        List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
+        RoomScope scope = RoomScope.of(topology, builder.runningByNode(topology).fewest(), all, 0, none());
+        // nothing waits: the jobs of n0 (3 of 4 GPUs to give back) and n3 (2) may share one VM; n1 gives back nothing
+        assertEquals(List.of("n0", "n3"), nodes(scope));
+        assertEquals(List.of("a", "c"), ids(builder.within(topology, scope, all)));
     }
 
     @Test
@@ -186,7 +209,7 @@ class RoomScopeTest {
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        RoomScope scope = RoomScope.of(topology, jobs.runningInOrder(), all, 0, none());
+        RoomScope scope = RoomScope.of(topology, builder.runningByNode(topology).fewest(), all, 0, none());
         // (1 + 2) x 2 = 6 GPUs: n0 gives back 3, n3 gives back 2, then n1 has none to give; with n2's 2 free GPUs
         // the used nodes hold w twice over, so n4 stays off
         assertEquals(List.of("n0", "n2", "n3"), nodes(scope));
@@ -198,13 +221,14 @@ class RoomScopeTest {
         for (int n = 0; n < 5; n++) running("r" + n, 4, "n" + n, 4);
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
-        assertNull(RoomScope.of(topology, jobs.runningInOrder(), builder.optimizerCandidates(topology), 0, none()));
+        assertNull(RoomScope.of(
+                topology, builder.runningByNode(topology).fewest(), builder.optimizerCandidates(topology), 0, none()));
 
         waiting("w", 1); // it fits nowhere without preempting one of the running jobs: the optimizer's choice
         topology = facts.topology();
         builder = ranked(topology);
-        RoomScope scope =
-                RoomScope.of(topology, jobs.runningInOrder(), builder.optimizerCandidates(topology), 0, none());
+        RoomScope scope = RoomScope.of(
+                topology, builder.runningByNode(topology).fewest(), builder.optimizerCandidates(topology), 0, none());
         assertTrue(scope.whole());
     }
 }
