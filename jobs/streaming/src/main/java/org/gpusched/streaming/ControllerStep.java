@@ -127,10 +127,10 @@ final class ControllerStep {
         List<PlacementDecision> changes = new ArrayList<>();
         Topology topology = jobs.isEmpty() ? null : facts.topology();
         if (topology != null) problems.rankWaiting(topology, scheduler);
-        if (topology != null && scheduler.startsOnlyOnFreeNodes() && problems.nothingToStart(topology)) {
-            objective = problems.keptObjective(topology);
-            facts.updateNodeTypes(topology, n -> topology.currentType[n]);
-        } else if (topology != null && stabilizer != null && quietPeriod(topology)) {
+        if (topology != null
+                && (scheduler.startsOnlyOnFreeNodes() && problems.nothingToStart(topology)
+                        || stabilizer != null && quietPeriod(topology))) {
+            // the placements are kept without a call: a queue baseline's schedule would be them, or the period is quiet
             objective = problems.keptObjective(topology);
             facts.updateNodeTypes(topology, n -> topology.currentType[n]);
         } else if (topology != null && scheduler instanceof FreeNodePolicy free) {
