@@ -55,6 +55,11 @@ final class ActiveJobs {
             return record.getNode() != null;
         }
 
+        /** {@link #running()} as of the last {@link ActiveJobs#reindex}, read off the entry alone. */
+        boolean indexedAsRunning() {
+            return indexedRunning;
+        }
+
         /** The index in {@code cluster} of the node the job runs on (-1 when waiting), without a lookup per event. */
         int nodeIndex(Cluster cluster) {
             index(cluster);
@@ -88,10 +93,44 @@ final class ActiveJobs {
         private boolean queued;
         private PostponedPenalty.Term penalty;
 
+        /**
+         * What the walks over every running job at every event read ({@link #walked}), copied from the record so that
+         * such a walk touches the entry alone, not its record, spec and strings: valid for the cluster {@code walkedIn}
+         * (null: not copied yet) until the record changes. The node and type indices in that cluster, the GPUs held,
+         * the fewest GPUs the job could run on as the type it runs as (at most those it holds), the spec's due date and
+         * the progress figures ({@link ControllerFacts#walkedOptimizerDone}).
+         */
+        private Cluster walkedIn;
+
+        int walkNode, walkType, walkGpus, walkFewest;
+        double walkDue, walkModelDone;
+        long walkProgressMillis;
+
         /** The record is about to change, or was replaced: figures derived from it are derived again when next asked. */
         void changed() {
             predictedSeconds = Double.NaN;
             pricedIn = null;
+            walkedIn = null;
+        }
+
+        /**
+         * This running entry, its walk figures and pricing figures ({@link #priced}) derived for {@code cluster} and
+         * its predicted seconds for {@code catalogIndex} (see {@link #predictedSeconds}).
+         */
+        Entry walked(Cluster cluster, Map<String, Integer> catalogIndex) {
+            if (walkedIn == cluster) return this;
+            priced(cluster);
+            predictedSeconds(catalogIndex);
+            walkNode = nodeIndex(cluster);
+            walkType = typeIndex(cluster);
+            walkGpus = record.getGpus();
+            int least = times(cluster).fewestGpus(walkType);
+            walkFewest = least == 0 ? walkGpus : Math.min(least, walkGpus);
+            walkDue = record.getSpec().getDue();
+            walkModelDone = record.getModelDone();
+            walkProgressMillis = record.getProgressMillis();
+            walkedIn = cluster;
+            return this;
         }
 
         /** The core model's job of the record's spec, derived once. */
@@ -166,9 +205,13 @@ final class ActiveJobs {
     /** Running entries that have an end time, by (end, {@link #ORDER}). */
     private final TreeSet<Entry> byEnd = new TreeSet<>(END_ORDER);
 
-    private int running;
-    /** Running entries in {@link #ORDER}. */
-    private final TreeSet<Entry> runningSet = new TreeSet<>(ENTRY_ORDER);
+    /**
+     * Running entries in {@link #ORDER}: an array for the same reason as {@link #ordered} (each event walks them), and
+     * a start or stop is a binary search and a memmove of references.
+     */
+    private final ArrayList<Entry> runningOrdered = new ArrayList<>();
+
+    private final List<Entry> runningView = Collections.unmodifiableList(runningOrdered);
     /**
      * Waiting entries that some node of the ranked cluster can run, in the policy's waiting order, and their summed
      * postponement terms: kept from {@link #rankFor} on, so that an event reads the head of a long queue and its f_OBJ
@@ -212,7 +255,7 @@ final class ActiveJobs {
 
     /** Jobs running now (a node set on their record, as last {@link #reindex reindexed}). */
     int runningCount() {
-        return running;
+        return runningOrdered.size();
     }
 
     /** The earliest end time among the running jobs, Long.MAX_VALUE when none has one. */
@@ -256,8 +299,8 @@ final class ActiveJobs {
     }
 
     /** The running jobs in {@link #ORDER}. */
-    Collection<Entry> runningInOrder() {
-        return Collections.unmodifiableSet(runningSet);
+    List<Entry> runningInOrder() {
+        return runningView;
     }
 
     /** rho x weight x worst-case tardiness summed over the queued jobs at {@code nowSeconds} (never decreasing). */
@@ -302,13 +345,13 @@ final class ActiveJobs {
         boolean runs = e.record.getNode() != null;
         long end = runs && e.record.getEndMillis() >= 0 ? e.record.getEndMillis() : -1;
         if (runs != e.indexedRunning) {
-            running += runs ? 1 : -1;
             e.indexedRunning = runs;
             if (runs) {
                 dequeue(e);
-                runningSet.add(e);
+                // never found: the entry was not running
+                runningOrdered.add(-Collections.binarySearch(runningOrdered, e, ENTRY_ORDER) - 1, e);
             } else {
-                runningSet.remove(e);
+                removeRunning(e);
                 enqueue(e);
             }
         }
@@ -331,11 +374,15 @@ final class ActiveJobs {
     }
 
     private void removeOrdered(Entry e) {
-        if (e.indexedRunning) running--;
-        runningSet.remove(e);
+        if (e.indexedRunning) removeRunning(e);
         dequeue(e);
         if (e.indexedEnd >= 0) byEnd.remove(e);
         int at = Collections.binarySearch(ordered, e, ENTRY_ORDER);
         if (at >= 0) ordered.remove(at);
+    }
+
+    private void removeRunning(Entry e) {
+        int at = Collections.binarySearch(runningOrdered, e, ENTRY_ORDER);
+        if (at >= 0) runningOrdered.remove(at);
     }
 }

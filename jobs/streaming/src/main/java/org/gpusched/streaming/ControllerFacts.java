@@ -154,6 +154,17 @@ final class ControllerFacts {
     }
 
     /**
+     * {@link #optimizerDone} of a running job from its walk figures ({@link ActiveJobs.Entry#walked}, derived for the
+     * record as it is), to the bit: the same figures in the same operations, read off the entry alone.
+     */
+    double walkedOptimizerDone(ActiveJobs.Entry e) {
+        double done = now <= e.walkProgressMillis
+                ? e.walkModelDone
+                : e.walkModelDone + (now - e.walkProgressMillis) / 1000.0 / e.predictedSeconds;
+        return Math.min(done, MAX_MODEL_DONE);
+    }
+
+    /**
      * The job as the optimizer sees it, with what moving it would cost ({@link MoveCost}): a running job would lose its
      * progress since its last snapshot and restore it; a job preempted before would restore its snapshot.
      */

@@ -233,7 +233,7 @@ final class ControllerStep {
         int[] held = new int[cluster.nodeCount()];
         Arrays.fill(held, -1);
         for (ActiveJobs.Entry e : jobs.runningInOrder()) {
-            if (e.priced(cluster).runnable) held[e.nodeIndex(cluster)] = e.typeIndex(cluster);
+            if (e.walked(cluster, facts.catalog.index()).runnable) held[e.walkNode] = e.walkType;
         }
         int free = 0;
         for (int type : held) if (type == -1) free++;

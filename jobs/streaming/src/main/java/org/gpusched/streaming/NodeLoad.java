@@ -10,6 +10,9 @@ import org.gpusched.core.model.NodeType;
  */
 final class NodeLoad {
     private final List<NodeType> catalog;
+    /** Per catalog type, its GPUs: {@link #full} is asked of every node at every event. */
+    private final int[] typeGpus;
+
     private final int[] busy;
     private final int[] type;
     /** tree[leaves + n]: node n's cost per hour at its busy GPUs (0 when idle); tree[i]: tree[2i] + tree[2i + 1]. */
@@ -24,6 +27,7 @@ final class NodeLoad {
 
     NodeLoad(List<NodeType> catalog, int nodes) {
         this.catalog = catalog;
+        typeGpus = catalog.stream().mapToInt(NodeType::gpus).toArray();
         busy = new int[nodes];
         type = new int[nodes];
         leaves = Integer.highestOneBit(Math.max(1, nodes - 1)) << 1;
@@ -47,7 +51,7 @@ final class NodeLoad {
 
     /** Whether node n's jobs hold every GPU of the type they run it as. */
     boolean full(int n) {
-        return busy[n] > 0 && busy[n] >= catalog.get(type[n]).gpus();
+        return busy[n] > 0 && busy[n] >= typeGpus[type[n]];
     }
 
     /** GPUs node n's jobs hold. */

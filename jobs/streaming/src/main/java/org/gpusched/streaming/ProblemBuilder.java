@@ -70,9 +70,10 @@ final class ProblemBuilder {
         if (scope.whole()) return all;
         Cluster whole = topology.cluster;
         List<ActiveJobs.Entry> within = new ArrayList<>(all.size());
+        Map<String, Integer> catalogIndex = facts.catalog.index();
         for (ActiveJobs.Entry e : all) {
-            boolean in = e.running()
-                    ? scope.scopeNode[e.nodeIndex(whole)] >= 0
+            boolean in = e.indexedAsRunning()
+                    ? scope.scopeNode[e.walked(whole, catalogIndex).walkNode] >= 0
                     : e.times(whole).runsOn(scope.cluster);
             if (in) within.add(e);
         }
@@ -95,14 +96,12 @@ final class ProblemBuilder {
         int[] fewest = new int[whole.nodeCount()];
         boolean[] rescue = new boolean[whole.nodeCount()];
         for (ActiveJobs.Entry e : jobs.runningInOrder()) {
-            int n = e.nodeIndex(whole);
-            JobTimes times = e.times(whole);
-            int least = times.fewestGpus(e.typeIndex(whole));
-            int gpus = e.record.getGpus();
-            fewest[n] += least == 0 ? gpus : Math.min(least, gpus);
-            double left = 1 - facts.optimizerDone(e);
-            double due = e.record.getSpec().getDue();
-            if (now + e.predictedSeconds(catalogIndex) * left > due && now + times.fastest(whole) * left <= due)
+            e.walked(whole, catalogIndex);
+            int n = e.walkNode;
+            fewest[n] += e.walkFewest;
+            double left = 1 - facts.walkedOptimizerDone(e);
+            double due = e.walkDue;
+            if (now + e.predictedSeconds * left > due && now + e.times(whole).fastest(whole) * left <= due)
                 rescue[n] = true;
         }
         return new RunningByNode(fewest, rescue);
@@ -111,10 +110,11 @@ final class ProblemBuilder {
     /** Whether some running job will end past its due date where it runs. */
     boolean someRunningJobLate(Topology topology) {
         double now = facts.nowSeconds();
+        Map<String, Integer> catalogIndex = facts.catalog.index();
         for (ActiveJobs.Entry e : jobs.runningInOrder()) {
-            double left = 1 - facts.optimizerDone(e);
-            if (now + e.predictedSeconds(facts.catalog.index()) * left
-                    > e.record.getSpec().getDue()) return true;
+            e.walked(topology.cluster, catalogIndex);
+            double left = 1 - facts.walkedOptimizerDone(e);
+            if (now + e.predictedSeconds * left > e.walkDue) return true;
         }
         return false;
     }
@@ -127,9 +127,10 @@ final class ProblemBuilder {
                 new ObjectiveFunction.Sum(facts.config.objective(), whole, facts.nowSeconds(), jobs.runningCount());
         int[] types = new int[whole.nodeCount()];
         for (int n = 0; n < types.length; n++) types[n] = topology.load.used(n) ? topology.load.type(n) : -1;
+        Map<String, Integer> catalogIndex = facts.catalog.index();
         for (ActiveJobs.Entry e : jobs.runningInOrder()) {
-            if (!e.priced(whole).runnable) continue;
-            if (scope.scopeNode[e.nodeIndex(whole)] < 0) price(sum, whole, e, null);
+            e.walked(whole, catalogIndex);
+            if (e.runnable && scope.scopeNode[e.walkNode] < 0) priceWalked(sum, e);
         }
         return sum.total(types);
     }
@@ -209,17 +210,12 @@ final class ProblemBuilder {
      * read), else at {@code started} (a waiting job the policy starts), else as postponed.
      */
     void price(ObjectiveFunction.Sum sum, Cluster cluster, ActiveJobs.Entry e, Placement started) {
-        double left = 1 - facts.optimizerDone(e);
         if (e.running()) {
-            // its time table's time on its placement: the cluster's type indices are the catalog's
-            sum.scheduled(
-                    e.weightPerHour,
-                    e.dueSeconds,
-                    e.predictedSeconds(facts.catalog.index()) * left,
-                    e.nodeIndex(cluster),
-                    e.typeIndex(cluster),
-                    e.record.getGpus());
-        } else if (started == null) {
+            priceWalked(sum, e.walked(cluster, facts.catalog.index()));
+            return;
+        }
+        double left = 1 - facts.optimizerDone(e);
+        if (started == null) {
             sum.postponed(e.weightPerHour, e.dueSeconds, e.slowestSeconds * left);
         } else {
             sum.scheduled(
@@ -228,6 +224,16 @@ final class ProblemBuilder {
                     e.times.seconds(started.type(), started.gpus()) * left + facts.restartSeconds(e),
                     started);
         }
+    }
+
+    /**
+     * A running job's terms of f_OBJ where it runs, from its walk figures ({@link ActiveJobs.Entry#walked} for the
+     * sum's cluster), read off the entry alone.
+     */
+    private void priceWalked(ObjectiveFunction.Sum sum, ActiveJobs.Entry e) {
+        double left = 1 - facts.walkedOptimizerDone(e);
+        // its time table's time on its placement: the cluster's type indices are the catalog's
+        sum.scheduled(e.weightPerHour, e.dueSeconds, e.predictedSeconds * left, e.walkNode, e.walkType, e.walkGpus);
     }
 
     /**
@@ -251,8 +257,9 @@ final class ProblemBuilder {
         ObjectiveFunction.Sum sum =
                 new ObjectiveFunction.Sum(facts.config.objective(), cluster, facts.nowSeconds(), jobs.size());
         if (!exactPricing()) {
+            Map<String, Integer> catalogIndex = facts.catalog.index();
             for (ActiveJobs.Entry e : jobs.runningInOrder()) {
-                if (e.priced(cluster).runnable) price(sum, cluster, e, null);
+                if (e.walked(cluster, catalogIndex).runnable) priceWalked(sum, e);
             }
             return sum.total(topology.currentType) + jobs.postponedPenalty(facts.nowSeconds());
         }

@@ -110,15 +110,15 @@ final class RoomScope {
                 spare[n] = -1;
                 need += fewest[n]; // its jobs may move to free the node
                 if (topology.load.used(n)) {
-                    int f = whole.type(topology.load.type(n)).gpus() - topology.load.busy(n);
+                    int f = topology.typeGpus[topology.load.type(n)] - topology.load.busy(n);
                     free += f;
                     usedFree += f;
                 } else {
-                    free += mostGpus(whole, n);
+                    free += topology.mostGpus[n];
                 }
                 continue;
             }
-            spare[n] = whole.type(topology.load.type(n)).gpus() - fewest[n];
+            spare[n] = topology.typeGpus[topology.load.type(n)] - fewest[n];
             if (spare[n] > 0) byGivable[spare[n]]++;
             givable += Math.max(0, spare[n]);
         }
@@ -145,8 +145,7 @@ final class RoomScope {
             if (rescue[n]) in = true;
             if (spare[n] > 0
                     && whole.candidateTypes(n).length > 1
-                    && spare[n] * UNDERUSED_SHARE
-                            >= whole.type(topology.load.type(n)).gpus()) in = true;
+                    && spare[n] * UNDERUSED_SHARE >= topology.typeGpus[topology.load.type(n)]) in = true;
             scopeNode[n] = in ? count : -1;
             if (in) kept[count++] = n;
         }
@@ -163,13 +162,6 @@ final class RoomScope {
         int[] identity = new int[nodes];
         for (int n = 0; n < nodes; n++) identity[n] = n;
         return new RoomScope(topology.cluster, identity, topology.currentType.clone());
-    }
-
-    private static int mostGpus(Cluster cluster, int n) {
-        int most = 0;
-        for (int t : cluster.candidateTypes(n))
-            most = Math.max(most, cluster.type(t).gpus());
-        return most;
     }
 
     /** The fewest GPUs the job runs on, over the types some node of {@code cluster} can be. */

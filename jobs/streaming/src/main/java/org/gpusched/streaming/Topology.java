@@ -29,15 +29,20 @@ final class Topology {
     boolean allTouched = true;
     /** Waiting jobs an optimizer is asked about at most: {@value #OPTIMIZER_WINDOW_PER_GPU} per GPU the nodes can have. */
     final int optimizerWindow;
+    /** Per up node, the most GPUs it can have (over the types it can run as). */
+    final int[] mostGpus;
+    /** Per catalog type, its GPUs: read per node at every event ({@link RoomScope}). */
+    final int[] typeGpus;
 
     Topology(Cluster cluster, int slots, int[] slotOfNode) {
         this.cluster = cluster;
+        typeGpus = new int[cluster.typeCount()];
+        for (int t = 0; t < typeGpus.length; t++) typeGpus[t] = cluster.type(t).gpus();
+        mostGpus = new int[cluster.nodeCount()];
         int gpus = 0;
         for (int n = 0; n < cluster.nodeCount(); n++) {
-            int most = 0;
-            for (int t : cluster.candidateTypes(n))
-                most = Math.max(most, cluster.type(t).gpus());
-            gpus += most;
+            for (int t : cluster.candidateTypes(n)) mostGpus[n] = Math.max(mostGpus[n], typeGpus[t]);
+            gpus += mostGpus[n];
         }
         this.optimizerWindow = Math.max(OPTIMIZER_WINDOW_MIN, OPTIMIZER_WINDOW_PER_GPU * gpus);
         this.slots = slots;

@@ -91,17 +91,23 @@ class ActiveJobsTest {
             }
             long at = random.nextInt(1000);
             List<String> ending = new ArrayList<>();
-            int running = 0;
+            List<String> running = new ArrayList<>();
             long next = Long.MAX_VALUE;
             for (ActiveJobs.Entry x : jobs.inOrder()) {
                 if (!x.running()) continue;
-                running++;
+                running.add(x.record.getSpec().getId());
                 long end = x.record.getEndMillis();
                 if (end < 0) continue;
                 next = Math.min(next, end);
                 if (end <= at) ending.add(x.record.getSpec().getId());
             }
-            assertEquals(running, jobs.runningCount(), "running at step " + step);
+            assertEquals(running.size(), jobs.runningCount(), "running at step " + step);
+            assertEquals(
+                    running,
+                    jobs.runningInOrder().stream()
+                            .map(x -> x.record.getSpec().getId())
+                            .toList(),
+                    "running in order at step " + step);
             assertEquals(next, jobs.nextEndMillis(), "next end at step " + step);
             assertEquals(
                     ending,

@@ -89,4 +89,35 @@ class ProblemBuilderTest {
         assertEquals(0.25, problem.job(0).doneFraction(), 1e-12);
         assertEquals(topology.cluster.nodeIndex("n1"), problem.job(0).current().node());
     }
+
+    /**
+     * The walks over every running job read figures copied off the records ({@link ActiveJobs.Entry#walked}); they
+     * must follow a move and a corrected progress, not keep what the first walk read.
+     */
+    @Test
+    void theWalksOverTheRunningJobsReadEachRecordAsItIsAfterItChanges() {
+        jobs.add(waiting(TestData.job("a", 0, 5000, 1, 1000)));
+        ControllerFacts start = facts(0);
+        ActiveJobs.Entry a = jobs.get("a");
+        start.writable(a);
+        start.place(a, DecisionAction.START, "n1", "G1", 1);
+        ControllerFacts later = recorder.facts(config, start.state, jobs, 250_000);
+        Topology topology = later.topology();
+        int n1 = topology.cluster.nodeIndex("n1"), n0 = topology.cluster.nodeIndex("n0");
+        ProblemBuilder problems = new ProblemBuilder(later);
+        assertEquals(1, problems.runningByNode(topology).fewest()[n1]);
+        assertFalse(problems.someRunningJobLate(topology));
+
+        later.writable(a);
+        later.place(a, DecisionAction.MIGRATE, "n0", "G1", 1);
+        int[] fewest = problems.runningByNode(later.topology()).fewest();
+        assertEquals(0, fewest[n1]);
+        assertEquals(1, fewest[n0]);
+
+        // measured progress far behind the prediction: at 4,500 s with 90 % left it ends at 5,400 s, past its due date
+        ControllerFacts corrected = recorder.facts(config, later.state, jobs, 4_500_000);
+        assertFalse(new ProblemBuilder(corrected).someRunningJobLate(corrected.topology()));
+        corrected.writable(a).setModelDone(0.1);
+        assertTrue(new ProblemBuilder(corrected).someRunningJobLate(corrected.topology()));
+    }
 }

@@ -1,5 +1,6 @@
 package org.gpusched.core.model;
 
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -80,9 +81,11 @@ public final class Cluster {
             candidateTypes[i] = whole.candidateTypes[n];
         }
         this.nodes = List.of(kept);
-        typeAvailable = new boolean[types.size()];
+        boolean[] available = new boolean[types.size()];
         takes = new boolean[nodeIndices.length * types.size()];
-        markCandidates(candidateTypes, typeAvailable, takes);
+        markCandidates(candidateTypes, available, takes);
+        // the whole cluster's own array when the types are the same, so that figures kept per availability stay valid
+        typeAvailable = Arrays.equals(available, whole.typeAvailable) ? whole.typeAvailable : available;
     }
 
     /**
@@ -137,6 +140,15 @@ public final class Cluster {
     /** Whether some node can run as type t. */
     public boolean typeAvailable(int t) {
         return typeAvailable[t];
+    }
+
+    /**
+     * Per type, whether some node can run as it, as an identity: clusters that agree on it often share one array (a
+     * restriction that keeps every type keeps its whole cluster's), so a figure that depends on it alone is kept per
+     * array ({@link JobTimes#fastest}). Do not modify.
+     */
+    boolean[] typeAvailability() {
+        return typeAvailable;
     }
     /** Type indices node n may run as; do not modify. */
     public int[] candidateTypes(int n) {

@@ -59,8 +59,11 @@ public final class JobTimes {
         return new JobTimes(job, cluster.types(), rows);
     }
 
-    /** The cluster {@link #fastest}/{@link #slowest} were last computed for, and their values. */
-    private Cluster extremesOf;
+    /**
+     * The type availability ({@link Cluster#typeAvailability}) {@link #fastest}/{@link #slowest} were last computed
+     * for, and their values: they depend on nothing else of a cluster, and a call's scope and its whole cluster share it.
+     */
+    private boolean[] extremesOf;
 
     private double fastest, slowest;
 
@@ -75,7 +78,7 @@ public final class JobTimes {
 
     /**
      * The job's shortest and longest full time over the types some node of the cluster can run as (+inf and 0 when
-     * none), remembered for the last cluster asked about. Scaling them by the work left gives exactly the extremes of
+     * none), remembered for the last type availability asked about. Scaling them by the work left gives exactly the extremes of
      * the scaled times: multiplying by a positive factor keeps the order of doubles.
      */
     public double fastest(Cluster cluster) {
@@ -89,7 +92,7 @@ public final class JobTimes {
     }
 
     private void extremes(Cluster cluster) {
-        if (extremesOf == cluster) return;
+        if (extremesOf == cluster.typeAvailability()) return;
         double min = Double.POSITIVE_INFINITY, max = 0;
         for (int t = 0; t < rows.length; t++) {
             if (!cluster.typeAvailable(t)) continue;
@@ -102,7 +105,7 @@ public final class JobTimes {
         }
         fastest = min;
         slowest = max;
-        extremesOf = cluster;
+        extremesOf = cluster.typeAvailability();
     }
 
     /** The fewest GPUs the job has a time for on type t (0 when it has none there). */
