@@ -76,16 +76,21 @@ class ProblemBuilderTest {
         assertFalse(jobs.get("g2").priced(topology.cluster).runnable);
     }
 
-    @Test
-    void aRunningJobIsAskedWithItsPlacementAndItsProgressSoFar() {
+    /** The facts at 250 s of a controller that started job a (1,000 s on G1, due at 5,000 s) on n1 at 0. */
+    private ControllerFacts aStartedOnN1AtZeroSeenAt250Seconds() {
         jobs.add(waiting(TestData.job("a", 0, 5000, 1, 1000)));
         ControllerFacts start = facts(0);
         ActiveJobs.Entry a = jobs.get("a");
         start.writable(a);
         start.place(a, DecisionAction.START, "n1", "G1", 1);
-        ControllerFacts later = recorder.facts(config, start.state, jobs, 250_000);
+        return recorder.facts(config, start.state, jobs, 250_000);
+    }
+
+    @Test
+    void aRunningJobIsAskedWithItsPlacementAndItsProgressSoFar() {
+        ControllerFacts later = aStartedOnN1AtZeroSeenAt250Seconds();
         Topology topology = later.topology();
-        SchedulingProblem problem = new ProblemBuilder(later).problem(topology, List.of(a));
+        SchedulingProblem problem = new ProblemBuilder(later).problem(topology, List.of(jobs.get("a")));
         assertEquals(0.25, problem.job(0).doneFraction(), 1e-12);
         assertEquals(topology.cluster.nodeIndex("n1"), problem.job(0).current().node());
     }
@@ -96,12 +101,8 @@ class ProblemBuilderTest {
      */
     @Test
     void theWalksOverTheRunningJobsReadEachRecordAsItIsAfterItChanges() {
-        jobs.add(waiting(TestData.job("a", 0, 5000, 1, 1000)));
-        ControllerFacts start = facts(0);
+        ControllerFacts later = aStartedOnN1AtZeroSeenAt250Seconds();
         ActiveJobs.Entry a = jobs.get("a");
-        start.writable(a);
-        start.place(a, DecisionAction.START, "n1", "G1", 1);
-        ControllerFacts later = recorder.facts(config, start.state, jobs, 250_000);
         Topology topology = later.topology();
         int n1 = topology.cluster.nodeIndex("n1"), n0 = topology.cluster.nodeIndex("n0");
         ProblemBuilder problems = new ProblemBuilder(later);
