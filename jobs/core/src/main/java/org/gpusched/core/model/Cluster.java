@@ -150,6 +150,7 @@ public final class Cluster {
     boolean[] typeAvailability() {
         return typeAvailable;
     }
+
     /** Type indices node n may run as; do not modify. */
     public int[] candidateTypes(int n) {
         return candidateTypes[n];

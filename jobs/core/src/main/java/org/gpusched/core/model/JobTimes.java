@@ -78,8 +78,8 @@ public final class JobTimes {
 
     /**
      * The job's shortest and longest full time over the types some node of the cluster can run as (+inf and 0 when
-     * none), remembered for the last type availability asked about. Scaling them by the work left gives exactly the extremes of
-     * the scaled times: multiplying by a positive factor keeps the order of doubles.
+     * none), remembered for the last type availability asked about. Scaling them by the work left gives exactly the
+     * extremes of the scaled times: multiplying by a positive factor keeps the order of doubles.
      */
     public double fastest(Cluster cluster) {
         extremes(cluster);
