@@ -10,7 +10,7 @@ import org.gpusched.core.model.NodeType;
  */
 final class NodeLoad {
     private final List<NodeType> catalog;
-    /** Per catalog type, its GPUs: {@link #full} is asked of every node at every event. */
+    /** Per catalog type, its GPUs: {@link #capacity} is asked of every node at every event. */
     private final int[] typeGpus;
 
     private final int[] busy;
@@ -51,7 +51,12 @@ final class NodeLoad {
 
     /** Whether node n's jobs hold every GPU of the type they run it as. */
     boolean full(int n) {
-        return busy[n] > 0 && busy[n] >= typeGpus[type[n]];
+        return busy[n] > 0 && busy[n] >= capacity(n);
+    }
+
+    /** The GPUs of the type node n's jobs run it as (meaningful while it is {@link #used}). */
+    int capacity(int n) {
+        return typeGpus[type[n]];
     }
 
     /** GPUs node n's jobs hold. */

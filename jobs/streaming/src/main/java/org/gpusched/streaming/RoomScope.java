@@ -110,7 +110,7 @@ final class RoomScope {
                 spare[n] = -1;
                 need += fewest[n]; // its jobs may move to free the node
                 if (topology.load.used(n)) {
-                    int f = topology.typeGpus[topology.load.type(n)] - topology.load.busy(n);
+                    int f = topology.load.capacity(n) - topology.load.busy(n);
                     free += f;
                     usedFree += f;
                 } else {
@@ -118,7 +118,7 @@ final class RoomScope {
                 }
                 continue;
             }
-            spare[n] = topology.typeGpus[topology.load.type(n)] - fewest[n];
+            spare[n] = topology.load.capacity(n) - fewest[n];
             if (spare[n] > 0) byGivable[spare[n]]++;
             givable += Math.max(0, spare[n]);
         }
@@ -145,7 +145,7 @@ final class RoomScope {
             if (rescue[n]) in = true;
             if (spare[n] > 0
                     && whole.candidateTypes(n).length > 1
-                    && spare[n] * UNDERUSED_SHARE >= topology.typeGpus[topology.load.type(n)]) in = true;
+                    && spare[n] * UNDERUSED_SHARE >= topology.load.capacity(n)) in = true;
             scopeNode[n] = in ? count : -1;
             if (in) kept[count++] = n;
         }

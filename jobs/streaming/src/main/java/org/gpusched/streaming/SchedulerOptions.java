@@ -67,7 +67,9 @@ public final class SchedulerOptions {
             .enumType(OptimizerScope.class)
             .defaultValue(OptimizerScope.AUTO)
             .withDescription(
-                    "What an optimizer is asked at each event: ALL_NODES, every node and every running job, re-decided (the papers); NODES_WITH_ROOM, only the nodes with a free GPU or switched off and the jobs on them, while the jobs on full nodes keep running where they are (an event costs the cluster's spare room, not its size); AUTO, ALL_NODES for a controller of at most 128 nodes and NODES_WITH_ROOM above.");
+                    "What an optimizer is asked at each event: ALL_NODES, every node and every running job, re-decided (the papers); NODES_WITH_ROOM, only the nodes with a free GPU or switched off and the jobs on them, while the jobs on full nodes keep running where they are (an event costs the cluster's spare room, not its size); AUTO, ALL_NODES for a controller of at most "
+                            + RoomScope.WHOLE_CLUSTER_NODES
+                            + " nodes and NODES_WITH_ROOM above.");
     public static final ConfigOption<Double> MOVE_OVERHEAD_SECONDS = ConfigOptions.key("gpusched.move-overhead-seconds")
             .doubleType()
             .defaultValue(300.0)

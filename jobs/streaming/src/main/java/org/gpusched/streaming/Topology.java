@@ -31,17 +31,14 @@ final class Topology {
     final int optimizerWindow;
     /** Per up node, the most GPUs it can have (over the types it can run as). */
     final int[] mostGpus;
-    /** Per catalog type, its GPUs: read per node at every event ({@link RoomScope}). */
-    final int[] typeGpus;
 
     Topology(Cluster cluster, int slots, int[] slotOfNode) {
         this.cluster = cluster;
-        typeGpus = new int[cluster.typeCount()];
-        for (int t = 0; t < typeGpus.length; t++) typeGpus[t] = cluster.type(t).gpus();
         mostGpus = new int[cluster.nodeCount()];
         int gpus = 0;
         for (int n = 0; n < cluster.nodeCount(); n++) {
-            for (int t : cluster.candidateTypes(n)) mostGpus[n] = Math.max(mostGpus[n], typeGpus[t]);
+            for (int t : cluster.candidateTypes(n))
+                mostGpus[n] = Math.max(mostGpus[n], cluster.type(t).gpus());
             gpus += mostGpus[n];
         }
         this.optimizerWindow = Math.max(OPTIMIZER_WINDOW_MIN, OPTIMIZER_WINDOW_PER_GPU * gpus);

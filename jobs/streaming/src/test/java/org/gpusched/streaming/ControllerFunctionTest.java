@@ -307,24 +307,16 @@ class ControllerFunctionTest {
                         "1800.0:PERIOD:kept",
                         "2000.0:COMPLETION:kept"),
                 callsOfOneJob(100_000, SchedulerConfig.Stability.STABLE));
+        List<String> everyPeriodCalled = List.of(
+                "0.0:SUBMISSION:called",
+                "600.0:PERIOD:called",
+                "1200.0:PERIOD:called",
+                "1800.0:PERIOD:called",
+                "2000.0:COMPLETION:kept");
         // due before it can end: every period asks the optimizer again
-        assertEquals(
-                List.of(
-                        "0.0:SUBMISSION:called",
-                        "600.0:PERIOD:called",
-                        "1200.0:PERIOD:called",
-                        "1800.0:PERIOD:called",
-                        "2000.0:COMPLETION:kept"),
-                callsOfOneJob(1_500, SchedulerConfig.Stability.STABLE));
+        assertEquals(everyPeriodCalled, callsOfOneJob(1_500, SchedulerConfig.Stability.STABLE));
         // the papers' plans: every period is a call
-        assertEquals(
-                List.of(
-                        "0.0:SUBMISSION:called",
-                        "600.0:PERIOD:called",
-                        "1200.0:PERIOD:called",
-                        "1800.0:PERIOD:called",
-                        "2000.0:COMPLETION:kept"),
-                callsOfOneJob(100_000, SchedulerConfig.Stability.PAPER));
+        assertEquals(everyPeriodCalled, callsOfOneJob(100_000, SchedulerConfig.Stability.PAPER));
     }
 
     /** "time:trigger:called|kept" per rescheduling of one job of 2,000 s on one 1-GPU node, by andreas-rg. */
