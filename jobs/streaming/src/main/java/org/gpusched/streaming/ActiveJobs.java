@@ -34,6 +34,10 @@ final class ActiveJobs {
         JobRecord record;
         Job model;
         JobTimes times;
+        /** The jobs this entry is one of, told of its changes while they keep {@link RunningTerms}. */
+        private ActiveJobs owner;
+        /** Whether the entry waits in its owner's {@link #touched} list. */
+        private boolean touched;
 
         Entry(JobRecord record) {
             this.record = record;
@@ -111,6 +115,7 @@ final class ActiveJobs {
             predictedSeconds = Double.NaN;
             pricedIn = null;
             walkedIn = null;
+            if (owner != null) owner.touch(this);
         }
 
         /**
@@ -194,6 +199,9 @@ final class ActiveJobs {
     private static final Comparator<Entry> END_ORDER =
             Comparator.<Entry>comparingLong(e -> e.indexedEnd).thenComparing(ENTRY_ORDER);
 
+    /** Touched entries kept for {@link #terms} beyond twice the running jobs before they are dropped. */
+    private static final int RUNNING_TERMS_SLACK = 1024;
+
     private final Map<String, Entry> byId = new HashMap<>();
     /**
      * The entries in {@link #ORDER}: an array, not a tree, because each event walks all of them several times; jobs
@@ -212,6 +220,11 @@ final class ActiveJobs {
     private final ArrayList<Entry> runningOrdered = new ArrayList<>();
 
     private final List<Entry> runningView = Collections.unmodifiableList(runningOrdered);
+
+    /** The running jobs' f_OBJ terms, from the first {@link #runningTerms} call for their cluster on (null: none). */
+    private RunningTerms terms;
+    /** Entries started, stopped, changed or removed since {@link #terms} last heard of them. */
+    private final List<Entry> touched = new ArrayList<>();
     /**
      * Waiting entries that some node of the ranked cluster can run, in the policy's waiting order, and their summed
      * postponement terms: kept from {@link #rankFor} on, so that an event reads the head of a long queue and its f_OBJ
@@ -230,6 +243,43 @@ final class ActiveJobs {
      */
     interface WaitingFigures {
         boolean figure(Entry e);
+    }
+
+    /**
+     * The running jobs' share of f_OBJ on {@code cluster} kept as they come, change and go ({@link RunningTerms}),
+     * brought up to {@code nowSeconds}: built from the running jobs on the first call for a cluster, then told only of
+     * the entries touched since the last call. Between calls only those entries are listed; a list grown past twice
+     * the running jobs (calls stopped: the queue got short) drops the terms, to be built again when next asked.
+     */
+    RunningTerms runningTerms(Cluster cluster, Map<String, Integer> catalogIndex, double mu, double nowSeconds) {
+        if (terms == null || terms.cluster != cluster) {
+            dropRunningTerms();
+            terms = new RunningTerms(cluster, catalogIndex, mu);
+            terms.advance(nowSeconds);
+            for (Entry e : runningOrdered) terms.put(e);
+            return terms;
+        }
+        terms.advance(nowSeconds);
+        for (Entry e : touched) {
+            e.touched = false;
+            terms.remove(e);
+            if (e.indexedRunning && byId.get(e.record.getSpec().getId()) == e) terms.put(e);
+        }
+        touched.clear();
+        return terms;
+    }
+
+    private void touch(Entry e) {
+        if (terms == null || e.touched) return;
+        e.touched = true;
+        touched.add(e);
+        if (touched.size() > 2 * runningOrdered.size() + RUNNING_TERMS_SLACK) dropRunningTerms();
+    }
+
+    private void dropRunningTerms() {
+        for (Entry e : touched) e.touched = false;
+        touched.clear();
+        terms = null;
     }
 
     Entry get(String id) {
@@ -331,6 +381,7 @@ final class ActiveJobs {
 
     Entry add(JobRecord record) {
         Entry e = new Entry(record);
+        e.owner = this;
         Entry previous = byId.put(record.getSpec().getId(), e);
         if (previous != null) removeOrdered(previous);
         // never found: an equal key has the same id, whose entry went above
@@ -342,6 +393,7 @@ final class ActiveJobs {
 
     /** Brings the running index up to the entry's record: call after changing its node or end time. */
     void reindex(Entry e) {
+        touch(e);
         boolean runs = e.record.getNode() != null;
         long end = runs && e.record.getEndMillis() >= 0 ? e.record.getEndMillis() : -1;
         if (runs != e.indexedRunning) {
@@ -374,6 +426,7 @@ final class ActiveJobs {
     }
 
     private void removeOrdered(Entry e) {
+        touch(e);
         if (e.indexedRunning) removeRunning(e);
         dequeue(e);
         if (e.indexedEnd >= 0) byEnd.remove(e);

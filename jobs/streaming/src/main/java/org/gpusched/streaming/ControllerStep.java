@@ -1,7 +1,6 @@
 package org.gpusched.streaming;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
@@ -49,7 +48,7 @@ final class ControllerStep {
         this.scheduler = scheduler;
         this.stabilizer = stabilizer;
         this.events = new EventApplier(facts);
-        this.problems = new ProblemBuilder(facts);
+        this.problems = new ProblemBuilder(facts, scheduler.startsOnlyOnFreeNodes());
     }
 
     /** Runs the step on the input events of its time, in {@link EventOrder#ORDER}. */
@@ -230,11 +229,7 @@ final class ControllerStep {
      */
     private Call startOnFreeNodes(Topology topology, FreeNodePolicy policy, List<PlacementDecision> changes) {
         Cluster cluster = topology.cluster;
-        int[] held = new int[cluster.nodeCount()];
-        Arrays.fill(held, -1);
-        for (ActiveJobs.Entry e : jobs.runningInOrder()) {
-            if (e.walked(cluster, facts.catalog.index()).runnable) held[e.walkNode] = e.walkType;
-        }
+        int[] held = problems.heldNodes(topology);
         int free = 0;
         for (int type : held) if (type == -1) free++;
         Map<ActiveJobs.Entry, Placement> started = new IdentityHashMap<>();

@@ -1,6 +1,7 @@
 package org.gpusched.streaming;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -25,10 +26,20 @@ final class ProblemBuilder {
 
     private final ControllerFacts facts;
     private final ActiveJobs jobs;
+    /**
+     * Whether the policy runs one job to a node ({@link SchedulingPolicy#startsOnlyOnFreeNodes}), so that the running
+     * jobs' share of f_OBJ can be kept as they change ({@link RunningTerms}) instead of summed at every event.
+     */
+    private final boolean oneJobPerNode;
 
     ProblemBuilder(ControllerFacts facts) {
+        this(facts, false);
+    }
+
+    ProblemBuilder(ControllerFacts facts, boolean oneJobPerNode) {
         this.facts = facts;
         this.jobs = facts.jobs;
+        this.oneJobPerNode = oneJobPerNode;
     }
 
     /** The problem of {@code jobsAsked} on the topology's cluster: their done fractions now and current placements. */
@@ -250,23 +261,61 @@ final class ProblemBuilder {
 
     /**
      * f_OBJ of the current placements, summed over the jobs as the policy is handed them (same jobs, order and
-     * figures), so it is the value the policy would have returned for keeping them.
+     * figures), so it is the value the policy would have returned for keeping them. Past {@value #EXACT_PRICING_QUEUE}
+     * waiting jobs ({@link #exactPricing}) it agrees to rounding, and with one job to a node the running jobs' share
+     * is kept as they change ({@link RunningTerms}) rather than summed over them.
      */
     double keptObjective(Topology topology) {
         Cluster cluster = topology.cluster;
-        ObjectiveFunction.Sum sum =
-                new ObjectiveFunction.Sum(facts.config.objective(), cluster, facts.nowSeconds(), jobs.size());
+        double now = facts.nowSeconds();
         if (!exactPricing()) {
+            RunningTerms terms = oneJobPerNodeTerms(topology);
+            if (terms != null) return terms.total() + jobs.postponedPenalty(now);
             Map<String, Integer> catalogIndex = facts.catalog.index();
+            ObjectiveFunction.Sum sum =
+                    new ObjectiveFunction.Sum(facts.config.objective(), cluster, now, jobs.runningCount());
             for (ActiveJobs.Entry e : jobs.runningInOrder()) {
                 if (e.walked(cluster, catalogIndex).runnable) priceWalked(sum, e);
             }
-            return sum.total(topology.currentType) + jobs.postponedPenalty(facts.nowSeconds());
+            return sum.total(topology.currentType) + jobs.postponedPenalty(now);
         }
+        ObjectiveFunction.Sum sum = new ObjectiveFunction.Sum(facts.config.objective(), cluster, now, jobs.size());
         for (ActiveJobs.Entry e : jobs.inOrder()) {
             if (e.priced(cluster).runnable) price(sum, cluster, e, null);
         }
         return sum.total(topology.currentType);
+    }
+
+    /**
+     * Per node of the topology's cluster, the catalog type a running job some node can run runs it as (-1: none): the
+     * nodes a queue baseline cannot start a job on.
+     */
+    int[] heldNodes(Topology topology) {
+        RunningTerms terms = oneJobPerNodeTerms(topology);
+        if (terms != null) return terms.typesOnNodes();
+        Cluster cluster = topology.cluster;
+        Map<String, Integer> catalogIndex = facts.catalog.index();
+        int[] held = new int[cluster.nodeCount()];
+        Arrays.fill(held, -1);
+        for (ActiveJobs.Entry e : jobs.runningInOrder()) {
+            if (e.walked(cluster, catalogIndex).runnable) held[e.walkNode] = e.walkType;
+        }
+        return held;
+    }
+
+    /**
+     * The running jobs' kept terms ({@link ActiveJobs#runningTerms}) when the policy runs one job to a node and they
+     * count every running job, each on a node of its own, so that a node's cost is its job's; else null.
+     */
+    private RunningTerms oneJobPerNodeTerms(Topology topology) {
+        if (!oneJobPerNode) return null;
+        RunningTerms terms = jobs.runningTerms(
+                topology.cluster,
+                facts.catalog.index(),
+                facts.config.objective().mu(),
+                facts.nowSeconds());
+        int counted = terms.size();
+        return counted == jobs.runningCount() && counted == topology.load.usedNodes() ? terms : null;
     }
 
     /**

@@ -19,6 +19,12 @@ final class StepRecorder implements ControllerFacts.Output, ControllerFacts.Time
 
     /** The facts of one step of controller 0 of {@code config}'s first policy at {@code nowMillis}, recorded here. */
     ControllerFacts facts(SchedulerConfig config, ControllerState state, ActiveJobs jobs, long nowMillis) {
+        return facts(config, state, jobs, null, nowMillis);
+    }
+
+    /** As {@link #facts(SchedulerConfig, ControllerState, ActiveJobs, long)}, with the topology a step before kept. */
+    ControllerFacts facts(
+            SchedulerConfig config, ControllerState state, ActiveJobs jobs, Topology cachedTopology, long nowMillis) {
         return new ControllerFacts(
                 config,
                 ControllerFacts.Catalog.of(config),
@@ -27,7 +33,7 @@ final class StepRecorder implements ControllerFacts.Output, ControllerFacts.Time
                 state,
                 jobs,
                 new HashSet<>(),
-                null,
+                cachedTopology,
                 nowMillis,
                 this,
                 this);

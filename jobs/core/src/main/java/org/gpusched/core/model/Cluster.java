@@ -9,6 +9,9 @@ import java.util.Map;
 /** Node types and node slots, indexed for the optimizers. Validated on construction. */
 public final class Cluster {
     private final List<NodeType> types;
+    /** {@link #types} as an array: {@link #type(int)} is read for every job priced at every event. */
+    private final NodeType[] typeArray;
+
     private final List<Node> nodes;
     private final Map<String, Integer> typeIndex = new HashMap<>();
     private final Map<String, Integer> nodeIndex = new HashMap<>();
@@ -25,6 +28,7 @@ public final class Cluster {
         if (types == null || types.isEmpty()) throw new InvalidInstanceException("cluster: no node types");
         if (nodes == null || nodes.isEmpty()) throw new InvalidInstanceException("cluster: no nodes");
         this.types = List.copyOf(types);
+        this.typeArray = this.types.toArray(new NodeType[0]);
         this.nodes = List.copyOf(nodes);
         int max = 0;
         for (int t = 0; t < this.types.size(); t++) {
@@ -69,6 +73,7 @@ public final class Cluster {
     /** A cluster of some of another's nodes, over the same catalog instance (type indices and time tables stay valid). */
     private Cluster(Cluster whole, int[] nodeIndices) {
         this.types = whole.types;
+        this.typeArray = whole.typeArray;
         this.maxGpus = whole.maxGpus;
         typeIndex.putAll(whole.typeIndex);
         Node[] kept = new Node[nodeIndices.length];
@@ -123,7 +128,7 @@ public final class Cluster {
     }
 
     public NodeType type(int t) {
-        return types.get(t);
+        return typeArray[t];
     }
 
     public Node node(int n) {
