@@ -11,6 +11,7 @@ import java.util.TreeSet;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.Job;
 import org.gpusched.core.model.JobTimes;
+import org.gpusched.streaming.avro.ExecutionTime;
 import org.gpusched.streaming.state.JobRecord;
 
 /**
@@ -21,7 +22,8 @@ import org.gpusched.streaming.state.JobRecord;
  * replaces the record (see {@link ControllerFacts#writable}), which keeps an asynchronous snapshot consistent.
  * Also held, derived from the records: each job's core model and time table, and an index of the running jobs (how
  * many, and those with an end time by that time), so that an event finds the jobs ending and the next end without a
- * walk over every job. The index follows a record's node and end time when told with {@link #reindex}.
+ * walk over every job. The index follows a record's node and end time when told with {@link #reindex}. Asked for
+ * them, it keeps the running jobs' f_OBJ terms too ({@link #runningTerms}), told of each entry that changes.
  */
 final class ActiveJobs {
     /** Submission order, the order the optimizer sees jobs in: (submit, id). */
@@ -203,6 +205,8 @@ final class ActiveJobs {
     private static final int RUNNING_TERMS_SLACK = 1024;
 
     private final Map<String, Entry> byId = new HashMap<>();
+    /** The node type names the jobs' times name, each once. */
+    private final Map<String, String> typeNames = new HashMap<>();
     /**
      * The entries in {@link #ORDER}: an array, not a tree, because each event walks all of them several times; jobs
      * mostly arrive in that order (added at the end), and an insertion or removal elsewhere moves references, a memmove.
@@ -380,6 +384,9 @@ final class ActiveJobs {
     }
 
     Entry add(JobRecord record) {
+        // one String per type name for all the jobs held, not one per time of each job (the record stays equal)
+        for (ExecutionTime time : record.getSpec().getTimes())
+            time.setType(typeNames.computeIfAbsent(time.getType(), name -> name));
         Entry e = new Entry(record);
         e.owner = this;
         Entry previous = byId.put(record.getSpec().getId(), e);

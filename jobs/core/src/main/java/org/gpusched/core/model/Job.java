@@ -3,7 +3,6 @@ package org.gpusched.core.model;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * A training job as submitted: times in seconds from the trace origin, the tardiness weight in cost per hour
@@ -46,9 +45,8 @@ public record Job(
                     throw new InvalidInstanceException("job " + id + ": times." + byType.getKey() + "." + g
                             + " must be a positive number of seconds, got " + t);
             }
-            // checked first, then copied whole: TreeMap copies a map sorted in natural order in one linear pass
-            TreeMap<Integer, Double> perGpus = new TreeMap<>(byType.getValue());
-            if (!perGpus.isEmpty()) copy.put(byType.getKey(), Collections.unmodifiableMap(perGpus));
+            // checked first, then copied whole into two sorted arrays
+            if (!byType.getValue().isEmpty()) copy.put(byType.getKey(), GpuTimes.of(byType.getValue()));
         }
         if (copy.isEmpty()) throw new InvalidInstanceException("job " + id + ": no configuration to run on");
         times = Collections.unmodifiableMap(copy);
@@ -58,7 +56,7 @@ public record Job(
     public double timeOn(String type, int gpus) {
         Map<Integer, Double> perGpus = times.get(type);
         if (perGpus == null) return Double.NaN;
-        Double t = perGpus.get(gpus);
-        return t == null ? Double.NaN : t;
+        // the constructor stores each type's times as GpuTimes: read unboxed
+        return ((GpuTimes) perGpus).seconds(gpus);
     }
 }
