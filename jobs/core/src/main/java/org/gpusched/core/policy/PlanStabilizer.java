@@ -289,7 +289,10 @@ public final class PlanStabilizer {
      * Step 3's alternative, improved further: per node, in node order, the waiting jobs the plan starts there that
      * {@code kept} leaves waiting, together with the plan's moves of the jobs {@code kept} has on that node (to their
      * planned places, which must be free), taken as a unit when that lowers f_OBJ plus the overheads of the moves. So
-     * a running job makes room for another only when starting the other pays for the move.
+     * a running job makes room for another only when starting the other pays for the move. The change is priced on
+     * what a unit touches (its jobs' terms and overheads, the shares of the nodes they leave and reach), not by
+     * pricing the whole problem per node: with thousands of jobs asked and a start on every other node, that was
+     * quadratic and took over half of a controller's time.
      */
     private void takeStartsThatPayForTheirMoves(SchedulingProblem problem, Plan kept, Plan plan) {
         List<List<Integer>> starts = new ArrayList<>();
@@ -303,7 +306,6 @@ public final class PlanStabilizer {
             any = true;
         }
         if (!any) return;
-        double cost = costWithOverheads(problem, kept);
         for (int n = 0; n < starts.size(); n++) {
             List<Integer> waiting = starts.get(n);
             if (waiting == null) continue;
@@ -315,6 +317,15 @@ public final class PlanStabilizer {
             unit.addAll(waiting);
             Placement[] before = new Placement[unit.size()];
             for (int i = 0; i < before.length; i++) before[i] = kept.placements[unit.get(i)];
+            List<Integer> touched = new ArrayList<>();
+            touched.add(n);
+            for (int i = 0; i < before.length; i++) {
+                if (before[i] != null) touched.add(before[i].node());
+                Placement to = plan.placements[unit.get(i)];
+                if (to != null) touched.add(to.node());
+            }
+            List<Integer> nodes = touched.stream().distinct().toList();
+            double cost = unitCost(problem, kept, unit, nodes);
             for (int j : unit) kept.take(j);
             boolean fits = true;
             for (int j : unit) {
@@ -326,14 +337,23 @@ public final class PlanStabilizer {
                 }
                 kept.put(j, to);
             }
-            double after = fits ? costWithOverheads(problem, kept) : Double.POSITIVE_INFINITY;
-            if (after < cost) {
-                cost = after;
-                continue;
-            }
+            double after = fits ? unitCost(problem, kept, unit, nodes) : Double.POSITIVE_INFINITY;
+            if (after < cost) continue;
             for (int j : unit) kept.take(j);
             for (int i = 0; i < before.length; i++) if (before[i] != null) kept.put(unit.get(i), before[i]);
         }
+    }
+
+    /** The part of f_OBJ plus overheads that placing {@code unit} can change: its jobs' and {@code nodes}' shares. */
+    private double unitCost(SchedulingProblem problem, Plan p, List<Integer> unit, List<Integer> nodes) {
+        double total = 0;
+        for (int j : unit) {
+            total += jobTerm(problem, j, p.placements[j]);
+            Placement cur = problem.job(j).current();
+            if (cur != null && !cur.equals(p.placements[j])) total += overhead(problem, j, cur);
+        }
+        for (int m : nodes) total += nodeShare(problem, p, m);
+        return total;
     }
 
     private double costWithOverheads(SchedulingProblem problem, Plan p) {

@@ -111,6 +111,29 @@ class PlanStabilizerTest {
                         .placement(0));
     }
 
+    /**
+     * A start that needs a running job preempted is priced with the node's cost, not only the jobs' terms: on n0 (2
+     * GPUs at 1/h each) r has 72 s left on both GPUs and is never late; w waits with 100 h of work on both GPUs, due
+     * now. Starting w in r's place saves its postponement, rho x w x (H + 100 h) against w x 100 h late, 10,000 x w,
+     * and costs 100 h x 2/h of node time instead of r's 0.04, plus the preemption's overhead (1/h + 2/h) x 36 s = 0.03:
+     * it pays for a weight above 0.02 per hour.
+     */
+    @Test
+    void aStartThatPreemptsARunningJobIsMadeOnlyWhenItPaysForTheNodeTimeToo() {
+        Cluster cluster = new Cluster(List.of(A), List.of(Node.fixed("n0", "A")));
+        Placement both = new Placement(0, 0, 2);
+        for (double weight : new double[] {0.015, 0.025}) {
+            List<JobState> jobs = List.of(
+                    new JobState(Instances.job("r", 0, 1e9, 1, Instances.times("A", 2, 7200.0)), 0.99, both),
+                    new JobState(Instances.job("w", 0, 0, weight, Instances.times("A", 2, 360_000.0)), 0, null));
+            SchedulingProblem problem = problem(cluster, 0, jobs);
+            Schedule carried = new PlanStabilizer(36).stabilize(problem, plan(problem, null, both), null);
+            boolean pays = weight > 0.02;
+            assertEquals(pays ? null : both, carried.placement(0), "r at weight " + weight);
+            assertEquals(pays ? both : null, carried.placement(1), "w at weight " + weight);
+        }
+    }
+
     @Test
     void aPreemptionThatGainsLessThanItsOverheadIsNotMade() {
         // the plan stops a job that is on time whatever happens, to save its half hour of node time (0.5 at 1/h); one
