@@ -30,8 +30,6 @@ final class GpuTimes extends AbstractMap<Integer, Double> {
         Arrays.sort(g);
         double[] s = new double[g.length];
         for (int k = 0; k < g.length; k++) s[k] = times.get(g[k]);
-        for (int k = 1; k < g.length; k++)
-            if (g[k] == g[k - 1]) throw new IllegalArgumentException("GPU count " + g[k] + " given twice");
         return new GpuTimes(g, s);
     }
 

@@ -247,11 +247,14 @@ public final class PlanStabilizer {
 
     private double overheadOfMoves(SchedulingProblem problem, Plan p) {
         double total = 0;
-        for (int j = 0; j < problem.jobCount(); j++) {
-            Placement cur = problem.job(j).current();
-            if (cur != null && !cur.equals(p.placements[j])) total += overhead(problem, j, cur);
-        }
+        for (int j = 0; j < problem.jobCount(); j++) total += overheadIfMoved(problem, p, j);
         return total;
+    }
+
+    /** The overhead of running job j's move when plan p does not keep it where it runs (0 when it does or it waits). */
+    private double overheadIfMoved(SchedulingProblem problem, Plan p, int j) {
+        Placement cur = problem.job(j).current();
+        return cur != null && !cur.equals(p.placements[j]) ? overhead(problem, j, cur) : 0;
     }
 
     /**
@@ -349,8 +352,7 @@ public final class PlanStabilizer {
         double total = 0;
         for (int j : unit) {
             total += jobTerm(problem, j, p.placements[j]);
-            Placement cur = problem.job(j).current();
-            if (cur != null && !cur.equals(p.placements[j])) total += overhead(problem, j, cur);
+            total += overheadIfMoved(problem, p, j);
         }
         for (int m : nodes) total += nodeShare(problem, p, m);
         return total;
