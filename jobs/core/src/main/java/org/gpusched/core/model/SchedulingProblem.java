@@ -312,9 +312,11 @@ public final class SchedulingProblem {
                 double least = Double.POSITIVE_INFINITY;
                 for (int t = 0; t < cluster.typeCount(); t++) {
                     if (!cluster.typeAvailable(t)) continue;
-                    double gpuHour = cluster.type(t).cheapestGpuHour();
+                    NodeType type = cluster.type(t);
+                    double gpuHour = type.cheapestGpuHour();
                     double[] row = times[k][t];
-                    for (int g = 1; g < row.length; g++) {
+                    // a job has no time above its type's GPUs (JobTimes): those entries of the row are all NaN
+                    for (int g = 1, last = Math.min(row.length - 1, type.gpus()); g <= last; g++) {
                         if (!Double.isNaN(row[g])) least = Math.min(least, row[g] * left[k] / 3600.0 * g * gpuHour);
                     }
                 }

@@ -178,7 +178,7 @@ final class GreedyConstruction {
             if (cap > 0) alt = Math.min(alt, cf.bestUpTo(j, t, cap));
         }
         if (alt != JobConfigurations.NONE) {
-            useConfig((int) alt);
+            useConfig(j, (int) alt);
             return assignOpen(j, random, bestFit);
         }
         if (pool.offTotal == 0) return false;
@@ -186,17 +186,17 @@ final class GreedyConstruction {
             if (pool.typeHasOff[t]) alt = Math.min(alt, cf.bestUpTo(j, t, tables.typeGpus[t]));
         }
         if (alt != JobConfigurations.NONE) {
-            useConfig((int) alt);
+            useConfig(j, (int) alt);
             return assignNew(j, random);
         }
         return false;
     }
 
-    private void useConfig(int c) {
+    private void useConfig(int j, int c) {
         JobConfigurations cf = configs;
         candType = cf.cfgType[c];
         candGpus = cf.cfgGpus[c];
-        candDelta = cf.cfgDeltaUnits[c];
+        candDelta = cf.deltaUnits(j, c);
         candCost = cf.cfgCost[c];
     }
 
@@ -257,7 +257,7 @@ final class GreedyConstruction {
             if (pool.maxFreeOpen[u] < g) continue;
             int c = opening.configOn(j, u, g);
             if (c == NodeOpening.NONE) continue;
-            useConfig(c);
+            useConfig(j, c);
             return assignOpenAsCandidate(j, random, bestFit);
         }
         return false;
@@ -297,7 +297,7 @@ final class GreedyConstruction {
                 random == null || count == 1 || opening.rule() != NodeOpeningRule.PACKED
                         ? 0
                         : pick(DrawMemo.WEIGHTS, random, demand.candidateWeight, 0, count)];
-        if (t != candType) useConfig(opening.configOn(j, t, candGpus));
+        if (t != candType) useConfig(j, opening.configOn(j, t, candGpus));
         int current = configs.jobCurNode[j];
         int n;
         if (current >= 0 && np.nodeType[current] == -1 && tables.canType[current * tables.types + t]) n = current;

@@ -2,7 +2,6 @@ package org.gpusched.core.policy;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -57,8 +56,9 @@ import org.gpusched.core.random.RandomState;
  *   <li>Iteration 0 is the deterministic greedy, so the best of MaxIt iterations is never worse than greedy.</li>
  * </ul>
  *
- * <p>Performance: everything a job needs (its configurations, tardiness and cost per configuration, its best
- * candidates, its best configuration per type and GPU budget) is computed once per call; iterations reuse
+ * <p>Performance: everything a job needs (its configurations, cost per configuration, its best candidates with their
+ * f_OBJ change, its best configuration per type and GPU budget) is computed once per call, on the engine's threads
+ * for a large call (the f_OBJ change of a configuration not among the candidates only when a construction needs it); iterations reuse
  * preallocated arrays and undo only what they touched; open nodes are indexed by type and free GPUs (bitsets), off
  * nodes by candidate-type class; the construction stops as soon as no GPU is left; f_OBJ is summed in fixed point
  * from per-configuration terms. An iteration is never cut short on a partial f_OBJ bound: its remaining random draws
@@ -157,7 +157,7 @@ final class GreedyEngine {
         if (keepBest < 1) throw new IllegalArgumentException("keep must be >= 1, got " + keepBest);
         tables.prepare(problem);
         opening.prepareCatalog(problem.cluster());
-        configs.prepare(problem, tables, opening, ranking);
+        configs.prepare(problem, tables, opening, ranking, HELPERS, threads);
         pool.prepare(tables.jobs, tables.nodes, keepBest);
         memoHits = 0;
         Worker first = worker(0);
@@ -174,6 +174,7 @@ final class GreedyEngine {
         }
         List<Schedule> result = pool.schedules(problem, ranking);
         tables.release();
+        configs.release();
         return result;
     }
 
@@ -200,18 +201,7 @@ final class GreedyEngine {
             nextIteration.set(iterations);
             failure = e;
         }
-        for (Future<?> helper : helpers) {
-            try {
-                helper.get();
-            } catch (ExecutionException e) {
-                if (failure == null)
-                    failure = e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                if (failure == null) failure = new IllegalStateException("interrupted while optimizing", e);
-            }
-        }
-        if (failure != null) throw failure;
+        HelperTasks.awaitAll(helpers, failure, "optimizing");
         for (int w = 0; w < count; w++) {
             pool.offerAll(workers.get(w).pool);
             memoHits += workers.get(w).memoHits;

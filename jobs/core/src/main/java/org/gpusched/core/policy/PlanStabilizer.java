@@ -102,24 +102,34 @@ public final class PlanStabilizer {
         int[] nodeClass = nodeClasses(cluster);
         // pairs (plan node, current node) of one class, scored by the running jobs the mapping keeps: 2 in place, 1
         // resized
-        Map<Long, Integer> score = new HashMap<>();
+        // each running job's pair with its score in the two low bits, sorted so that a pair's jobs are adjacent
+        long[] scored = new long[problem.jobCount()];
+        int count = 0;
         for (int j = 0; j < problem.jobCount(); j++) {
             Placement cur = problem.job(j).current();
             Placement p = plan.placement(j);
             if (cur == null || p == null || nodeClass[cur.node()] != nodeClass[p.node()]) continue;
             int s = p.type() == cur.type() && p.gpus() == cur.gpus() ? 2 : 1;
-            score.merge((long) p.node() * nodes + cur.node(), s, Integer::sum);
+            scored[count++] = ((long) p.node() * nodes + cur.node()) << 2 | s;
         }
-        // best score first, then plan node, then current node: deterministic whatever the map's order
-        List<Long> pairs = new ArrayList<>(score.keySet());
-        pairs.sort((a, b) -> {
-            int c = Integer.compare(score.get(b), score.get(a));
-            return c != 0 ? c : Long.compare(a, b);
-        });
+        Arrays.sort(scored, 0, count);
+        long[] pairs = new long[count];
+        double[] score = new double[count];
+        int distinct = 0;
+        for (int i = 0; i < count; i++) {
+            long pair = scored[i] >>> 2;
+            if (distinct == 0 || pairs[distinct - 1] != pair) pairs[distinct++] = pair;
+            score[distinct - 1] += scored[i] & 3;
+        }
+        // best score first, then plan node, then current node: a stable sort of the pairs, which are in that order
+        int[] order = new int[distinct];
+        for (int i = 0; i < distinct; i++) order[i] = i;
+        IndexSort.sort(order, distinct, score, true, new int[distinct]);
         int[] target = new int[nodes];
         boolean[] taken = new boolean[nodes];
         Arrays.fill(target, -1);
-        for (long pair : pairs) {
+        for (int i = 0; i < distinct; i++) {
+            long pair = pairs[order[i]];
             int from = (int) (pair / nodes), to = (int) (pair % nodes);
             if (target[from] >= 0 || taken[to]) continue;
             target[from] = to;

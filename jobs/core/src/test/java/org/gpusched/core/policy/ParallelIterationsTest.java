@@ -21,9 +21,13 @@ class ParallelIterationsTest {
 
     /** A random instance large enough (at least 64 jobs) that the engine hands iterations to other threads. */
     private static SchedulingProblem large(long seed, int maxNodes) {
+        return large(seed, maxNodes, 64, 160);
+    }
+
+    private static SchedulingProblem large(long seed, int maxNodes, int minJobs, int maxJobs) {
         for (long s = seed; ; s++) {
-            SchedulingProblem p = Instances.random(s, maxNodes, 160);
-            if (p.jobCount() >= 64) return p;
+            SchedulingProblem p = Instances.random(s, maxNodes, maxJobs);
+            if (p.jobCount() >= minJobs) return p;
         }
     }
 
@@ -43,11 +47,49 @@ class ParallelIterationsTest {
         for (int threads : new int[] {2, 4}) {
             RandomState random = new RandomState(seed);
             List<Schedule> parallel = new GreedyEngine(memo, opening, threads).run(problem, random, 200, keep, bestFit);
-            assertEquals(reference, parallel, threads + " threads");
-            for (int k = 0; k < reference.size(); k++)
-                assertEquals(reference.get(k).objective(), parallel.get(k).objective());
+            assertSameSchedules(reference, parallel, threads + " threads");
             assertEquals(one.state(), random.state());
         }
+    }
+
+    @Property(tries = 25)
+    void preparingTheJobsOnSeveralThreadsGivesTheSameSchedules(
+            @ForAll long instanceSeed,
+            @ForAll long seed,
+            @ForAll @IntRange(min = 1, max = 80) int maxNodes,
+            @ForAll @IntRange(min = 0, max = 2) int rule,
+            @ForAll boolean chargeMoves) {
+        // enough jobs that each call's per-job part is split over the threads; a third of them run, so with moves
+        // charged their configurations off their placement take a charge, asked only of the configurations drawn
+        SchedulingProblem drawn = large(instanceSeed, maxNodes, JobConfigurations.PARALLEL_MIN_JOBS, 700);
+        SchedulingProblem problem = new SchedulingProblem(
+                drawn.now(),
+                drawn.cluster(),
+                drawn.jobs(),
+                currentNodeTypes(drawn),
+                drawn.parameters().withChargedMoves(chargeMoves));
+        NodeOpeningRule opening = NodeOpeningRule.values()[rule];
+        for (Ranking ranking : Ranking.values()) {
+            RandomState one = new RandomState(seed);
+            List<Schedule> reference = new GreedyEngine(true, opening, 1, ranking).run(problem, one, 60, 3, true);
+            RandomState two = new RandomState(seed);
+            List<Schedule> split = new GreedyEngine(true, opening, 2, ranking).run(problem, two, 60, 3, true);
+            assertSameSchedules(reference, split, ranking + ", 2 threads");
+            assertEquals(one.state(), two.state());
+        }
+    }
+
+    /** The same schedules, and f_OBJ to the bit. */
+    private static void assertSameSchedules(List<Schedule> expected, List<Schedule> actual, String what) {
+        assertEquals(expected, actual, what);
+        for (int k = 0; k < expected.size(); k++)
+            assertEquals(expected.get(k).objective(), actual.get(k).objective(), what);
+    }
+
+    private static int[] currentNodeTypes(SchedulingProblem p) {
+        int[] types = new int[p.cluster().nodeCount()];
+        for (int n = 0; n < types.length; n++) types[n] = p.currentNodeType(n);
+        return types;
     }
 
     @Property(tries = 200)
