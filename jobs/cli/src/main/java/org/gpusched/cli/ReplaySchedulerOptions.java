@@ -58,7 +58,8 @@ final class ReplaySchedulerOptions {
     @Option(
             names = "--optimizer-threads",
             paramLabel = "N",
-            description = "Threads that run one andreas-rg or rg-ls call's randomized iterations; the decisions are "
+            description = "Threads that run one andreas-rg or rg-ls call's randomized iterations and, in a call of 256 "
+                    + "jobs or more, the preparation of its jobs; the decisions are "
                     + "the same for any N (default: ${DEFAULT-VALUE}, the processors the JVM sees).")
     String optimizerThreads;
 

@@ -43,7 +43,8 @@ public final class SchedulerOptions {
             .intType()
             .defaultValue(PolicyConfig.DEFAULT_THREADS)
             .withDescription(
-                    "Threads that run one andreas-rg or rg-ls call's randomized iterations (the same decisions for any count).");
+                    "Threads that run one andreas-rg or rg-ls call's randomized iterations and, in a call of 256 jobs or more, "
+                            + "the preparation of its jobs (the same decisions for any count).");
     public static final ConfigOption<Integer> CONTROLLERS = ConfigOptions.key("gpusched.controllers")
             .intType()
             .defaultValue(1)

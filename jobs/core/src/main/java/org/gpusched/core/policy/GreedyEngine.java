@@ -84,8 +84,11 @@ final class GreedyEngine {
     private static final int MEMO_MIN_HITS = 8;
     /** Iterations a worker claims at a time: few enough to balance the workers, enough to claim rarely. */
     private static final int CHUNK = 8;
-    /** Below this many jobs a call runs on the caller's thread: the memo makes such calls cheaper than a hand-off. */
-    private static final int PARALLEL_MIN_JOBS = 64;
+    /**
+     * Below this many jobs x randomized iterations a call runs on the caller's thread: a hand-off costs about as much
+     * as that many job placements.
+     */
+    private static final int PARALLEL_MIN_WORK = 4096;
 
     /** Workers beyond the caller's thread, shared by every engine of the JVM; daemon threads, ended when idle. */
     private static final ExecutorService HELPERS = Executors.newCachedThreadPool(r -> {
@@ -167,7 +170,8 @@ final class GreedyEngine {
             pool.keepGreedy(greedy);
             greedy.reset();
             long seed = random.nextLong();
-            int count = tables.jobs < PARALLEL_MIN_JOBS ? 1 : Math.min(threads, iterations - 1);
+            int count =
+                    (long) tables.jobs * (iterations - 1) < PARALLEL_MIN_WORK ? 1 : Math.min(threads, iterations - 1);
             runIterations(count, seed, iterations, keepBest, bestFit);
         } else {
             greedy.reset();
