@@ -1,7 +1,6 @@
 package org.gpusched.core.policy;
 
 import java.util.Arrays;
-import org.gpusched.core.objective.WasteObjective;
 import org.gpusched.core.random.RandomState;
 
 /**
@@ -318,7 +317,7 @@ final class GreedyConstruction {
             if (candType == cf.jobCurType[j] && candGpus == cf.jobCurG[j]) {
                 double r = remainingOn(j, n, candType, candGpus);
                 cost = r / 3600.0 * tables.rate[candType * tables.stride + candGpus];
-                delta = deltaUnits(j, n, candType, candGpus, r);
+                delta = cf.deltaUnits(j, n, candType, candGpus, r);
             }
         }
         pool.take(n, candType, candGpus, j, cost);
@@ -336,7 +335,7 @@ final class GreedyConstruction {
         int t = jobType[j], g = jobGpus[j];
         double r = remainingOn(j, jobNode[j], t, g);
         placedDelta -= jobDeltaUnits[j];
-        jobDeltaUnits[j] = deltaUnits(j, jobNode[j], t, g, r);
+        jobDeltaUnits[j] = configs.deltaUnits(j, jobNode[j], t, g, r);
         placedDelta += jobDeltaUnits[j];
         jobCost[j] = r / 3600.0 * tables.rate[t * tables.stride + g];
     }
@@ -344,17 +343,6 @@ final class GreedyConstruction {
     /** Seconds job j needs on node n as type t with g GPUs: with what a move loses when moves are charged. */
     double remainingOn(int j, int n, int t, int g) {
         return configs.chargesMoves ? tables.problem.remainingAt(j, n, t, g) : tables.problem.remaining(j, t, g);
-    }
-
-    /** Job j's f_OBJ change, in units, placed on node n as type t with g GPUs ({@code r} seconds) instead of waiting. */
-    private long deltaUnits(int j, int n, int t, int g, double r) {
-        JobConfigurations cf = configs;
-        double late = tables.now + r - cf.due[j];
-        long delta = cf.units(late > 0 ? cf.weight[j] * late / 3600.0 : 0) - cf.postponedUnits[j];
-        if (cf.chargesMoves) delta += cf.units(tables.problem.moveCharge(j, n, t, g));
-        if (cf.ranking == Ranking.WASTE && cf.jobCurNode[j] >= 0)
-            delta += cf.units(WasteObjective.moveWaste(tables.problem, j, t, g, r));
-        return delta;
     }
 
     /**

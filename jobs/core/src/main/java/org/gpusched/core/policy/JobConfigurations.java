@@ -43,8 +43,8 @@ final class JobConfigurations {
     double[] weight = new double[0], due = new double[0], postponedPenalty = new double[0];
     double[] swapProbability = new double[0];
     int[] minGpus = new int[0];
-    /** Job j's configurations are c in [cfgStart[j], cfgEnd[j]): its own {@link #slots} slots, on time first. */
-    int[] cfgStart = new int[0], cfgEnd = new int[0];
+    /** Job j's configurations are c in [j x {@link #slots}, cfgEnd[j]): its own slots, on time first. */
+    int[] cfgEnd = new int[0];
     /** Slots per job: the most configurations a job can have in the call. */
     private int slots;
 
@@ -118,7 +118,7 @@ final class JobConfigurations {
         this.tables = tables;
         this.problem = p;
         this.ranking = ranking;
-        int jobs = tables.jobs, types = tables.types, stride = tables.stride;
+        int jobs = tables.jobs;
         int count =
                 helpers == null || threads < 2 || jobs < PARALLEL_MIN_JOBS ? 1 : Math.min(threads, jobs / JOB_CHUNK);
         // handed off first: a parked helper takes about as long to wake as the serial part below takes
@@ -191,7 +191,6 @@ final class JobConfigurations {
         topGpus = GreedyArrays.grow(topGpus, jobs * K);
         topDelta = GreedyArrays.grow(topDelta, jobs * K);
         topCount = GreedyArrays.grow(topCount, jobs);
-        cfgStart = GreedyArrays.grow(cfgStart, jobs);
         cfgEnd = GreedyArrays.grow(cfgEnd, jobs);
 
         int perJob = 0;
@@ -317,7 +316,6 @@ final class JobConfigurations {
 
             int first = j * slots;
             int c = first;
-            cfgStart[j] = first;
             int onTime = 0;
             int lateCount = 0;
             // configurations meeting the due date first (in place), the late ones parked and appended after them
@@ -371,28 +369,35 @@ final class JobConfigurations {
     }
 
     /**
-     * f_OBJ change, in units, of job j on its configuration c instead of postponing it: its tardiness past the due
-     * date, and for a running job placed otherwise than it runs, what the move is charged. Computed when a construction
-     * draws or falls back to c, not for every configuration: a call re-decides hundreds of running jobs of which few
-     * move, and their charges were most of the call's preparation. The same arithmetic whenever it is asked, so
-     * from any thread.
+     * f_OBJ change, in units, of job j on its configuration c instead of postponing it, c priced as the preparation
+     * prices it: where the job runs for its current configuration, else on any node (moved). Computed when a
+     * construction draws or falls back to c, not for every configuration: a call re-decides hundreds of running jobs
+     * of which few move, and their charges were most of the call's preparation.
      */
     long deltaUnits(int j, int c) {
         int t = cfgType[c], g = cfgGpus[c];
-        double r = cfgTime[c];
-        long charge = 0;
-        if (chargesMoves && jobCurNode[j] >= 0 && (t != jobCurType[j] || g != jobCurG[j])) {
-            charge = units(problem.moveCharge(j, -1, t, g));
-            if (ranking == Ranking.WASTE) charge += units(WasteObjective.moveWaste(problem, j, t, g, r));
-        }
+        int node = t == jobCurType[j] && g == jobCurG[j] ? jobCurNode[j] : -1;
+        return deltaUnits(j, node, t, g, cfgTime[c]);
+    }
+
+    /**
+     * Job j's f_OBJ change, in units, placed on node n (-1: any node but its own) as type t with g GPUs ({@code r}
+     * seconds) instead of waiting: its tardiness past the due date and, for a running job moved, what the move is
+     * charged and (under {@link Ranking#WASTE}) what it wastes. The same arithmetic whenever it is asked, so from any
+     * thread.
+     */
+    long deltaUnits(int j, int n, int t, int g, double r) {
         double late = tables.now + r - due[j];
-        if (late < 0) return charge - postponedUnits[j];
-        return units(weight[j] * late / 3600.0) + charge - postponedUnits[j];
+        long delta = units(late > 0 ? weight[j] * late / 3600.0 : 0) - postponedUnits[j];
+        if (chargesMoves) delta += units(problem.moveCharge(j, n, t, g));
+        if (ranking == Ranking.WASTE && jobCurNode[j] >= 0)
+            delta += units(WasteObjective.moveWaste(problem, j, t, g, r));
+        return delta;
     }
 
     /** The K best configurations of the primary list (on-time by cost, else all by time), with draw weights. */
     private void selectTop(int j, int end) {
-        int from = cfgStart[j];
+        int from = j * slots;
         boolean onTime = dueCount[j] > 0;
         int to = onTime ? from + dueCount[j] : end;
         int n = 0;
@@ -457,7 +462,7 @@ final class JobConfigurations {
 
     private void sort(int j) {
         int types = tables.types, stride = tables.stride;
-        int from = cfgStart[j];
+        int from = j * slots;
         int mid = from + dueCount[j];
         int to = cfgEnd[j];
         insertionSort(j, from, mid, true);
