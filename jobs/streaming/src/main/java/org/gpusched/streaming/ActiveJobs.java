@@ -103,13 +103,13 @@ final class ActiveJobs {
          * What the walks over every running job at every event read ({@link #walked}), copied from the record so that
          * such a walk touches the entry alone, not its record, spec and strings: valid for the cluster {@code walkedIn}
          * (null: not copied yet) until the record changes. The node and type indices in that cluster, the GPUs held,
-         * the fewest GPUs the job could run on as the type it runs as (at most those it holds), the spec's due date and
-         * the progress figures ({@link ControllerFacts#walkedOptimizerDone}).
+         * the fewest GPUs the job could run on as the type it runs as (at most those it holds), the spec's due date, its
+         * fastest full time on the cluster and the progress figures ({@link ControllerFacts#walkedOptimizerDone}).
          */
         private Cluster walkedIn;
 
         int walkNode, walkType, walkGpus, walkFewest;
-        double walkDue, walkModelDone;
+        double walkDue, walkFastest, walkModelDone;
         long walkProgressMillis;
 
         /** The record is about to change, or was replaced: figures derived from it are derived again when next asked. */
@@ -134,6 +134,7 @@ final class ActiveJobs {
             int least = times(cluster).fewestGpus(walkType);
             walkFewest = least == 0 ? walkGpus : Math.min(least, walkGpus);
             walkDue = record.getSpec().getDue();
+            walkFastest = times(cluster).fastest(cluster);
             walkModelDone = record.getModelDone();
             walkProgressMillis = record.getProgressMillis();
             walkedIn = cluster;

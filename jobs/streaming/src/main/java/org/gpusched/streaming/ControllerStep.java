@@ -138,26 +138,32 @@ final class ControllerStep {
             nanos = call.nanos;
         } else if (topology != null) {
             boolean scoped = RoomScope.scoped(facts.config.optimizerScope(), topology);
-            List<ActiveJobs.Entry> candidates = problems.optimizerCandidates(topology);
-            ProblemBuilder.RunningByNode byNode = scoped ? problems.runningByNode(topology) : null;
+            ProblemBuilder.Asked asked = problems.ask(topology, scoped);
+            List<ActiveJobs.Entry> candidates = asked.candidates();
             RoomScope scope = scoped
                     ? RoomScope.of(
                             topology,
-                            byNode.fewest(),
-                            candidates,
+                            asked.byNode().fewest(),
+                            asked.waiting(),
                             facts.nowSeconds() + facts.config.objective().horizonSeconds(),
-                            byNode.rescue())
+                            asked.byNode().rescue())
                     : null;
             Cluster cluster = scope == null ? topology.cluster : scope.cluster;
-            if (scoped) candidates = scope == null ? List.of() : problems.within(topology, scope, candidates);
+            double keptRunning = 0;
+            if (scoped && scope != null) {
+                ProblemBuilder.InScope inScope = problems.within(topology, scope, asked);
+                candidates = inScope.candidates();
+                keptRunning = inScope.keptRunning();
+            } else if (scoped) {
+                candidates = List.of();
+            }
             if (scoped && candidates.isEmpty()) {
                 objective = problems.keptObjective(topology);
             } else if (!candidates.isEmpty()) {
                 SchedulingProblem problem = scope == null
                         ? problems.problem(topology, candidates)
                         : problems.problem(topology, scope, candidates);
-                double beyondWindow = problems.postponedBeyond(topology, candidates)
-                        + (scope == null ? 0 : problems.keptRunning(topology, scope));
+                double beyondWindow = problems.postponedBeyond(topology, candidates) + keptRunning;
                 RandomState random = new RandomState(facts.state.getRandomState());
                 long start = System.nanoTime();
                 Schedule schedule = scheduler.schedule(problem, random);

@@ -73,23 +73,33 @@ final class ProblemBuilder {
     }
 
     /**
-     * Of the optimizer's candidates ({@link #optimizerCandidates}), those within {@code scope}: the running ones on its nodes and
-     * the waiting ones some node of it can run; the others are left to {@link #postponedBeyond} (waiting) and
-     * {@link #keptRunning} (running).
+     * Of the optimizer's candidates ({@code asked}, for a scope), those within {@code scope}: the running ones on its
+     * nodes and the waiting ones some node of it can run; and f_OBJ's terms of the running ones left where they run,
+     * on the nodes outside it. The waiting ones left out are priced by {@link #postponedBeyond}. The running
+     * candidates are read off what {@link #ask} kept of them: this touches none of their entries.
      */
-    List<ActiveJobs.Entry> within(Topology topology, RoomScope scope, List<ActiveJobs.Entry> all) {
-        if (scope.whole()) return all;
+    InScope within(Topology topology, RoomScope scope, Asked asked) {
+        List<ActiveJobs.Entry> all = asked.candidates();
+        if (scope.whole()) return new InScope(all, 0);
         Cluster whole = topology.cluster;
-        List<ActiveJobs.Entry> within = new ArrayList<>(all.size());
-        Map<String, Integer> catalogIndex = facts.catalog.index();
-        for (ActiveJobs.Entry e : all) {
-            boolean in = e.indexedAsRunning()
-                    ? scope.scopeNode[e.walked(whole, catalogIndex).walkNode] >= 0
-                    : e.times(whole).runsOn(scope.cluster);
-            if (in) within.add(e);
+        List<ActiveJobs.Entry> within = new ArrayList<>();
+        int[] node = asked.candidateNode();
+        for (int i = 0; i < node.length; i++) {
+            boolean in = node[i] >= 0
+                    ? scope.scopeNode[node[i]] >= 0
+                    : all.get(i).times(whole).runsOn(scope.cluster);
+            if (in) within.add(all.get(i));
         }
-        return within;
+        int[] types = new int[whole.nodeCount()];
+        for (int n = 0; n < types.length; n++) types[n] = topology.load.used(n) ? topology.load.type(n) : -1;
+        return new InScope(within, asked.running().totalOutside(scope.scopeNode, types));
     }
+
+    /**
+     * What {@link #within} gives: the candidates within the scope, and f_OBJ's terms of the running jobs outside it,
+     * where they run.
+     */
+    record InScope(List<ActiveJobs.Entry> candidates, double keptRunning) {}
 
     /**
      * Per node of the topology, what {@link RoomScope} reads off its running jobs: {@code fewest}, the fewest GPUs they
@@ -98,25 +108,6 @@ final class ProblemBuilder {
      * bring it in on time).
      */
     record RunningByNode(int[] fewest, boolean[] rescue) {}
-
-    /** The {@link RunningByNode} of the topology now, in one walk over the running jobs. */
-    RunningByNode runningByNode(Topology topology) {
-        Cluster whole = topology.cluster;
-        double now = facts.nowSeconds();
-        Map<String, Integer> catalogIndex = facts.catalog.index();
-        int[] fewest = new int[whole.nodeCount()];
-        boolean[] rescue = new boolean[whole.nodeCount()];
-        for (ActiveJobs.Entry e : jobs.runningInOrder()) {
-            e.walked(whole, catalogIndex);
-            int n = e.walkNode;
-            fewest[n] += e.walkFewest;
-            double left = 1 - facts.walkedOptimizerDone(e);
-            double due = e.walkDue;
-            if (now + e.predictedSeconds * left > due && now + e.times(whole).fastest(whole) * left <= due)
-                rescue[n] = true;
-        }
-        return new RunningByNode(fewest, rescue);
-    }
 
     /** Whether some running job will end past its due date where it runs. */
     boolean someRunningJobLate(Topology topology) {
@@ -128,22 +119,6 @@ final class ProblemBuilder {
             if (now + e.predictedSeconds * left > e.walkDue) return true;
         }
         return false;
-    }
-
-    /** f_OBJ's terms of the runnable running jobs on the nodes outside {@code scope}, where they run. */
-    double keptRunning(Topology topology, RoomScope scope) {
-        if (scope.whole()) return 0;
-        Cluster whole = topology.cluster;
-        ObjectiveFunction.Sum sum =
-                new ObjectiveFunction.Sum(facts.config.objective(), whole, facts.nowSeconds(), jobs.runningCount());
-        int[] types = new int[whole.nodeCount()];
-        for (int n = 0; n < types.length; n++) types[n] = topology.load.used(n) ? topology.load.type(n) : -1;
-        Map<String, Integer> catalogIndex = facts.catalog.index();
-        for (ActiveJobs.Entry e : jobs.runningInOrder()) {
-            e.walked(whole, catalogIndex);
-            if (e.runnable && scope.scopeNode[e.walkNode] < 0) priceWalked(sum, e);
-        }
-        return sum.total(types);
     }
 
     /**
@@ -173,25 +148,98 @@ final class ProblemBuilder {
      * The jobs an optimizer is asked about: every runnable job in submission order while at most the window's count of
      * jobs wait ({@link Topology#optimizerWindow}), else the running jobs and the window's most urgent waiting ones. A
      * schedule places at most one job per GPU, so jobs further down a longer queue could only take what the urgent
-     * ones leave; they stay postponed and are priced by {@link #postponedBeyond}.
+     * ones leave; they stay postponed and are priced by {@link #postponedBeyond}. With {@code scoped}, the same walk
+     * also gives what a scope is chosen by ({@link RunningByNode}) and what the running jobs it leaves out add to
+     * f_OBJ: every call walks every running job, and each walk over them was a tenth of a large replay.
      */
-    List<ActiveJobs.Entry> optimizerCandidates(Topology topology) {
+    Asked ask(Topology topology, boolean scoped) {
         Cluster cluster = topology.cluster;
+        RunningFigures running = scoped ? new RunningFigures(cluster) : null;
         List<ActiveJobs.Entry> candidates = new ArrayList<>();
+        List<ActiveJobs.Entry> waiting = new ArrayList<>();
+        int[] candidateNode;
         if (jobs.queuedCount() <= topology.optimizerWindow) {
+            candidateNode = new int[jobs.size()];
             for (ActiveJobs.Entry e : jobs.inOrder()) {
-                if (e.priced(cluster).runnable)
-                    candidates.add(e); // else it waits until a node that can run it comes (back)
+                if (e.indexedAsRunning()) {
+                    if (running != null) running.add(e);
+                    if (!e.walked(cluster, facts.catalog.index()).runnable) continue;
+                    candidateNode[candidates.size()] = e.walkNode;
+                    candidates.add(e);
+                } else if (e.priced(cluster).runnable) {
+                    // else it waits until a node that can run it comes (back)
+                    candidateNode[candidates.size()] = -1;
+                    candidates.add(e);
+                    waiting.add(e);
+                }
             }
-            return candidates;
+            candidateNode = Arrays.copyOf(candidateNode, candidates.size());
+        } else {
+            for (ActiveJobs.Entry e : jobs.runningInOrder()) {
+                if (running != null) running.add(e);
+                if (e.walked(cluster, facts.catalog.index()).runnable) candidates.add(e);
+            }
+            for (ActiveJobs.Entry e : jobs.waitingInRankOrder()) {
+                if (candidates.size() >= jobs.runningCount() + topology.optimizerWindow) break;
+                candidates.add(e);
+                waiting.add(e);
+            }
+            candidates.sort(Comparator.comparing(e -> e.record, ActiveJobs.ORDER));
+            candidateNode = new int[candidates.size()];
+            for (int i = 0; i < candidateNode.length; i++) {
+                ActiveJobs.Entry e = candidates.get(i);
+                candidateNode[i] = e.indexedAsRunning() ? e.walkNode : -1;
+            }
         }
-        for (ActiveJobs.Entry e : jobs.runningInOrder()) if (e.priced(cluster).runnable) candidates.add(e);
-        for (ActiveJobs.Entry e : jobs.waitingInRankOrder()) {
-            if (candidates.size() >= jobs.runningCount() + topology.optimizerWindow) break;
-            candidates.add(e);
+        return new Asked(
+                candidates,
+                waiting,
+                candidateNode,
+                running == null ? null : running.byNode(),
+                running == null ? null : running.kept);
+    }
+
+    /**
+     * What {@link #ask} gives: the candidates in {@link ActiveJobs#ORDER}, the waiting ones among them, per candidate
+     * the node it runs on (-1: waiting), and, when asked for a scope (else null), the running jobs' {@link
+     * RunningByNode} and the runnable ones' f_OBJ terms where they run.
+     */
+    record Asked(
+            List<ActiveJobs.Entry> candidates,
+            List<ActiveJobs.Entry> waiting,
+            int[] candidateNode,
+            RunningByNode byNode,
+            ObjectiveFunction.ByNode running) {}
+
+    /** {@link RunningByNode} and the runnable running jobs' f_OBJ terms, job by job. */
+    private final class RunningFigures {
+        private final Cluster whole;
+        private final double now = facts.nowSeconds();
+        private final Map<String, Integer> catalogIndex = facts.catalog.index();
+        private final int[] fewest;
+        private final boolean[] rescue;
+        final ObjectiveFunction.ByNode kept;
+
+        RunningFigures(Cluster whole) {
+            this.whole = whole;
+            fewest = new int[whole.nodeCount()];
+            rescue = new boolean[whole.nodeCount()];
+            kept = new ObjectiveFunction.ByNode(facts.config.objective(), whole, now);
         }
-        candidates.sort(Comparator.comparing(e -> e.record, ActiveJobs.ORDER));
-        return candidates;
+
+        void add(ActiveJobs.Entry e) {
+            e.walked(whole, catalogIndex);
+            int n = e.walkNode;
+            fewest[n] += e.walkFewest;
+            double left = 1 - facts.walkedOptimizerDone(e);
+            double due = e.walkDue;
+            if (now + e.predictedSeconds * left > due && now + e.walkFastest * left <= due) rescue[n] = true;
+            if (e.runnable) priceWalked(kept, e);
+        }
+
+        RunningByNode byNode() {
+            return new RunningByNode(fewest, rescue);
+        }
     }
 
     /** Per candidate, how often it was moved already (preempted, migrated or resized). */
@@ -241,7 +289,7 @@ final class ProblemBuilder {
      * A running job's terms of f_OBJ where it runs, from its walk figures ({@link ActiveJobs.Entry#walked} for the
      * sum's cluster), read off the entry alone.
      */
-    private void priceWalked(ObjectiveFunction.Sum sum, ActiveJobs.Entry e) {
+    private void priceWalked(ObjectiveFunction.PlacedJobs sum, ActiveJobs.Entry e) {
         double left = 1 - facts.walkedOptimizerDone(e);
         // its time table's time on its placement: the cluster's type indices are the catalog's
         sum.scheduled(e.weightPerHour, e.dueSeconds, e.predictedSeconds * left, e.walkNode, e.walkType, e.walkGpus);

@@ -45,7 +45,7 @@ class ProblemBuilderTest {
         Topology topology = f.topology();
         assertNotNull(topology);
         builder.rankWaiting(topology, greedy);
-        List<ActiveJobs.Entry> candidates = builder.optimizerCandidates(topology);
+        List<ActiveJobs.Entry> candidates = builder.ask(topology, false).candidates();
         assertEquals(Topology.OPTIMIZER_WINDOW_MIN, candidates.size());
         List<String> ids = new ArrayList<>();
         for (ActiveJobs.Entry e : candidates) ids.add(e.record.getSpec().getId());
@@ -69,7 +69,7 @@ class ProblemBuilderTest {
         ProblemBuilder builder = new ProblemBuilder(f);
         Topology topology = f.topology();
         builder.rankWaiting(topology, greedy);
-        List<ActiveJobs.Entry> candidates = builder.optimizerCandidates(topology);
+        List<ActiveJobs.Entry> candidates = builder.ask(topology, false).candidates();
         assertEquals(1, candidates.size());
         assertEquals("g1", candidates.get(0).record.getSpec().getId());
         assertEquals(0.0, builder.postponedBeyond(topology, candidates), "no runnable job is left out");
@@ -106,12 +106,12 @@ class ProblemBuilderTest {
         Topology topology = later.topology();
         int n1 = topology.cluster.nodeIndex("n1"), n0 = topology.cluster.nodeIndex("n0");
         ProblemBuilder problems = new ProblemBuilder(later);
-        assertEquals(1, problems.runningByNode(topology).fewest()[n1]);
+        assertEquals(1, problems.ask(topology, true).byNode().fewest()[n1]);
         assertFalse(problems.someRunningJobLate(topology));
 
         later.writable(a);
         later.place(a, DecisionAction.MIGRATE, "n0", "G1", 1);
-        int[] fewest = problems.runningByNode(later.topology()).fewest();
+        int[] fewest = problems.ask(later.topology(), true).byNode().fewest();
         assertEquals(0, fewest[n1]);
         assertEquals(1, fewest[n0]);
 
@@ -120,5 +120,42 @@ class ProblemBuilderTest {
         assertFalse(new ProblemBuilder(corrected).someRunningJobLate(corrected.topology()));
         corrected.writable(a).setModelDone(0.1);
         assertTrue(new ProblemBuilder(corrected).someRunningJobLate(corrected.topology()));
+    }
+
+    /**
+     * The running jobs' figures come out of the walk that picks the candidates, whether it walks every job (a short
+     * queue) or the running ones and the window's most urgent waiting ones (a long queue).
+     */
+    @Test
+    void theRunningFiguresAreTheSameWhenTheQueueGrowsPastTheWindow() {
+        ControllerFacts later = aStartedOnN1AtZeroSeenAt250Seconds();
+        Topology topology = later.topology();
+        int n1 = topology.cluster.nodeIndex("n1");
+        ProblemBuilder problems = new ProblemBuilder(later);
+        problems.rankWaiting(topology, greedy);
+        ProblemBuilder.Asked shortQueue = problems.ask(topology, true);
+        assertEquals(List.of("a"), ids(shortQueue.candidates()));
+        assertEquals(List.of(), shortQueue.waiting());
+        assertEquals(1, shortQueue.byNode().fewest()[n1]);
+
+        int queued = Topology.OPTIMIZER_WINDOW_MIN + 5;
+        for (int i = 0; i < queued; i++)
+            jobs.add(waiting(TestData.job(String.format("w%03d", i), i, 9000 - i, 1, 1000)));
+        ControllerFacts longQueue = recorder.facts(config, later.state, jobs, 250_000);
+        Topology now = longQueue.topology();
+        ProblemBuilder ranked = new ProblemBuilder(longQueue);
+        ranked.rankWaiting(now, greedy);
+        ProblemBuilder.Asked asked = ranked.ask(now, true);
+        assertEquals(Topology.OPTIMIZER_WINDOW_MIN + 1, asked.candidates().size());
+        assertEquals("a", ids(asked.candidates()).get(0), "the running job first: submitted first");
+        assertEquals(Topology.OPTIMIZER_WINDOW_MIN, asked.waiting().size());
+        assertFalse(asked.waiting().contains(jobs.get("a")));
+        assertEquals(1, asked.byNode().fewest()[n1]);
+        assertEquals(0, asked.byNode().fewest()[now.cluster.nodeIndex("n0")]);
+        assertEquals(null, ranked.ask(now, false).byNode(), "no scope, no figures");
+    }
+
+    private static List<String> ids(List<ActiveJobs.Entry> entries) {
+        return entries.stream().map(e -> e.record.getSpec().getId()).toList();
     }
 }

@@ -101,7 +101,11 @@ class RoomScopeTest {
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         assertNull(RoomScope.of(
-                topology, builder.runningByNode(topology).fewest(), builder.optimizerCandidates(topology), 0, none()));
+                topology,
+                builder.ask(topology, true).byNode().fewest(),
+                builder.ask(topology, false).candidates(),
+                0,
+                none()));
         assertTrue(builder.keptObjective(topology) > 0, "the kept jobs still count in f_OBJ");
     }
 
@@ -111,13 +115,20 @@ class RoomScopeTest {
         waiting("w", 1);
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
-        List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        RoomScope scope = RoomScope.of(topology, builder.runningByNode(topology).fewest(), all, 0, none());
+        ProblemBuilder.Asked asked = builder.ask(topology, true);
+        List<ActiveJobs.Entry> all = asked.candidates();
+        RoomScope scope = RoomScope.of(topology, asked.byNode().fewest(), all, 0, none());
         // w needs 1 GPU, twice that is 2: n0 alone gives back 3, so no node is switched on for it
         assertEquals(List.of("n0"), nodes(scope));
-        assertEquals(List.of("a", "w"), ids(builder.within(topology, scope, all)));
-        assertTrue(builder.keptRunning(topology, scope) > 0, "b and c, left where they run, still count in f_OBJ");
-        SchedulingProblem problem = builder.problem(topology, scope, builder.within(topology, scope, all));
+        assertEquals(
+                List.of("a", "w"), ids(builder.within(topology, scope, asked).candidates()));
+        // b and c, left where they run (4 GPUs each, 250 s, on time), still count in f_OBJ: their nodes' run cost
+        assertEquals(
+                2 * 250 / 3600.0 * G4.costPerHour(4),
+                builder.within(topology, scope, asked).keptRunning(),
+                1e-12);
+        SchedulingProblem problem = builder.problem(
+                topology, scope, builder.within(topology, scope, asked).candidates());
         assertEquals(0, problem.job(0).current().node(), "a runs on n0, node 0 of the scope");
         assertNull(problem.job(1).current());
         assertEquals(-1, scope.scopeNode[topology.cluster.nodeIndex("n1")]);
@@ -131,13 +142,14 @@ class RoomScopeTest {
         waiting("v", 1);
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
-        List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        RoomScope scope = RoomScope.of(topology, builder.runningByNode(topology).fewest(), all, 0, none());
+        ProblemBuilder.Asked asked = builder.ask(topology, true);
+        List<ActiveJobs.Entry> all = asked.candidates();
+        RoomScope scope = RoomScope.of(topology, asked.byNode().fewest(), all, 0, none());
         // (2 + 1) x 2 = 6 GPUs wanted; n0 and n3 give back 5: n2 and n4 are switched on if need be
         assertEquals(List.of("n0", "n2", "n3", "n4"), nodes(scope));
         assertEquals(
                 List.of("a", "c", "v", "w"),
-                ids(builder.within(topology, scope, all)),
+                ids(builder.within(topology, scope, asked).candidates()),
                 "submission order, ids on ties");
     }
 
@@ -155,18 +167,20 @@ class RoomScopeTest {
         facts.place(hopeless, DecisionAction.START, "n4", "G4", 4); // 250 s on its only configuration, due at 100
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
-        boolean[] rescue = builder.runningByNode(topology).rescue();
+        boolean[] rescue = builder.ask(topology, true).byNode().rescue();
         assertEquals(
                 List.of(false, false, true, false, false),
                 List.of(rescue[0], rescue[1], rescue[2], rescue[3], rescue[4]),
                 "n2's late job could be on time on 4 GPUs; n4's could not be on any");
-        List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
+        ProblemBuilder.Asked asked = builder.ask(topology, true);
+        List<ActiveJobs.Entry> all = asked.candidates();
         assertNull(
-                RoomScope.of(topology, builder.runningByNode(topology).fewest(), all, 0, none()),
-                "every node is full, nothing waits");
-        RoomScope scope = RoomScope.of(topology, builder.runningByNode(topology).fewest(), all, 0, rescue);
+                RoomScope.of(topology, asked.byNode().fewest(), all, 0, none()), "every node is full, nothing waits");
+        RoomScope scope = RoomScope.of(topology, asked.byNode().fewest(), all, 0, rescue);
         assertEquals(List.of("n2"), nodes(scope));
-        assertEquals(List.of("fill", "late"), ids(builder.within(topology, scope, all)));
+        assertEquals(
+                List.of("fill", "late"),
+                ids(builder.within(topology, scope, asked).candidates()));
     }
 
     @Test
@@ -175,16 +189,16 @@ class RoomScopeTest {
         waiting("w", 1); // due 5000, 250 s on 4 GPUs: short of time once now + H passes 4750
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
-        List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        assertEquals(
-                List.of("n0"),
-                nodes(RoomScope.of(topology, builder.runningByNode(topology).fewest(), all, 4750, none())));
-        RoomScope pressed =
-                RoomScope.of(topology, builder.runningByNode(topology).fewest(), all, 4750.5, none());
+        ProblemBuilder.Asked asked = builder.ask(topology, true);
+        List<ActiveJobs.Entry> all = asked.candidates();
+        assertEquals(List.of("n0"), nodes(RoomScope.of(topology, asked.byNode().fewest(), all, 4750, none())));
+        RoomScope pressed = RoomScope.of(topology, asked.byNode().fewest(), all, 4750.5, none());
         // 1 GPU x 4: n0 gives back 3, n3 the fourth; n2 and n4 are off and come in; n1 has nothing to give back
         assertEquals(List.of("n0", "n2", "n3", "n4"), nodes(pressed));
         assertFalse(pressed.whole());
-        assertEquals(List.of("a", "c", "w"), ids(builder.within(topology, pressed, all)));
+        assertEquals(
+                List.of("a", "c", "w"),
+                ids(builder.within(topology, pressed, asked).candidates()));
     }
 
     @Test
@@ -194,11 +208,13 @@ class RoomScopeTest {
         fullNodes();
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
-        List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        RoomScope scope = RoomScope.of(topology, builder.runningByNode(topology).fewest(), all, 0, none());
+        ProblemBuilder.Asked asked = builder.ask(topology, true);
+        List<ActiveJobs.Entry> all = asked.candidates();
+        RoomScope scope = RoomScope.of(topology, asked.byNode().fewest(), all, 0, none());
         // nothing waits: the jobs of n0 (3 of 4 GPUs to give back) and n3 (2) may share one VM; n1 gives back nothing
         assertEquals(List.of("n0", "n3"), nodes(scope));
-        assertEquals(List.of("a", "c"), ids(builder.within(topology, scope, all)));
+        assertEquals(
+                List.of("a", "c"), ids(builder.within(topology, scope, asked).candidates()));
     }
 
     @Test
@@ -208,12 +224,15 @@ class RoomScopeTest {
         waiting("w", 1);
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
-        List<ActiveJobs.Entry> all = builder.optimizerCandidates(topology);
-        RoomScope scope = RoomScope.of(topology, builder.runningByNode(topology).fewest(), all, 0, none());
+        ProblemBuilder.Asked asked = builder.ask(topology, true);
+        List<ActiveJobs.Entry> all = asked.candidates();
+        RoomScope scope = RoomScope.of(topology, asked.byNode().fewest(), all, 0, none());
         // (1 + 2) x 2 = 6 GPUs: n0 gives back 3, n3 gives back 2, then n1 has none to give; with n2's 2 free GPUs
         // the used nodes hold w twice over, so n4 stays off
         assertEquals(List.of("n0", "n2", "n3"), nodes(scope));
-        assertEquals(List.of("a", "c", "d", "w"), ids(builder.within(topology, scope, all)));
+        assertEquals(
+                List.of("a", "c", "d", "w"),
+                ids(builder.within(topology, scope, asked).candidates()));
     }
 
     @Test
@@ -222,13 +241,21 @@ class RoomScopeTest {
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         assertNull(RoomScope.of(
-                topology, builder.runningByNode(topology).fewest(), builder.optimizerCandidates(topology), 0, none()));
+                topology,
+                builder.ask(topology, true).byNode().fewest(),
+                builder.ask(topology, false).candidates(),
+                0,
+                none()));
 
         waiting("w", 1); // it fits nowhere without preempting one of the running jobs: the optimizer's choice
         topology = facts.topology();
         builder = ranked(topology);
         RoomScope scope = RoomScope.of(
-                topology, builder.runningByNode(topology).fewest(), builder.optimizerCandidates(topology), 0, none());
+                topology,
+                builder.ask(topology, true).byNode().fewest(),
+                builder.ask(topology, false).candidates(),
+                0,
+                none());
         assertTrue(scope.whole());
     }
 }

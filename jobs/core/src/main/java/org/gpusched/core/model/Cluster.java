@@ -13,8 +13,13 @@ public final class Cluster {
     private final NodeType[] typeArray;
 
     private final List<Node> nodes;
-    private final Map<String, Integer> typeIndex = new HashMap<>();
-    private final Map<String, Integer> nodeIndex = new HashMap<>();
+    /** Shared with the clusters restricted from this one: the same catalog. */
+    private final Map<String, Integer> typeIndex;
+    /**
+     * Built on first use in a restricted cluster: an optimizer call's scope is one, and its calls look nodes up by
+     * index alone.
+     */
+    private volatile Map<String, Integer> nodeIndex;
     /** candidateTypes[n] = type indices node n may take (one for a fixed node). */
     private final int[][] candidateTypes;
 
@@ -23,11 +28,20 @@ public final class Cluster {
     private final boolean[] typeAvailable;
     /** takes[n * types + t]: whether node n can run as type t. */
     private final boolean[] takes;
+    /**
+     * Per node, a class shared by the nodes with the same candidate types (interchangeable for f_OBJ); a restricted
+     * cluster keeps its nodes' classes in the whole one.
+     */
+    private final int[] nodeClass;
+
+    private final int nodeClassCount;
 
     public Cluster(List<NodeType> types, List<Node> nodes) {
         if (types == null || types.isEmpty()) throw new InvalidInstanceException("cluster: no node types");
         if (nodes == null || nodes.isEmpty()) throw new InvalidInstanceException("cluster: no nodes");
         this.types = List.copyOf(types);
+        this.typeIndex = new HashMap<>();
+        Map<String, Integer> nodeIndex = new HashMap<>();
         this.typeArray = this.types.toArray(new NodeType[0]);
         this.nodes = List.copyOf(nodes);
         int max = 0;
@@ -54,9 +68,17 @@ public final class Cluster {
                         .toArray();
             }
         }
+        this.nodeIndex = nodeIndex;
         typeAvailable = new boolean[this.types.size()];
         takes = new boolean[this.nodes.size() * this.types.size()];
         markCandidates(candidateTypes, typeAvailable, takes);
+        nodeClass = new int[this.nodes.size()];
+        Map<List<Integer>, Integer> classes = new HashMap<>();
+        for (int n = 0; n < nodeClass.length; n++) {
+            List<Integer> key = Arrays.stream(candidateTypes[n]).boxed().toList();
+            nodeClass[n] = classes.computeIfAbsent(key, x -> classes.size());
+        }
+        nodeClassCount = classes.size();
     }
 
     /** Fills {@link #typeAvailable} and {@link #takes} (sized for the catalog) from each node's candidate types. */
@@ -75,15 +97,19 @@ public final class Cluster {
         this.types = whole.types;
         this.typeArray = whole.typeArray;
         this.maxGpus = whole.maxGpus;
-        typeIndex.putAll(whole.typeIndex);
+        this.typeIndex = whole.typeIndex;
         Node[] kept = new Node[nodeIndices.length];
         candidateTypes = new int[nodeIndices.length][];
+        nodeClass = new int[nodeIndices.length];
+        nodeClassCount = whole.nodeClassCount;
+        boolean[] given = new boolean[whole.nodeCount()];
         for (int i = 0; i < nodeIndices.length; i++) {
             int n = nodeIndices[i];
             kept[i] = whole.nodes.get(n);
-            if (nodeIndex.putIfAbsent(kept[i].id(), i) != null)
-                throw new IllegalArgumentException("node index " + n + " given twice");
+            if (given[n]) throw new IllegalArgumentException("node index " + n + " given twice");
+            given[n] = true;
             candidateTypes[i] = whole.candidateTypes[n];
+            nodeClass[i] = whole.nodeClass[n];
         }
         this.nodes = List.of(kept);
         boolean[] available = new boolean[types.size()];
@@ -177,14 +203,35 @@ public final class Cluster {
         return t == null ? -1 : t;
     }
 
+    private Map<String, Integer> nodeIndex() {
+        Map<String, Integer> index = nodeIndex;
+        if (index == null) {
+            // the same map whichever thread builds it first
+            index = new HashMap<>();
+            for (int n = 0; n < nodes.size(); n++) index.put(nodes.get(n).id(), n);
+            nodeIndex = index;
+        }
+        return index;
+    }
+
+    /** Node n's class: nodes of one class have the same candidate types, so they are interchangeable for f_OBJ. */
+    public int nodeClass(int n) {
+        return nodeClass[n];
+    }
+
+    /** An upper bound of the node classes (those of the whole cluster a restricted one was taken from). */
+    public int nodeClassCount() {
+        return nodeClassCount;
+    }
+
     public int nodeIndex(String id) {
-        Integer n = nodeIndex.get(id);
+        Integer n = nodeIndex().get(id);
         if (n == null) throw new InvalidInstanceException("unknown node '" + id + "'");
         return n;
     }
 
     public boolean hasNode(String id) {
-        return nodeIndex.containsKey(id);
+        return nodeIndex().containsKey(id);
     }
 
     public Map<String, NodeType> typesByName() {

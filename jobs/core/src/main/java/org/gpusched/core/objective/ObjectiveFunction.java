@@ -1,5 +1,6 @@
 package org.gpusched.core.objective;
 
+import java.util.Arrays;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.Placement;
 import org.gpusched.core.model.SchedulingProblem;
@@ -38,6 +39,92 @@ public final class ObjectiveFunction {
         return sum.total(nodeTypes);
     }
 
+    /** What adds jobs placed where they are to a sum of f_OBJ. */
+    public interface PlacedJobs {
+        /** A job on node {@code node} as type {@code type} with {@code gpus} GPUs, {@code remaining} seconds from its end. */
+        void scheduled(double weightPerHour, double dueSeconds, double remaining, int node, int type, int gpus);
+    }
+
+    /** A placed job's tardiness term: weight x hours past its due date when it ends {@code remaining} from now. */
+    private static double tardiness(double now, double weightPerHour, double dueSeconds, double remaining) {
+        double late = now + remaining - dueSeconds;
+        // 0 when on time: the sums start at +0.0 and add no negative term, so adding 0 leaves them as they are
+        return late > 0 ? weightPerHour * late / 3600.0 : 0;
+    }
+
+    /** What a job's remaining time on its placement costs at the placement's rate. */
+    private static double runCost(Cluster cluster, double remaining, int type, int gpus) {
+        return remaining / 3600.0 * cluster.type(type).costPerHour(gpus);
+    }
+
+    /** {@code sum} plus a used node's terms: the least run cost of its jobs, and mu x its idle GPUs. */
+    private static double addNode(
+            double sum, ObjectiveParameters params, Cluster cluster, double leastCost, int type, int busy) {
+        sum += leastCost;
+        if (params.mu() > 0) sum += params.mu() * (cluster.type(type).gpus() - busy);
+        return sum;
+    }
+
+    /**
+     * f_OBJ's terms of placed jobs kept job by job and node by node, so that the sum over the jobs of some of the
+     * nodes, chosen after the jobs were added, can be read: the very double a {@link Sum} over those jobs alone,
+     * added in the same order, gives. A controller prices every running job in the walk that also decides which
+     * nodes its optimizer is asked about, and the jobs left out are those on the other nodes.
+     */
+    public static final class ByNode implements PlacedJobs {
+        private final ObjectiveParameters params;
+        private final Cluster cluster;
+        private final double now;
+        private int[] jobNode = new int[64];
+        private double[] jobTerm = new double[64];
+        private int jobs;
+        private final double[] nodeCost;
+        private final int[] nodeBusy;
+        private final boolean[] nodeUsed;
+
+        public ByNode(ObjectiveParameters params, Cluster cluster, double now) {
+            this.params = params;
+            this.cluster = cluster;
+            this.now = now;
+            nodeCost = new double[cluster.nodeCount()];
+            nodeBusy = new int[cluster.nodeCount()];
+            nodeUsed = new boolean[cluster.nodeCount()];
+        }
+
+        @Override
+        public void scheduled(double weightPerHour, double dueSeconds, double remaining, int node, int type, int gpus) {
+            if (jobs == jobNode.length) {
+                jobNode = Arrays.copyOf(jobNode, jobs * 2);
+                jobTerm = Arrays.copyOf(jobTerm, jobs * 2);
+            }
+            jobNode[jobs] = node;
+            jobTerm[jobs++] = tardiness(now, weightPerHour, dueSeconds, remaining);
+            double cost = runCost(cluster, remaining, type, gpus);
+            // as Sum keeps it: the first job's cost, then any strictly lower one
+            if (!nodeUsed[node]) {
+                nodeUsed[node] = true;
+                nodeCost[node] = cost;
+            } else if (cost < nodeCost[node]) {
+                nodeCost[node] = cost;
+            }
+            nodeBusy[node] += gpus;
+        }
+
+        /**
+         * The sum over the jobs on the nodes a scope leaves out ({@code scopeNode[n] < 0}), with those nodes' terms;
+         * {@code nodeTypes[n]}: the type used node n runs as.
+         */
+        public double totalOutside(int[] scopeNode, int[] nodeTypes) {
+            double sum = 0;
+            for (int k = 0; k < jobs; k++) if (scopeNode[jobNode[k]] < 0) sum += jobTerm[k];
+            for (int n = 0; n < nodeUsed.length; n++) {
+                if (nodeUsed[n] && scopeNode[n] < 0)
+                    sum = addNode(sum, params, cluster, nodeCost[n], nodeTypes[n], nodeBusy[n]);
+            }
+            return sum;
+        }
+    }
+
     /**
      * f_OBJ summed job by job, for callers that hold the jobs' figures without a {@link SchedulingProblem} (a
      * controller pricing the schedule it keeps). Jobs added in the same order with the same figures give the very
@@ -47,7 +134,7 @@ public final class ObjectiveFunction {
      * jobs as nodes (every running job at every event) the table is an array by node instead, no larger than the hash
      * table would be and with no probing.
      */
-    public static final class Sum {
+    public static final class Sum implements PlacedJobs {
         private final ObjectiveParameters params;
         private final Cluster cluster;
         private final double now;
@@ -97,10 +184,10 @@ public final class ObjectiveFunction {
         }
 
         /** A job placed on node {@code node} as type {@code type} with {@code gpus} GPUs, {@code remaining} seconds from its end there. */
+        @Override
         public void scheduled(double weightPerHour, double dueSeconds, double remaining, int node, int type, int gpus) {
-            double late = now + remaining - dueSeconds;
-            if (late > 0) total += weightPerHour * late / 3600.0;
-            double cost = remaining / 3600.0 * cluster.type(type).costPerHour(gpus);
+            total += tardiness(now, weightPerHour, dueSeconds, remaining);
+            double cost = runCost(cluster, remaining, type, gpus);
             int i = slot(node);
             if (slotNode[i] == 0) {
                 slotNode[i] = node + 1;
@@ -121,9 +208,7 @@ public final class ObjectiveFunction {
                 for (long bits = usedNodes[w]; bits != 0; bits &= bits - 1) {
                     int n = (w << 6) + Long.numberOfTrailingZeros(bits);
                     int i = slot(n);
-                    sum += slotCost[i];
-                    if (params.mu() > 0)
-                        sum += params.mu() * (cluster.type(nodeTypes[n]).gpus() - slotBusy[i]);
+                    sum = addNode(sum, params, cluster, slotCost[i], nodeTypes[n], slotBusy[i]);
                 }
             }
             return sum;

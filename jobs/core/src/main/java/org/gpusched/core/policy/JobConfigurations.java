@@ -84,7 +84,7 @@ final class JobConfigurations {
     /** [i]: the fewest GPUs any job from position i of {@link #sortedJobs} on can run with (a job with none: MAX). */
     int[] suffixMinGpus = new int[0];
 
-    private int[] sortScratch = new int[0];
+    private final IndexSort sorter = new IndexSort();
     private double[] sortKey = new double[0];
     long postponedTotal;
     /**
@@ -148,13 +148,12 @@ final class JobConfigurations {
 
         // pre-processing: pressure descending (ANDREAS eq. 2), ties by job index
         sortedJobs = GreedyArrays.grow(sortedJobs, jobs);
-        sortScratch = GreedyArrays.grow(sortScratch, jobs);
         sortKey = GreedyArrays.grow(sortKey, jobs);
         for (int j = 0; j < jobs; j++) {
             sortedJobs[j] = j;
             sortKey[j] = p.pressure(j);
         }
-        IndexSort.sort(sortedJobs, jobs, sortKey, true, sortScratch);
+        sorter.sort(sortedJobs, jobs, sortKey, true);
         suffixMinGpus = GreedyArrays.grow(suffixMinGpus, jobs + 2);
         suffixMinGpus[jobs] = Integer.MAX_VALUE;
         suffixMinGpus[jobs + 1] = Integer.MAX_VALUE;

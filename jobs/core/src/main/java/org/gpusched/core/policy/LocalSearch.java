@@ -67,7 +67,7 @@ final class LocalSearch {
     /** Null unless moves must also not raise the run cost ({@code rg-ls-guarded}). */
     final RunCostGuard runCostGuard;
 
-    private int[] scratch = new int[0];
+    private final IndexSort sorter = new IndexSort();
     // the move under evaluation: jobs with their new (node, type, GPUs), node -1 = postpone; one node retype
     int[] mJob = new int[0], mNode = new int[0], mType = new int[0], mGpus = new int[0];
     int mCount, mRetypeNode = -1, mRetypeType;
@@ -142,7 +142,6 @@ final class LocalSearch {
             postponedPenalty = new double[jobs];
             byPressure = new int[jobs];
             pressure = new double[jobs];
-            scratch = new int[jobs];
             due = new double[jobs];
             weight = new double[jobs];
             jobCost = new double[jobs];
@@ -211,7 +210,7 @@ final class LocalSearch {
             byPressure[j] = j;
             pressure[j] = p.pressure(j);
         }
-        IndexSort.sort(byPressure, jobs, pressure, true, scratch);
+        sorter.sort(byPressure, jobs, pressure, true);
         if (runCostGuard != null) runCostGuard.load();
         for (int n = 0; n < nodes; n++) refreshNode(n);
         thesis.load();

@@ -2,9 +2,7 @@ package org.gpusched.core.policy;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.Placement;
 import org.gpusched.core.model.Schedule;
@@ -57,9 +55,13 @@ public final class PlanStabilizer {
         Plan kept = keepRunning(problem, p);
         takeSuggestionsThatPay(problem, kept, p);
         takeStartsThatPayForTheirMoves(problem, kept, p);
-        if (costWithOverheads(problem, kept) <= costWithOverheads(problem, p)) p = kept;
+        double keptObjective = ObjectiveFunction.evaluate(problem, kept.placements, kept.nodeTypes);
+        double planObjective = ObjectiveFunction.evaluate(problem, p.placements, p.nodeTypes);
+        boolean keep = keptObjective + overheadOfMoves(problem, kept) <= planObjective + overheadOfMoves(problem, p);
         this.movesSoFar = null;
-        return new Schedule(p.placements, p.nodeTypes, ObjectiveFunction.evaluate(problem, p.placements, p.nodeTypes));
+        return keep
+                ? new Schedule(kept.placements, kept.nodeTypes, keptObjective)
+                : new Schedule(p.placements, p.nodeTypes, planObjective);
     }
 
     /** A plan being edited: placements and node types, with each node's jobs and used GPUs. */
@@ -99,7 +101,6 @@ public final class PlanStabilizer {
     static Plan relabel(SchedulingProblem problem, Schedule plan) {
         Cluster cluster = problem.cluster();
         int nodes = cluster.nodeCount();
-        int[] nodeClass = nodeClasses(cluster);
         // pairs (plan node, current node) of one class, scored by the running jobs the mapping keeps: 2 in place, 1
         // resized
         // each running job's pair with its score in the two low bits, sorted so that a pair's jobs are adjacent
@@ -108,7 +109,7 @@ public final class PlanStabilizer {
         for (int j = 0; j < problem.jobCount(); j++) {
             Placement cur = problem.job(j).current();
             Placement p = plan.placement(j);
-            if (cur == null || p == null || nodeClass[cur.node()] != nodeClass[p.node()]) continue;
+            if (cur == null || p == null || cluster.nodeClass(cur.node()) != cluster.nodeClass(p.node())) continue;
             int s = p.type() == cur.type() && p.gpus() == cur.gpus() ? 2 : 1;
             scored[count++] = ((long) p.node() * nodes + cur.node()) << 2 | s;
         }
@@ -124,7 +125,7 @@ public final class PlanStabilizer {
         // best score first, then plan node, then current node: a stable sort of the pairs, which are in that order
         int[] order = new int[distinct];
         for (int i = 0; i < distinct; i++) order[i] = i;
-        IndexSort.sort(order, distinct, score, true, new int[distinct]);
+        new IndexSort().sort(order, distinct, score, true);
         int[] target = new int[nodes];
         boolean[] taken = new boolean[nodes];
         Arrays.fill(target, -1);
@@ -142,12 +143,12 @@ public final class PlanStabilizer {
                 taken[n] = true;
             }
         }
-        int[] nextFree = new int[nodes];
+        int[] nextFree = new int[cluster.nodeClassCount()];
         for (int n = 0; n < nodes; n++) {
             if (target[n] >= 0) continue;
-            int c = nodeClass[n];
+            int c = cluster.nodeClass(n);
             int m = nextFree[c];
-            while (m < nodes && (taken[m] || nodeClass[m] != c)) m++;
+            while (m < nodes && (taken[m] || cluster.nodeClass(m) != c)) m++;
             nextFree[c] = m;
             target[n] = m;
             taken[m] = true;
@@ -162,17 +163,6 @@ public final class PlanStabilizer {
         Plan relabelled = new Plan(new Placement[placements.length], types);
         for (int j = 0; j < placements.length; j++) if (placements[j] != null) relabelled.put(j, placements[j]);
         return relabelled;
-    }
-
-    /** Per node, a class index shared by the nodes with the same candidate types (interchangeable for f_OBJ). */
-    private static int[] nodeClasses(Cluster cluster) {
-        Map<List<Integer>, Integer> classes = new HashMap<>();
-        int[] nodeClass = new int[cluster.nodeCount()];
-        for (int n = 0; n < nodeClass.length; n++) {
-            List<Integer> key = Arrays.stream(cluster.candidateTypes(n)).boxed().toList();
-            nodeClass[n] = classes.computeIfAbsent(key, x -> classes.size());
-        }
-        return nodeClass;
     }
 
     /** Step 2. */
@@ -368,10 +358,6 @@ public final class PlanStabilizer {
         return total;
     }
 
-    private double costWithOverheads(SchedulingProblem problem, Plan p) {
-        return ObjectiveFunction.evaluate(problem, p.placements, p.nodeTypes) + overheadOfMoves(problem, p);
-    }
-
     /**
      * Step 3's alternative: every running job where it is, and the plan's started jobs where they still fit: on their
      * planned node, else (after those) in the same configuration on the first node of its class with room (the plan
@@ -392,11 +378,11 @@ public final class PlanStabilizer {
             if (fits(problem, kept, planned.node(), planned.type(), planned.gpus())) kept.put(j, planned);
             else displaced.add(j);
         }
-        int[] nodeClass = displaced.isEmpty() ? null : nodeClasses(problem.cluster());
+        Cluster cluster = problem.cluster();
         for (int j : displaced) {
             Placement planned = p.placements[j];
-            for (int m = 0; m < nodeClass.length; m++) {
-                if (nodeClass[m] == nodeClass[planned.node()]
+            for (int m = 0; m < cluster.nodeCount(); m++) {
+                if (cluster.nodeClass(m) == cluster.nodeClass(planned.node())
                         && fits(problem, kept, m, planned.type(), planned.gpus())) {
                     kept.put(j, new Placement(m, planned.type(), planned.gpus()));
                     break;

@@ -123,11 +123,11 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
         int nodes = cluster.nodeCount();
         // queue order: stable sort by submission, then by the policy's key
         double[] key = new double[jobs];
-        int[] scratch = new int[jobs];
+        IndexSort sorter = new IndexSort();
         for (int j = 0; j < jobs; j++) key[j] = problem.job(j).job().submitSeconds();
-        IndexSort.sort(waiting, waitingCount, key, false, scratch);
+        sorter.sort(waiting, waitingCount, key, false);
         for (int j = 0; j < jobs; j++) key[j] = queueKey(problem.job(j).job());
-        IndexSort.sort(waiting, waitingCount, key, false, scratch);
+        sorter.sort(waiting, waitingCount, key, false);
 
         EmptyNodes empty = new EmptyNodes(problem, nodeTypes);
         int emptyTotal = 0;

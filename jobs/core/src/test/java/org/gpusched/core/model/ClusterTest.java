@@ -53,4 +53,26 @@ class ClusterTest {
         assertThrows(InvalidInstanceException.class, () -> whole.restrictedTo(new int[0]));
         assertThrows(IllegalArgumentException.class, () -> whole.restrictedTo(new int[] {1, 1}));
     }
+
+    @Test
+    void nodesWithTheSameCandidateTypesShareAClassAlsoInARestrictedCluster() {
+        Cluster withTwins = new Cluster(
+                List.of(SMALL, BIG, OTHER),
+                List.of(
+                        Node.fixed("a0", "B"),
+                        new Node("v0", null, List.of("S", "B")),
+                        Node.fixed("a1", "B"),
+                        new Node("v1", null, List.of("S", "B")),
+                        new Node("w0", null, List.of("B", "S"))));
+        assertEquals(withTwins.nodeClass(0), withTwins.nodeClass(2));
+        assertEquals(withTwins.nodeClass(1), withTwins.nodeClass(3));
+        assertTrue(withTwins.nodeClass(0) != withTwins.nodeClass(1));
+        assertTrue(withTwins.nodeClass(4) != withTwins.nodeClass(1), "the candidate types in another order");
+        assertEquals(3, withTwins.nodeClassCount());
+        Cluster part = withTwins.restrictedTo(new int[] {3, 2, 4});
+        assertEquals(withTwins.nodeClass(3), part.nodeClass(0));
+        assertEquals(withTwins.nodeClass(2), part.nodeClass(1));
+        assertEquals(withTwins.nodeClass(4), part.nodeClass(2));
+        assertEquals(3, part.nodeClassCount(), "the whole cluster's count bounds the classes");
+    }
 }

@@ -95,6 +95,38 @@ class ObjectiveFunctionTest {
         assertEquals(byDefinition(params, cluster, now, jobs, nodeTypes), sum.total(nodeTypes));
     }
 
+    /**
+     * Placed jobs kept by node, read for the nodes a random scope leaves out: the very same double as a Sum over the
+     * jobs on those nodes alone, added in the same order.
+     */
+    @Property(tries = 300)
+    void theJobsOutsideAScopeSumAsASumOverThemAlone(@ForAll long seed) {
+        RandomState r = new RandomState(seed);
+        Cluster cluster = cluster(1 + r.nextInt(300));
+        ObjectiveParameters params = new ObjectiveParameters(100, 3600, r.nextInt(2) * 0.25);
+        double now = r.nextInt(100_000);
+        int[] nodeTypes = new int[cluster.nodeCount()];
+        int[] free = new int[cluster.nodeCount()];
+        int[] scopeNode = new int[cluster.nodeCount()];
+        for (int n = 0; n < nodeTypes.length; n++) {
+            nodeTypes[n] = cluster.candidateTypes(n)[r.nextInt(cluster.candidateTypes(n).length)];
+            free[n] = cluster.type(nodeTypes[n]).gpus();
+            scopeNode[n] = r.nextInt(3) == 0 ? n : -1;
+        }
+        ObjectiveFunction.ByNode byNode = new ObjectiveFunction.ByNode(params, cluster, now);
+        ObjectiveFunction.Sum outside = new ObjectiveFunction.Sum(params, cluster, now, 1);
+        for (int j = r.nextInt(400); j > 0; j--) {
+            int node = r.nextInt(cluster.nodeCount());
+            if (free[node] == 0) continue;
+            int gpus = 1 + r.nextInt(free[node]);
+            free[node] -= gpus;
+            double remaining = 1 + r.nextInt(200_000) * 0.37, due = r.nextInt(200_000), weight = r.nextInt(5) * 0.75;
+            byNode.scheduled(weight, due, remaining, node, nodeTypes[node], gpus);
+            if (scopeNode[node] < 0) outside.scheduled(weight, due, remaining, node, nodeTypes[node], gpus);
+        }
+        assertEquals(outside.total(nodeTypes), byNode.totalOutside(scopeNode, nodeTypes));
+    }
+
     @Test
     void aNodeCostsItsCheapestJobToFinishAndItsIdleGpus() {
         Cluster cluster = cluster(3); // r0 rightsizable, f1 small, f2 large
