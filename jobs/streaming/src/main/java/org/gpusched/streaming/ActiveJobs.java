@@ -41,8 +41,18 @@ final class ActiveJobs {
         /** Whether the entry waits in its owner's {@link #touched} list. */
         private boolean touched;
 
+        /**
+         * The record's {@link #ORDER} key, which no change of the record alters, copied so that the binary searches
+         * and trees ordered by it compare entries without loading their records and specs.
+         */
+        final double submitSeconds;
+
+        final String id;
+
         Entry(JobRecord record) {
             this.record = record;
+            this.submitSeconds = record.getSpec().getSubmit();
+            this.id = record.getSpec().getId();
         }
 
         /** Indices of the placement in {@link #indexedIn}, valid while node and type are these very strings. */
@@ -196,7 +206,12 @@ final class ActiveJobs {
         }
     }
 
-    private static final Comparator<Entry> ENTRY_ORDER = Comparator.comparing(e -> e.record, ORDER);
+    /** {@link #ORDER} of the entries' records, read off the entries. */
+    static final Comparator<Entry> ENTRY_ORDER = (a, b) -> {
+        int bySubmit = Double.compare(a.submitSeconds, b.submitSeconds);
+        return bySubmit != 0 ? bySubmit : a.id.compareTo(b.id);
+    };
+
     private static final Comparator<Entry> WAIT_ORDER =
             Comparator.<Entry>comparingDouble(e -> e.waitRank).thenComparing(ENTRY_ORDER);
     private static final Comparator<Entry> END_ORDER =
@@ -424,6 +439,8 @@ final class ActiveJobs {
 
     /** Replaces a job's record by a changed copy; the order key (submit, id) never changes. */
     void replace(Entry e, JobRecord changed) {
+        assert changed.getSpec().getSubmit() == e.submitSeconds
+                && changed.getSpec().getId().equals(e.id);
         e.record = changed;
         e.changed();
     }

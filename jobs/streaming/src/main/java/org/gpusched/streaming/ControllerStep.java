@@ -1,7 +1,6 @@
 package org.gpusched.streaming;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -259,7 +258,7 @@ final class ControllerStep {
         if (jobs.runningCount() == 0 && jobs.queuedCount() == 0) return new Call(0, nanos);
         double objective = problems.objectiveWithStarted(cluster, started, held);
         List<ActiveJobs.Entry> startedInOrder = new ArrayList<>(started.keySet());
-        startedInOrder.sort(Comparator.comparing(e -> e.record, ActiveJobs.ORDER));
+        startedInOrder.sort(ActiveJobs.ENTRY_ORDER);
         Placement[] placements = new Placement[startedInOrder.size()];
         for (int i = 0; i < placements.length; i++) placements[i] = started.get(startedInOrder.get(i));
         Schedule schedule = new Schedule(placements, held, objective);

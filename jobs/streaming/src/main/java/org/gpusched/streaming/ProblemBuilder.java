@@ -2,7 +2,6 @@ package org.gpusched.streaming;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.gpusched.core.model.Cluster;
@@ -184,7 +183,7 @@ final class ProblemBuilder {
                 candidates.add(e);
                 waiting.add(e);
             }
-            candidates.sort(Comparator.comparing(e -> e.record, ActiveJobs.ORDER));
+            candidates.sort(ActiveJobs.ENTRY_ORDER);
             candidateNode = new int[candidates.size()];
             for (int i = 0; i < candidateNode.length; i++) {
                 ActiveJobs.Entry e = candidates.get(i);

@@ -46,6 +46,23 @@ class ActiveJobsTest {
         assertNull(jobs.get("c"));
     }
 
+    /** The entries' order, read off the entries, is the records' {@link ActiveJobs#ORDER}, ties and signs included. */
+    @Test
+    void entriesCompareAsTheirRecords() {
+        Random random = new Random(7);
+        String[] ids = {"a", "b", "ab", "B", "a1", "a10", "a2", ""};
+        double[] submits = {0, -0.0, 1, 1.5, 1e9, -3};
+        for (int i = 0; i < 2000; i++) {
+            JobRecord x = job(ids[random.nextInt(ids.length)], submits[random.nextInt(submits.length)]);
+            JobRecord y = job(ids[random.nextInt(ids.length)], submits[random.nextInt(submits.length)]);
+            assertEquals(
+                    Integer.signum(ActiveJobs.ORDER.compare(x, y)),
+                    Integer.signum(ActiveJobs.ENTRY_ORDER.compare(new ActiveJobs.Entry(x), new ActiveJobs.Entry(y))),
+                    x.getSpec().getId() + "@" + x.getSpec().getSubmit() + " vs "
+                            + y.getSpec().getId() + "@" + y.getSpec().getSubmit());
+        }
+    }
+
     @Test
     void aReaddedIdReplacesItsEntryInOrder() {
         ActiveJobs jobs = new ActiveJobs();
