@@ -26,10 +26,14 @@ import org.gpusched.streaming.state.JobRecord;
  * them, it keeps the running jobs' f_OBJ terms too ({@link #runningTerms}), told of each entry that changes.
  */
 final class ActiveJobs {
-    /** Submission order, the order the optimizer sees jobs in: (submit, id). */
-    static final Comparator<JobRecord> ORDER = Comparator.<JobRecord>comparingDouble(
-                    j -> j.getSpec().getSubmit())
-            .thenComparing(j -> j.getSpec().getId());
+    /**
+     * Submission order, the order the optimizer sees jobs in: (submit, id) of the entries' specs, read off the entries
+     * ({@link Entry#submitSeconds}, {@link Entry#id}) so that the binary searches and trees ordered by it load no record.
+     */
+    static final Comparator<Entry> ORDER = (a, b) -> {
+        int bySubmit = Double.compare(a.submitSeconds, b.submitSeconds);
+        return bySubmit != 0 ? bySubmit : a.id.compareTo(b.id);
+    };
 
     /** One job: its current record and what follows from its immutable spec. */
     static final class Entry {
@@ -41,10 +45,7 @@ final class ActiveJobs {
         /** Whether the entry waits in its owner's {@link #touched} list. */
         private boolean touched;
 
-        /**
-         * The record's {@link #ORDER} key, which no change of the record alters, copied so that the binary searches
-         * and trees ordered by it compare entries without loading their records and specs.
-         */
+        /** The spec's submit time and id, the {@link #ORDER} key: no change of the record alters them. */
         final double submitSeconds;
 
         final String id;
@@ -206,16 +207,10 @@ final class ActiveJobs {
         }
     }
 
-    /** {@link #ORDER} of the entries' records, read off the entries. */
-    static final Comparator<Entry> ENTRY_ORDER = (a, b) -> {
-        int bySubmit = Double.compare(a.submitSeconds, b.submitSeconds);
-        return bySubmit != 0 ? bySubmit : a.id.compareTo(b.id);
-    };
-
     private static final Comparator<Entry> WAIT_ORDER =
-            Comparator.<Entry>comparingDouble(e -> e.waitRank).thenComparing(ENTRY_ORDER);
+            Comparator.<Entry>comparingDouble(e -> e.waitRank).thenComparing(ORDER);
     private static final Comparator<Entry> END_ORDER =
-            Comparator.<Entry>comparingLong(e -> e.indexedEnd).thenComparing(ENTRY_ORDER);
+            Comparator.<Entry>comparingLong(e -> e.indexedEnd).thenComparing(ORDER);
 
     /** Touched entries kept for {@link #terms} beyond twice the running jobs before they are dropped. */
     private static final int RUNNING_TERMS_SLACK = 1024;
@@ -283,7 +278,7 @@ final class ActiveJobs {
         for (Entry e : touched) {
             e.touched = false;
             terms.remove(e);
-            if (e.indexedRunning && byId.get(e.record.getSpec().getId()) == e) terms.put(e);
+            if (e.indexedRunning && byId.get(e.id) == e) terms.put(e);
         }
         touched.clear();
         return terms;
@@ -340,7 +335,7 @@ final class ActiveJobs {
             if (e.indexedEnd > millis) break;
             ending.add(e);
         }
-        if (ending.size() > 1) ending.sort(ENTRY_ORDER);
+        if (ending.size() > 1) ending.sort(ORDER);
         return ending;
     }
 
@@ -408,7 +403,7 @@ final class ActiveJobs {
         Entry previous = byId.put(record.getSpec().getId(), e);
         if (previous != null) removeOrdered(previous);
         // never found: an equal key has the same id, whose entry went above
-        ordered.add(-Collections.binarySearch(ordered, e, ENTRY_ORDER) - 1, e);
+        ordered.add(-Collections.binarySearch(ordered, e, ORDER) - 1, e);
         reindex(e);
         if (!e.indexedRunning) enqueue(e);
         return e;
@@ -424,7 +419,7 @@ final class ActiveJobs {
             if (runs) {
                 dequeue(e);
                 // never found: the entry was not running
-                runningOrdered.add(-Collections.binarySearch(runningOrdered, e, ENTRY_ORDER) - 1, e);
+                runningOrdered.add(-Collections.binarySearch(runningOrdered, e, ORDER) - 1, e);
             } else {
                 removeRunning(e);
                 enqueue(e);
@@ -455,12 +450,12 @@ final class ActiveJobs {
         if (e.indexedRunning) removeRunning(e);
         dequeue(e);
         if (e.indexedEnd >= 0) byEnd.remove(e);
-        int at = Collections.binarySearch(ordered, e, ENTRY_ORDER);
+        int at = Collections.binarySearch(ordered, e, ORDER);
         if (at >= 0) ordered.remove(at);
     }
 
     private void removeRunning(Entry e) {
-        int at = Collections.binarySearch(runningOrdered, e, ENTRY_ORDER);
+        int at = Collections.binarySearch(runningOrdered, e, ORDER);
         if (at >= 0) runningOrdered.remove(at);
     }
 }

@@ -149,7 +149,7 @@ final class ControllerStep {
                     : null;
             Cluster cluster = scope == null ? topology.cluster : scope.cluster;
             double keptRunning = 0;
-            if (scoped && scope != null) {
+            if (scope != null) {
                 ProblemBuilder.InScope inScope = problems.within(topology, scope, asked);
                 candidates = inScope.candidates();
                 keptRunning = inScope.keptRunning();
@@ -258,7 +258,7 @@ final class ControllerStep {
         if (jobs.runningCount() == 0 && jobs.queuedCount() == 0) return new Call(0, nanos);
         double objective = problems.objectiveWithStarted(cluster, started, held);
         List<ActiveJobs.Entry> startedInOrder = new ArrayList<>(started.keySet());
-        startedInOrder.sort(ActiveJobs.ENTRY_ORDER);
+        startedInOrder.sort(ActiveJobs.ORDER);
         Placement[] placements = new Placement[startedInOrder.size()];
         for (int i = 0; i < placements.length; i++) placements[i] = started.get(startedInOrder.get(i));
         Schedule schedule = new Schedule(placements, held, objective);

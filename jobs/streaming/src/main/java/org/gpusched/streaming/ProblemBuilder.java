@@ -153,7 +153,8 @@ final class ProblemBuilder {
      */
     Asked ask(Topology topology, boolean scoped) {
         Cluster cluster = topology.cluster;
-        RunningFigures running = scoped ? new RunningFigures(cluster) : null;
+        Map<String, Integer> catalogIndex = facts.catalog.index();
+        RunningFigures running = scoped ? new RunningFigures(cluster, catalogIndex) : null;
         List<ActiveJobs.Entry> candidates = new ArrayList<>();
         List<ActiveJobs.Entry> waiting = new ArrayList<>();
         int[] candidateNode;
@@ -162,7 +163,7 @@ final class ProblemBuilder {
             for (ActiveJobs.Entry e : jobs.inOrder()) {
                 if (e.indexedAsRunning()) {
                     if (running != null) running.add(e);
-                    if (!e.walked(cluster, facts.catalog.index()).runnable) continue;
+                    if (!e.walked(cluster, catalogIndex).runnable) continue;
                     candidateNode[candidates.size()] = e.walkNode;
                     candidates.add(e);
                 } else if (e.priced(cluster).runnable) {
@@ -176,14 +177,14 @@ final class ProblemBuilder {
         } else {
             for (ActiveJobs.Entry e : jobs.runningInOrder()) {
                 if (running != null) running.add(e);
-                if (e.walked(cluster, facts.catalog.index()).runnable) candidates.add(e);
+                if (e.walked(cluster, catalogIndex).runnable) candidates.add(e);
             }
             for (ActiveJobs.Entry e : jobs.waitingInRankOrder()) {
                 if (candidates.size() >= jobs.runningCount() + topology.optimizerWindow) break;
                 candidates.add(e);
                 waiting.add(e);
             }
-            candidates.sort(ActiveJobs.ENTRY_ORDER);
+            candidates.sort(ActiveJobs.ORDER);
             candidateNode = new int[candidates.size()];
             for (int i = 0; i < candidateNode.length; i++) {
                 ActiveJobs.Entry e = candidates.get(i);
@@ -214,13 +215,14 @@ final class ProblemBuilder {
     private final class RunningFigures {
         private final Cluster whole;
         private final double now = facts.nowSeconds();
-        private final Map<String, Integer> catalogIndex = facts.catalog.index();
+        private final Map<String, Integer> catalogIndex;
         private final int[] fewest;
         private final boolean[] rescue;
         final ObjectiveFunction.ByNode kept;
 
-        RunningFigures(Cluster whole) {
+        RunningFigures(Cluster whole, Map<String, Integer> catalogIndex) {
             this.whole = whole;
+            this.catalogIndex = catalogIndex;
             fewest = new int[whole.nodeCount()];
             rescue = new boolean[whole.nodeCount()];
             kept = new ObjectiveFunction.ByNode(facts.config.objective(), whole, now);
@@ -233,7 +235,7 @@ final class ProblemBuilder {
             double left = 1 - facts.walkedOptimizerDone(e);
             double due = e.walkDue;
             if (now + e.predictedSeconds * left > due && now + e.walkFastest * left <= due) rescue[n] = true;
-            if (e.runnable) priceWalked(kept, e);
+            if (e.runnable) priceWalked(kept, e, left);
         }
 
         RunningByNode byNode() {
@@ -289,7 +291,11 @@ final class ProblemBuilder {
      * sum's cluster), read off the entry alone.
      */
     private void priceWalked(ObjectiveFunction.PlacedJobs sum, ActiveJobs.Entry e) {
-        double left = 1 - facts.walkedOptimizerDone(e);
+        priceWalked(sum, e, 1 - facts.walkedOptimizerDone(e));
+    }
+
+    /** {@link #priceWalked(ObjectiveFunction.PlacedJobs, ActiveJobs.Entry)}, the share of its work left known. */
+    private static void priceWalked(ObjectiveFunction.PlacedJobs sum, ActiveJobs.Entry e, double left) {
         // its time table's time on its placement: the cluster's type indices are the catalog's
         sum.scheduled(e.weightPerHour, e.dueSeconds, e.predictedSeconds * left, e.walkNode, e.walkType, e.walkGpus);
     }

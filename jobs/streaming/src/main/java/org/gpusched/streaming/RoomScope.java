@@ -86,8 +86,9 @@ final class RoomScope {
      * The scope of {@code topology}, or null when it holds no node. {@code fewest} and {@code rescue}: per topology
      * node, the fewest GPUs its jobs could run on and whether it is brought in for a late job ({@link
      * ProblemBuilder.RunningByNode}). {@code candidates}: the jobs the optimizer would be asked about on the whole
-     * cluster (it reads the waiting ones alone, so these may be all it is given), the waiting ones ranked ({@link ActiveJobs.Entry#waitRank}: due date minus fastest remaining time). A
-     * waiting candidate whose rank is below {@code pressedBy} (now + H) is short of time and widens the scope.
+     * cluster (it reads the waiting ones alone, so these may be all it is given), the waiting ones ranked ({@link
+     * ActiveJobs.Entry#waitRank}: due date minus fastest remaining time). A waiting candidate whose rank is below
+     * {@code pressedBy} (now + H) is short of time and widens the scope.
      */
     static RoomScope of(
             Topology topology, int[] fewest, List<ActiveJobs.Entry> candidates, double pressedBy, boolean[] rescue) {
