@@ -109,10 +109,18 @@ public final class ReplayCommand implements Callable<Integer> {
 
     @Option(
             names = "--parallelism",
-            paramLabel = "N",
-            defaultValue = "1",
-            description = "Flink parallelism of the local run (default: ${DEFAULT-VALUE}).")
-    int parallelism;
+            paramLabel = "N|auto",
+            defaultValue = AUTO,
+            description = "Flink parallelism of the local run. auto: 1 with one controller; with K > 1 controllers,"
+                    + " min(K, processors) subtasks share the controllers, and each call's optimizer runs on"
+                    + " processors / subtasks threads unless --optimizer-threads says otherwise (small calls use"
+                    + " the processors better side by side than split). The decisions are the same for any N"
+                    + " (default: ${DEFAULT-VALUE}).")
+    String parallelism;
+
+    static final String AUTO = "auto";
+    /** The parallelism the run uses ({@link #fixedParallelism} or {@link #autoParallelism}). */
+    private int runParallelism;
 
     @Option(
             names = "--out",
@@ -139,13 +147,7 @@ public final class ReplayCommand implements Callable<Integer> {
         CliFiles.requireFile(spec.commandLine(), trace, "--trace");
         CliFiles.requireFile(spec.commandLine(), cluster, "--cluster");
         if (nodeEvents != null) CliFiles.requireFile(spec.commandLine(), nodeEvents, "--node-events");
-        if (parallelism < 1 || parallelism > maxLocalParallelism()) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    "--parallelism must be between 1 and " + maxLocalParallelism()
-                            + " (4 per core of this machine, at least 8: the mini cluster runs every subtask here), got "
-                            + parallelism);
-        }
+        Integer fixedParallelism = fixedParallelism();
         ClusterSpec clusterSpec;
         try {
             clusterSpec = ClusterYaml.read(cluster);
@@ -157,6 +159,12 @@ public final class ReplayCommand implements Callable<Integer> {
         SchedulerConfig cfg;
         try {
             SchedulerConfig.Builder builder = scheduler.replayConfig(clusterSpec);
+            int subtasks = fixedParallelism != null
+                    ? fixedParallelism
+                    : autoParallelism(builder.build().controllers(), processors());
+            if (subtasks > 1 && !scheduler.options().contains(SchedulerOptions.OPTIMIZER_THREADS))
+                builder.optimizerThreads(Math.max(1, processors() / subtasks));
+            runParallelism = subtasks;
             Duration watermarks =
                     ReplaySchedulerOptions.watermarksFor(err, "gpusched replay", trace, nodeEvents, builder.build());
             cfg = builder.outOfOrderness(watermarks).build();
@@ -192,12 +200,17 @@ public final class ReplayCommand implements Callable<Integer> {
         long started = System.nanoTime();
         err.printf(
                 Locale.ROOT,
-                "replay: %d trace lines, %d nodes, policy %s, seed %d, K=%d, noise %.2f, H=%.0fs%n",
+                "replay: %d trace lines, %d nodes, policy %s, seed %d, K=%d (%d subtask%s, %d optimizer thread%s each),"
+                        + " noise %.2f, H=%.0fs%n",
                 jobs,
                 cfg.nodes().size(),
                 policy,
                 cfg.seed(),
                 cfg.controllers(),
+                runParallelism,
+                runParallelism == 1 ? "" : "s",
+                cfg.optimizerThreads(),
+                cfg.optimizerThreads() == 1 ? "" : "s",
                 cfg.noise(),
                 cfg.periodSeconds());
         err.flush();
@@ -207,7 +220,7 @@ public final class ReplayCommand implements Callable<Integer> {
                 cfg,
                 new FileJobSources(trace, nodeEvents, null, null),
                 parts,
-                parallelism,
+                runParallelism,
                 "gpusched replay " + trace.getFileName(),
                 metricsPort.apply(new org.apache.flink.configuration.Configuration(), err),
                 p -> progress.update(progressLine("replay", p, jobs, (System.nanoTime() - started) / 1e9, rate)));
@@ -272,6 +285,38 @@ public final class ReplayCommand implements Callable<Integer> {
                         percent,
                         seconds)
                 + rate.after(seconds, done, lines, "jobs");
+    }
+
+    /** The parallelism --parallelism names, or null for {@value #AUTO}; out of range or not a number: usage error. */
+    private Integer fixedParallelism() {
+        if (AUTO.equals(parallelism)) return null;
+        int n;
+        try {
+            n = Integer.parseInt(parallelism.strip());
+        } catch (NumberFormatException e) {
+            throw new ParameterException(
+                    spec.commandLine(), "--parallelism must be a whole number or auto, got '" + parallelism + "'");
+        }
+        if (n < 1 || n > maxLocalParallelism()) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--parallelism must be between 1 and " + maxLocalParallelism()
+                            + " (4 per core of this machine, at least 8: the mini cluster runs every subtask here), got "
+                            + parallelism);
+        }
+        return n;
+    }
+
+    /**
+     * {@value #AUTO}: one subtask for one controller (its calls are large and use every processor by themselves), else
+     * one per processor, at most one per controller (a controller is one key: it never spans subtasks).
+     */
+    static int autoParallelism(int controllers, int processors) {
+        return Math.max(1, Math.min(controllers, processors));
+    }
+
+    private static int processors() {
+        return Runtime.getRuntime().availableProcessors();
     }
 
     /** More subtasks than this only add overhead on one machine, and far more exhaust the mini cluster's memory. */

@@ -25,21 +25,18 @@ class ReplayCommandIT {
     @TempDir
     Path tmp;
 
+    /** {@code replay} of the sample with the policy into {@code out}, and the options after them. */
+    private static WorkloadCommandsTest.Run replaySample(String policy, Path out, List<String> options) {
+        List<String> args = new ArrayList<>(
+                List.of("replay", "--trace", TRACE, "--cluster", CLUSTER, "--policy", policy, "--out", out.toString()));
+        args.addAll(options);
+        return WorkloadCommandsTest.gpusched(args.toArray(String[]::new));
+    }
+
     @Test
     void sampleReplayWritesAValidRunDirectoryAndASummaryTable() throws Exception {
         Path out = tmp.resolve("armida");
-        var r = WorkloadCommandsTest.gpusched(
-                "replay",
-                "--trace",
-                TRACE,
-                "--cluster",
-                CLUSTER,
-                "--policy",
-                "andreas-rg",
-                "--seed",
-                "3",
-                "--out",
-                out.toString());
+        var r = replaySample("andreas-rg", out, List.of("--seed", "3"));
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("total cost") && r.out().contains("andreas-rg"), r.out());
         assertTrue(r.err().contains("8/8 jobs finished"), "progress on stderr: " + r.err());
@@ -79,21 +76,36 @@ class ReplayCommandIT {
         // same seed, same decisions
         Path again = tmp.resolve("again");
         assertEquals(
-                0,
-                WorkloadCommandsTest.gpusched(
-                                "replay",
-                                "--trace",
-                                TRACE,
-                                "--cluster",
-                                CLUSTER,
-                                "--policy",
-                                "andreas-rg",
-                                "--seed",
-                                "3",
-                                "--out",
-                                again.toString())
-                        .exit());
+                0, replaySample("andreas-rg", again, List.of("--seed", "3")).exit());
         assertEquals(decisions, Files.readAllLines(again.resolve("decisions.jsonl")));
+    }
+
+    @Test
+    void controllersRunOnSeveralSubtasksByDefaultWithTheDecisionsOfOne() throws Exception {
+        int processors = Runtime.getRuntime().availableProcessors();
+        assertEquals(1, ReplayCommand.autoParallelism(1, processors), "one controller: one subtask");
+        assertEquals(Math.min(3, processors), ReplayCommand.autoParallelism(3, processors));
+        assertEquals(2, ReplayCommand.autoParallelism(200, 2));
+        List<List<String>> decisions = new ArrayList<>();
+        for (List<String> parallelism : List.of(List.<String>of(), List.of("--parallelism", "1"))) {
+            Path out = tmp.resolve("k3-" + decisions.size());
+            List<String> options = new ArrayList<>(List.of("--controllers", "3"));
+            options.addAll(parallelism);
+            var r = replaySample("andreas-rg", out, options);
+            assertEquals(0, r.exit(), r.err());
+            int subtasks = parallelism.isEmpty() ? ReplayCommand.autoParallelism(3, processors) : 1;
+            int threads = subtasks > 1 ? Math.max(1, processors / subtasks) : processors;
+            assertTrue(
+                    r.err()
+                            .contains("K=3 (" + subtasks + " subtask" + (subtasks == 1 ? "" : "s") + ", " + threads
+                                    + " optimizer thread"),
+                    r.err());
+            decisions.add(Files.readAllLines(out.resolve("decisions.jsonl")));
+        }
+        assertEquals(decisions.get(0), decisions.get(1));
+        var audit =
+                WorkloadCommandsTest.gpusched("validate", tmp.resolve("k3-0").toString());
+        assertEquals(0, audit.exit(), audit.out() + audit.err());
     }
 
     @Test

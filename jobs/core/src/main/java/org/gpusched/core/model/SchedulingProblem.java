@@ -277,7 +277,15 @@ public final class SchedulingProblem {
      */
     public double moveCharge(int j, int n, int t, int g) {
         if (!parameters.chargeMoves() || currentNode[j] < 0 || runsAt(j, n, t, g)) return 0;
-        double movedRemaining = remainingAt(j, n, t, g);
+        return moveCharge(j, n, t, g, remainingAt(j, n, t, g));
+    }
+
+    /**
+     * {@link #moveCharge(int, int, int, int)} where the caller knows {@code movedRemaining}, the job's {@link
+     * #remainingAt(int, int, int, int)} there (so the optimizers' inner loops look it up once).
+     */
+    public double moveCharge(int j, int n, int t, int g, double movedRemaining) {
+        if (!parameters.chargeMoves() || currentNode[j] < 0 || runsAt(j, n, t, g)) return 0;
         if (Double.isNaN(movedRemaining)) return 0;
         double stay = now + remaining(j, currentType[j], currentGpus[j]);
         double moved = now + movedRemaining;

@@ -23,8 +23,17 @@ final class GreedyConstruction {
     private int[] work = new int[0];
     int[] jobNode = new int[0], jobType = new int[0], jobGpus = new int[0];
     private long[] jobDeltaUnits = new long[0];
+    /** Under {@link Ranking#WASTE}: each placed job's progress credit, in units ({@link JobConfigurations#progressUnits}). */
+    private long[] jobProgressUnits = new long[0];
+
     double[] jobCost = new double[0];
     private long placedDelta; // sum of jobDeltaUnits over placed jobs
+    private long placedProgress; // sum of jobProgressUnits over placed jobs
+    /** Per job, its migration's figures ({@link #priceMigration}), kept for the call where migrationPriced says so. */
+    private double[] migrationCost = new double[0];
+
+    private long[] migrationDelta = new long[0], migrationProgress = new long[0];
+    private final CallStamps migrationPriced = new CallStamps();
     private int[] placed = new int[0];
     private int placedCount;
     private final int[] pickNodes = new int[K];
@@ -32,7 +41,7 @@ final class GreedyConstruction {
     /** The configuration being tried for the current job. */
     private int candType, candGpus;
 
-    private long candDelta;
+    private long candDelta, candProgress;
     private double candCost;
 
     // ---- the draw memo's view of this construction ----
@@ -56,12 +65,20 @@ final class GreedyConstruction {
         this.configs = configs;
         int jobs = tables.jobs;
         pool.prepare(tables);
+        post.prepare();
+        if (migrationPriced.startCall(jobs)) {
+            int capacity = migrationPriced.capacity();
+            migrationCost = new double[capacity];
+            migrationDelta = new long[capacity];
+            migrationProgress = new long[capacity];
+        }
         work = GreedyArrays.grow(work, jobs);
         System.arraycopy(configs.sortedJobs, 0, work, 0, jobs);
         jobNode = GreedyArrays.grow(jobNode, jobs);
         jobType = GreedyArrays.grow(jobType, jobs);
         jobGpus = GreedyArrays.grow(jobGpus, jobs);
         jobDeltaUnits = GreedyArrays.grow(jobDeltaUnits, jobs);
+        jobProgressUnits = GreedyArrays.grow(jobProgressUnits, jobs);
         jobCost = GreedyArrays.grow(jobCost, jobs);
         placed = GreedyArrays.grow(placed, jobs);
         Arrays.fill(jobNode, 0, jobs, -1);
@@ -69,6 +86,7 @@ final class GreedyConstruction {
         Arrays.fill(jobGpus, 0, jobs, 0);
         placedCount = 0;
         placedDelta = 0;
+        placedProgress = 0;
     }
 
     /** Undoes the last construction by touching only what it changed. */
@@ -82,6 +100,7 @@ final class GreedyConstruction {
         }
         placedCount = 0;
         placedDelta = 0;
+        placedProgress = 0;
     }
 
     // ---- the draw memo ----
@@ -160,6 +179,7 @@ final class GreedyConstruction {
         candType = cf.topType[slot];
         candGpus = cf.topGpus[slot];
         candDelta = cf.topDelta[slot];
+        candProgress = cf.ranking == Ranking.WASTE ? cf.topProgress[slot] : 0;
         candCost = cf.topCost[slot];
         return assignOpen(j, random, bestFit) || assignNew(j, random) || placeSubOptimal(j, random, bestFit);
     }
@@ -196,6 +216,7 @@ final class GreedyConstruction {
         candType = cf.cfgType[c];
         candGpus = cf.cfgGpus[c];
         candDelta = cf.deltaUnits(j, c);
+        candProgress = cf.ranking == Ranking.WASTE ? cf.progressUnits(j, cf.cfgTime[c]) : 0;
         candCost = cf.cfgCost[c];
     }
 
@@ -309,15 +330,16 @@ final class GreedyConstruction {
     /** Places job j on node n with the current candidate configuration, switching n on if it is off. */
     private void assign(int j, int n) {
         double cost = candCost;
-        long delta = candDelta;
+        long delta = candDelta, progress = candProgress;
         JobConfigurations cf = configs;
         if (cf.chargesMoves && cf.jobCurNode[j] >= 0 && cf.jobCurNode[j] != n) {
             // its current configuration on another node: a migration, with what it loses (other configurations
             // carry theirs already)
             if (candType == cf.jobCurType[j] && candGpus == cf.jobCurG[j]) {
-                double r = remainingOn(j, n, candType, candGpus);
-                cost = r / 3600.0 * tables.rate[candType * tables.stride + candGpus];
-                delta = cf.deltaUnits(j, n, candType, candGpus, r);
+                if (!migrationPriced.valid(j)) priceMigration(j, n);
+                cost = migrationCost[j];
+                delta = migrationDelta[j];
+                progress = migrationProgress[j];
             }
         }
         pool.take(n, candType, candGpus, j, cost);
@@ -325,9 +347,25 @@ final class GreedyConstruction {
         jobType[j] = candType;
         jobGpus[j] = candGpus;
         jobDeltaUnits[j] = delta;
+        jobProgressUnits[j] = progress;
         jobCost[j] = cost;
         placedDelta += delta;
+        placedProgress += progress;
         placed[placedCount++] = j;
+    }
+
+    /**
+     * What job j's current configuration costs on another node than its own: the same on every other node (the move
+     * loses the same work, and its charge reads only the time it then needs), so priced once per call and kept.
+     */
+    private void priceMigration(int j, int n) {
+        JobConfigurations cf = configs;
+        int t = cf.jobCurType[j], g = cf.jobCurG[j];
+        double r = remainingOn(j, n, t, g);
+        migrationCost[j] = r / 3600.0 * tables.rate[t * tables.stride + g];
+        migrationDelta[j] = cf.deltaUnits(j, n, t, g, r);
+        migrationProgress[j] = cf.ranking == Ranking.WASTE ? cf.progressUnits(j, r) : 0;
+        migrationPriced.markValid(j);
     }
 
     /** After post-processing changed a job's type or GPU count. */
@@ -337,6 +375,11 @@ final class GreedyConstruction {
         placedDelta -= jobDeltaUnits[j];
         jobDeltaUnits[j] = configs.deltaUnits(j, jobNode[j], t, g, r);
         placedDelta += jobDeltaUnits[j];
+        if (configs.ranking == Ranking.WASTE) {
+            placedProgress -= jobProgressUnits[j];
+            jobProgressUnits[j] = configs.progressUnits(j, r);
+            placedProgress += jobProgressUnits[j];
+        }
         jobCost[j] = r / 3600.0 * tables.rate[t * tables.stride + g];
     }
 
@@ -351,17 +394,14 @@ final class GreedyConstruction {
      */
     private long waste() {
         NodePool np = pool;
-        double horizon = tables.problem.parameters().horizonSeconds();
-        long f = configs.postponedTotal + placedDelta;
+        long[] spend = configs.nodeSpendUnits;
+        int stride = tables.stride;
+        int[] typeGpus = tables.typeGpus;
+        long f = configs.postponedTotal + placedDelta - placedProgress;
         for (int i = 0; i < np.openedCount; i++) {
             int n = np.opened[i];
             int t = np.nodeType[n];
-            f += configs.units(horizon / 3600.0 * tables.rate[t * tables.stride + tables.typeGpus[t] - np.nodeFree[n]]);
-        }
-        for (int i = 0; i < placedCount; i++) {
-            int j = placed[i];
-            double r = remainingOn(j, jobNode[j], jobType[j], jobGpus[j]);
-            f -= configs.units(horizon * configs.cheapestShare[j] / r);
+            f += spend[t * stride + typeGpus[t] - np.nodeFree[n]];
         }
         return f;
     }

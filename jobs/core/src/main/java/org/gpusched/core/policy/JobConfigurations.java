@@ -78,6 +78,13 @@ final class JobConfigurations {
 
     int[] topType = new int[0], topGpus = new int[0];
     long[] topDelta = new long[0];
+    /**
+     * Under {@link Ranking#WASTE}, each top configuration's {@link #progressUnits} at its time as the preparation
+     * prices it ({@link #cfgTime}: where it runs for its current configuration, else moved); a construction that
+     * migrates a job on its current configuration prices that itself.
+     */
+    long[] topProgress = new long[0];
+
     int[] topCount = new int[0];
     /** The jobs by pressure descending (ANDREAS eq. 2), ties by job index. */
     int[] sortedJobs = new int[0];
@@ -99,6 +106,13 @@ final class JobConfigurations {
     Ranking ranking = Ranking.F_OBJ;
 
     double[] cheapestShare = new double[0];
+    /**
+     * Under {@link Ranking#WASTE}, f_W's term of a node of type t with u busy GPUs, in units: [t x stride + u]. The
+     * constructions add it for every node they open, and every iteration opens the same few types.
+     */
+    long[] nodeSpendUnits = new long[0];
+
+    private double horizonSeconds;
 
     void prepare(SchedulingProblem p, ProblemTables tables, NodeOpening opening) {
         prepare(p, tables, opening, Ranking.F_OBJ, null, 1);
@@ -189,6 +203,7 @@ final class JobConfigurations {
         topType = GreedyArrays.grow(topType, jobs * K);
         topGpus = GreedyArrays.grow(topGpus, jobs * K);
         topDelta = GreedyArrays.grow(topDelta, jobs * K);
+        if (ranking == Ranking.WASTE) topProgress = GreedyArrays.grow(topProgress, jobs * K);
         topCount = GreedyArrays.grow(topCount, jobs);
         cfgEnd = GreedyArrays.grow(cfgEnd, jobs);
 
@@ -226,6 +241,14 @@ final class JobConfigurations {
                     + charge;
         }
         unitsPerCost = Math.min(UNITS_PER_COST, MAX_UNITS / bound);
+        horizonSeconds = horizon;
+        if (ranking == Ranking.WASTE) {
+            nodeSpendUnits = GreedyArrays.grow(nodeSpendUnits, types * stride);
+            for (int t = 0; t < types; t++) {
+                for (int u = 0; u <= typeGpus[t]; u++)
+                    nodeSpendUnits[t * stride + u] = units(horizon / 3600.0 * tables.rate[t * stride + u]);
+            }
+        }
         slots = perJob;
         // computed once here rather than by whichever job's thread asks first
         if (ranking == Ranking.WASTE && jobs > 0) p.cheapestShare(0);
@@ -358,6 +381,14 @@ final class JobConfigurations {
         return Math.round(cost * unitsPerCost);
     }
 
+    /**
+     * f_W's credit, in units, for job j's progress over the horizon on a placement where it needs {@code r} seconds:
+     * that progress at the job's cheapest share ({@link WasteObjective}).
+     */
+    long progressUnits(int j, double r) {
+        return units(horizonSeconds * cheapestShare[j] / r);
+    }
+
     private void putConfig(NodeOpening opening, int c, int t, int g, double r) {
         cfgType[c] = t;
         cfgGpus[c] = g;
@@ -388,7 +419,7 @@ final class JobConfigurations {
     long deltaUnits(int j, int n, int t, int g, double r) {
         double late = tables.now + r - due[j];
         long delta = units(late > 0 ? weight[j] * late / 3600.0 : 0) - postponedUnits[j];
-        if (chargesMoves) delta += units(problem.moveCharge(j, n, t, g));
+        if (chargesMoves) delta += units(problem.moveCharge(j, n, t, g, r));
         if (ranking == Ranking.WASTE && jobCurNode[j] >= 0)
             delta += units(WasteObjective.moveWaste(problem, j, t, g, r));
         return delta;
@@ -423,6 +454,7 @@ final class JobConfigurations {
             topType[base + k] = cfgType[c];
             topGpus[base + k] = cfgGpus[c];
             topDelta[base + k] = deltaUnits(j, c);
+            if (ranking == Ranking.WASTE) topProgress[base + k] = progressUnits(j, cfgTime[c]);
         }
     }
 

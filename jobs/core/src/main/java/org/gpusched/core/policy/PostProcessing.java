@@ -12,12 +12,36 @@ final class PostProcessing {
     /** Out-values of {@link #termsOf}. */
     private double termLate, termCharge, termFirst;
 
+    /**
+     * {@link #termsOf} a job placed anywhere but where it runs, by [(job x types + type) x stride + GPUs], kept for
+     * the call where termsKept says so.
+     */
+    private double[] keptRemaining = new double[0],
+            keptLate = new double[0],
+            keptCharge = new double[0],
+            keptFirst = new double[0];
+
+    private final CallStamps termsKept = new CallStamps();
+
     PostProcessing(GreedyConstruction construction) {
         this.c = construction;
     }
 
+    /** Sizes the kept terms for a call and forgets the last call's. */
+    void prepare() {
+        ProblemTables p = c.tables;
+        if (termsKept.startCall(p.jobs * p.types * p.stride)) {
+            int capacity = termsKept.capacity();
+            keptRemaining = new double[capacity];
+            keptLate = new double[capacity];
+            keptCharge = new double[capacity];
+            keptFirst = new double[capacity];
+        }
+    }
+
     void postProcess(int n) {
-        if (c.tables.rightsizable[n]) downsize(n);
+        loadTerms(n);
+        if (c.tables.rightsizable[n] && downsize(n) && c.pool.nodeFree[n] > 0) loadTerms(n);
         giveIdleGpus(n);
         refreshFirstCost(n);
     }
@@ -33,13 +57,19 @@ final class PostProcessing {
         np.nodeFirstCost[n] = first;
     }
 
-    /** The node's share of f_OBJ as it stands: its jobs' tardiness, its first-ending cost and mu x idle GPUs. */
+    /**
+     * The node's share of f_OBJ as it stands, from its loaded terms ({@link #loadTerms}): its jobs' tardiness, its
+     * first-ending cost and mu x idle GPUs.
+     */
     private double nodeShare(int n) {
-        loadTerms(n);
         return shareWith(n, -1, 0, 0, 0, c.pool.nodeFree[n]);
     }
 
-    /** Each of node n's jobs' terms of {@link #nodeShare}, in the node's job order, for its configuration now. */
+    /**
+     * Each of node n's jobs' terms of {@link #nodeShare}, in the node's job order, for its configuration now; kept up
+     * to date as the post-processing changes a job (the same terms a fresh load gives: the same function of the
+     * same placement).
+     */
     private void loadTerms(int n) {
         ProblemTables p = c.tables;
         NodePool np = c.pool;
@@ -64,12 +94,32 @@ final class PostProcessing {
      * {@link #termFirst}; returns its remaining time there (NaN: no time for that configuration).
      */
     private double termsOf(int j, int n, int t, int g) {
+        JobConfigurations cf = c.configs;
+        if (n == cf.jobCurNode[j] && t == cf.jobCurType[j] && g == cf.jobCurG[j]) return computeTerms(j, n, t, g);
+        // anywhere but where it runs the job needs the same time and is charged the same: one pricing per call
+        ProblemTables p = c.tables;
+        int at = (j * p.types + t) * p.stride + g;
+        if (!termsKept.valid(at)) {
+            keptRemaining[at] = computeTerms(j, n, t, g);
+            keptLate[at] = termLate;
+            keptCharge[at] = termCharge;
+            keptFirst[at] = termFirst;
+            termsKept.markValid(at);
+            return keptRemaining[at];
+        }
+        termLate = keptLate[at];
+        termCharge = keptCharge[at];
+        termFirst = keptFirst[at];
+        return keptRemaining[at];
+    }
+
+    private double computeTerms(int j, int n, int t, int g) {
         ProblemTables p = c.tables;
         JobConfigurations cf = c.configs;
         double r = c.remainingOn(j, n, t, g);
         double lateness = p.now + r - cf.due[j];
         termLate = lateness > 0 ? cf.weight[j] * lateness / 3600.0 : 0;
-        termCharge = cf.chargesMoves ? p.problem.moveCharge(j, n, t, g) : 0;
+        termCharge = cf.chargesMoves ? p.problem.moveCharge(j, n, t, g, r) : 0;
         termFirst = r / 3600.0 * p.rate[t * p.stride + g];
         return r;
     }
@@ -90,8 +140,11 @@ final class PostProcessing {
         return tard + firstEnd + c.tables.mu * free;
     }
 
-    /** Thesis: "an equivalent configuration (same VM type) with a lower number of GPUs". */
-    private void downsize(int n) {
+    /**
+     * Thesis: "an equivalent configuration (same VM type) with a lower number of GPUs". Returns whether the node's
+     * type changed (its jobs' loaded terms are then stale).
+     */
+    private boolean downsize(int n) {
         ProblemTables p = c.tables;
         NodePool np = c.pool;
         int t = np.nodeType[n];
@@ -129,7 +182,9 @@ final class PostProcessing {
                 c.jobType[j] = bestType;
                 c.refreshJob(j);
             }
+            return true;
         }
+        return false;
     }
 
     /**
@@ -145,7 +200,8 @@ final class PostProcessing {
         while (np.nodeFree[n] > 0) {
             double before = nodeShare(n);
             double bestSpeedup = 1;
-            int bestJob = -1, bestG = 0;
+            int bestJob = -1, bestG = 0, bestIndex = -1;
+            double bestLate = 0, bestCharge = 0, bestFirst = 0;
             for (int i = 0; i < count; i++) {
                 int j = np.nodeJobs[n * p.maxG + i];
                 int g = jobGpus[j];
@@ -161,6 +217,10 @@ final class PostProcessing {
                         bestSpeedup = speedup;
                         bestJob = j;
                         bestG = h;
+                        bestIndex = i;
+                        bestLate = termLate;
+                        bestCharge = termCharge;
+                        bestFirst = termFirst;
                     }
                 }
             }
@@ -168,6 +228,9 @@ final class PostProcessing {
             np.nodeFree[n] -= bestG - jobGpus[bestJob];
             jobGpus[bestJob] = bestG;
             c.refreshJob(bestJob);
+            lateTerm[bestIndex] = bestLate;
+            chargeTerm[bestIndex] = bestCharge;
+            firstTerm[bestIndex] = bestFirst;
         }
     }
 }
