@@ -22,6 +22,13 @@ final class PostProcessing {
             keptFirst = new double[0];
 
     private final CallStamps termsKept = new CallStamps();
+    /**
+     * Largest call, in jobs x types x (GPUs + 1), whose terms are kept (36 bytes each, so 36 MB per worker); a larger
+     * call prices them each time, with the same result.
+     */
+    static final int MAX_KEPT_TERMS = 1 << 20;
+    /** Whether this call keeps terms ({@link #MAX_KEPT_TERMS}). */
+    private boolean keepsTerms;
 
     PostProcessing(GreedyConstruction construction) {
         this.c = construction;
@@ -30,7 +37,9 @@ final class PostProcessing {
     /** Sizes the kept terms for a call and forgets the last call's. */
     void prepare() {
         ProblemTables p = c.tables;
-        if (termsKept.startCall(p.jobs * p.types * p.stride)) {
+        long slots = (long) p.jobs * p.types * p.stride;
+        keepsTerms = slots <= MAX_KEPT_TERMS;
+        if (keepsTerms && termsKept.startCall((int) slots)) {
             int capacity = termsKept.capacity();
             keptRemaining = new double[capacity];
             keptLate = new double[capacity];
@@ -95,7 +104,8 @@ final class PostProcessing {
      */
     private double termsOf(int j, int n, int t, int g) {
         JobConfigurations cf = c.configs;
-        if (n == cf.jobCurNode[j] && t == cf.jobCurType[j] && g == cf.jobCurG[j]) return computeTerms(j, n, t, g);
+        if (!keepsTerms || n == cf.jobCurNode[j] && t == cf.jobCurType[j] && g == cf.jobCurG[j])
+            return computeTerms(j, n, t, g);
         // anywhere but where it runs the job needs the same time and is charged the same: one pricing per call
         ProblemTables p = c.tables;
         int at = (j * p.types + t) * p.stride + g;
