@@ -56,6 +56,11 @@ public final class PlanStabilizer {
         takeSuggestionsThatPay(problem, kept, p);
         takeStartsThatPayForTheirMoves(problem, kept, p);
         double keptObjective = ObjectiveFunction.evaluate(problem, kept.placements, kept.nodeTypes);
+        if (Arrays.equals(kept.placements, p.placements) && Arrays.equals(kept.nodeTypes, p.nodeTypes)) {
+            // the same plan: the comparison below would keep it, at the same objective
+            this.movesSoFar = null;
+            return new Schedule(kept.placements, kept.nodeTypes, keptObjective);
+        }
         double planObjective = ObjectiveFunction.evaluate(problem, p.placements, p.nodeTypes);
         boolean keep = keptObjective + overheadOfMoves(problem, kept) <= planObjective + overheadOfMoves(problem, p);
         this.movesSoFar = null;
