@@ -200,7 +200,7 @@ public final class ReplayCommand implements Callable<Integer> {
         long started = System.nanoTime();
         err.printf(
                 Locale.ROOT,
-                "replay: %d trace lines, %d nodes, policy %s, seed %d, K=%d (%d subtask%s, %d optimizer thread%s each),"
+                "replay: %d trace lines, %d nodes, policy %s, seed %d, K=%d (%d subtask%s, %d optimizer thread%s%s),"
                         + " noise %.2f, H=%.0fs%n",
                 jobs,
                 cfg.nodes().size(),
@@ -211,6 +211,7 @@ public final class ReplayCommand implements Callable<Integer> {
                 runParallelism == 1 ? "" : "s",
                 cfg.optimizerThreads(),
                 cfg.optimizerThreads() == 1 ? "" : "s",
+                runParallelism == 1 ? "" : " each",
                 cfg.noise(),
                 cfg.periodSeconds());
         err.flush();
