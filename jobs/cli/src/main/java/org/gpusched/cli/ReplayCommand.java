@@ -161,7 +161,7 @@ public final class ReplayCommand implements Callable<Integer> {
             SchedulerConfig.Builder builder = scheduler.replayConfig(clusterSpec);
             int subtasks = fixedParallelism != null
                     ? fixedParallelism
-                    : autoParallelism(builder.build().controllers(), processors());
+                    : autoParallelism(scheduler.options().get(SchedulerOptions.CONTROLLERS), processors());
             if (subtasks > 1 && !scheduler.options().contains(SchedulerOptions.OPTIMIZER_THREADS))
                 builder.optimizerThreads(Math.max(1, processors() / subtasks));
             runParallelism = subtasks;
@@ -322,7 +322,7 @@ public final class ReplayCommand implements Callable<Integer> {
 
     /** More subtasks than this only add overhead on one machine, and far more exhaust the mini cluster's memory. */
     static int maxLocalParallelism() {
-        return Math.max(8, 4 * Runtime.getRuntime().availableProcessors());
+        return Math.max(8, 4 * processors());
     }
 
     /** The summary table: one row per policy. */

@@ -102,17 +102,14 @@ final class JobConfigurations {
 
     double unitsPerCost = UNITS_PER_COST;
     long[] postponedUnits = new long[0];
-    /** What the constructions are ranked by; under {@link Ranking#WASTE}, each job's cheapest share, else unused. */
+    /** What the constructions are ranked by. */
     Ranking ranking = Ranking.F_OBJ;
 
-    double[] cheapestShare = new double[0];
     /**
      * Under {@link Ranking#WASTE}, f_W's term of a node of type t with u busy GPUs, in units: [t x stride + u]. The
      * constructions add it for every node they open, and every iteration opens the same few types.
      */
     long[] nodeSpendUnits = new long[0];
-
-    private double horizonSeconds;
 
     void prepare(SchedulingProblem p, ProblemTables tables, NodeOpening opening) {
         prepare(p, tables, opening, Ranking.F_OBJ, null, 1);
@@ -192,7 +189,6 @@ final class JobConfigurations {
         due = GreedyArrays.grow(due, jobs);
         postponedPenalty = GreedyArrays.grow(postponedPenalty, jobs);
         postponedUnits = GreedyArrays.grow(postponedUnits, jobs);
-        if (ranking == Ranking.WASTE) cheapestShare = GreedyArrays.grow(cheapestShare, jobs);
         swapProbability = GreedyArrays.grow(swapProbability, jobs);
         minGpus = GreedyArrays.grow(minGpus, jobs);
         dueCount = GreedyArrays.grow(dueCount, jobs);
@@ -241,12 +237,11 @@ final class JobConfigurations {
                     + charge;
         }
         unitsPerCost = Math.min(UNITS_PER_COST, MAX_UNITS / bound);
-        horizonSeconds = horizon;
         if (ranking == Ranking.WASTE) {
             nodeSpendUnits = GreedyArrays.grow(nodeSpendUnits, types * stride);
             for (int t = 0; t < types; t++) {
                 for (int u = 0; u <= typeGpus[t]; u++)
-                    nodeSpendUnits[t * stride + u] = units(horizon / 3600.0 * tables.rate[t * stride + u]);
+                    nodeSpendUnits[t * stride + u] = units(WasteObjective.nodeSpend(p, t, u));
             }
         }
         slots = perJob;
@@ -333,7 +328,6 @@ final class JobConfigurations {
             postponedPenalty[j] = worstLate > 0 ? rho * weight[j] * worstLate / 3600.0 : 0;
             if (charged) postponedPenalty[j] += p.moveCharge(j, null);
             postponedUnits[j] = units(postponedPenalty[j]);
-            if (ranking == Ranking.WASTE) cheapestShare[j] = p.cheapestShare(j);
             postponedTotal += postponedUnits[j];
 
             int first = j * slots;
@@ -386,7 +380,7 @@ final class JobConfigurations {
      * that progress at the job's cheapest share ({@link WasteObjective}).
      */
     long progressUnits(int j, double r) {
-        return units(horizonSeconds * cheapestShare[j] / r);
+        return units(WasteObjective.progressValue(problem, j, r));
     }
 
     private void putConfig(NodeOpening opening, int c, int t, int g, double r) {
