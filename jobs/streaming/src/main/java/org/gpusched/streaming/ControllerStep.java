@@ -144,8 +144,11 @@ final class ControllerStep {
                             topology,
                             asked.byNode().fewest(),
                             asked.waiting(),
+                            facts.nowSeconds(),
                             facts.nowSeconds() + facts.config.objective().horizonSeconds(),
-                            asked.byNode().rescue())
+                            asked.byNode().rescue(),
+                            asked.byNode().slack(),
+                            asked.byNode().demand())
                     : null;
             Cluster cluster = scope == null ? topology.cluster : scope.cluster;
             double keptRunning = 0;

@@ -104,9 +104,10 @@ final class ProblemBuilder {
      * Per node of the topology, what {@link RoomScope} reads off its running jobs: {@code fewest}, the fewest GPUs they
      * could run on, each on the type it runs as (at most the GPUs it holds); {@code rescue}, whether one of them will
      * end past its due date where it runs but would not on its fastest configuration (growing or moving it may still
-     * bring it in on time).
+     * bring it in on time); {@code slack}, the most time one of them has to spare (due date less predicted end; null
+     * unless GPU models are bound to nodes); and {@code demand}, the GPUs the rescued jobs want per model.
      */
-    record RunningByNode(int[] fewest, boolean[] rescue) {}
+    record RunningByNode(int[] fewest, boolean[] rescue, double[] slack, ModelDemand demand) {}
 
     /** Whether some running job will end past its due date where it runs. */
     boolean someRunningJobLate(Topology topology) {
@@ -154,7 +155,7 @@ final class ProblemBuilder {
     Asked ask(Topology topology, boolean scoped) {
         Cluster cluster = topology.cluster;
         Map<String, Integer> catalogIndex = facts.catalog.index();
-        RunningFigures running = scoped ? new RunningFigures(cluster, catalogIndex) : null;
+        RunningFigures running = scoped ? new RunningFigures(topology, catalogIndex) : null;
         List<ActiveJobs.Entry> candidates = new ArrayList<>();
         List<ActiveJobs.Entry> waiting = new ArrayList<>();
         int[] candidateNode;
@@ -218,13 +219,19 @@ final class ProblemBuilder {
         private final Map<String, Integer> catalogIndex;
         private final int[] fewest;
         private final boolean[] rescue;
+        private final ModelDemand demand;
+        private final double[] slack;
         final ObjectiveFunction.ByNode kept;
 
-        RunningFigures(Cluster whole, Map<String, Integer> catalogIndex) {
+        RunningFigures(Topology topology, Map<String, Integer> catalogIndex) {
+            Cluster whole = topology.cluster;
             this.whole = whole;
             this.catalogIndex = catalogIndex;
             fewest = new int[whole.nodeCount()];
             rescue = new boolean[whole.nodeCount()];
+            demand = new ModelDemand(topology);
+            slack = topology.models().boundToNodes() ? new double[whole.nodeCount()] : null;
+            if (slack != null) Arrays.fill(slack, Double.NEGATIVE_INFINITY);
             kept = new ObjectiveFunction.ByNode(facts.config.objective(), whole, now);
         }
 
@@ -234,12 +241,16 @@ final class ProblemBuilder {
             fewest[n] += e.walkFewest;
             double left = 1 - facts.walkedOptimizerDone(e);
             double due = e.walkDue;
-            if (now + e.predictedSeconds * left > due && now + e.walkFastest * left <= due) rescue[n] = true;
+            if (slack != null) slack[n] = Math.max(slack[n], due - now - e.predictedSeconds * left);
+            if (now + e.predictedSeconds * left > due && now + e.walkFastest * left <= due) {
+                rescue[n] = true;
+                demand.add(e.times(whole), now, left, due);
+            }
             if (e.runnable) priceWalked(kept, e, left);
         }
 
         RunningByNode byNode() {
-            return new RunningByNode(fewest, rescue);
+            return new RunningByNode(fewest, rescue, slack, demand);
         }
     }
 

@@ -1,6 +1,8 @@
 package org.gpusched.streaming;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.JobTimes;
@@ -23,7 +25,10 @@ import org.gpusched.core.model.JobTimes;
  *       fewer than {@value #NEED_MARGIN} times what the waiting candidates need: a node switched on for a job that could
  *       have shared one is a lease the whole-cluster optimizer would not pay;</li>
  *   <li>the nodes of running jobs that will end late where they run but would not on their fastest configuration
- *       ({@code rescue}): growing or moving them may still bring them in on time.</li>
+ *       ({@code rescue}): growing or moving them may still bring them in on time;</li>
+ *   <li>where GPU models are bound to nodes, for the jobs on time on some models only (waiting, or rescued), nodes of
+ *       those models until they hold {@value #NEED_MARGIN} times the GPUs those jobs want there ({@link
+ *       ModelDemand}).</li>
  * </ul>
  * The jobs of the other nodes keep running where they are. An event thus costs the cluster's spare room and the queue
  * it has to place, not the cluster's size. While a waiting job is short of time (it would end late even on its fastest
@@ -92,6 +97,24 @@ final class RoomScope {
      */
     static RoomScope of(
             Topology topology, int[] fewest, List<ActiveJobs.Entry> candidates, double pressedBy, boolean[] rescue) {
+        return of(topology, fewest, candidates, Double.NaN, pressedBy, rescue, null, null);
+    }
+
+    /**
+     * The scope as {@link #of(Topology, int[], List, double, boolean[])} gives it (by GPU counts alone), made to hold
+     * room on the GPU models where some job is on time and not on others ({@link ModelDemand}): {@code demand} holds
+     * the rescued running jobs' ({@link ProblemBuilder.RunningByNode}), and the waiting candidates', started at {@code
+     * now}, are added to it; {@code slack} orders the full nodes brought in for them.
+     */
+    static RoomScope of(
+            Topology topology,
+            int[] fewest,
+            List<ActiveJobs.Entry> candidates,
+            double now,
+            double pressedBy,
+            boolean[] rescue,
+            double[] slack,
+            ModelDemand demand) {
         Cluster whole = topology.cluster;
         int nodes = whole.nodeCount();
         int waitingNeed = 0;
@@ -100,6 +123,12 @@ final class RoomScope {
             if (e.indexedAsRunning()) continue;
             if (e.waitRank < pressedBy) pressed = true;
             waitingNeed += fewestGpus(e.times(whole), whole);
+            if (demand != null) {
+                double left = 1 - Math.min(e.record.getModelDone(), ControllerFacts.MAX_MODEL_DONE);
+                // on time everywhere, or late even on its fastest: no model to make room on
+                if (now + e.slowestSeconds * left > e.dueSeconds && e.waitRank >= now)
+                    demand.add(e.times(whole), now, left, e.dueSeconds);
+            }
         }
         int margin = pressed ? PRESSED_MARGIN : NEED_MARGIN;
         int need = waitingNeed;
@@ -150,12 +179,71 @@ final class RoomScope {
             scopeNode[n] = in ? count : -1;
             if (in) kept[count++] = n;
         }
+        if (demand != null && demand.any() && roomOnModels(topology, demand, margin, spare, slack, scopeNode) > 0) {
+            count = 0;
+            for (int n = 0; n < nodes; n++) {
+                if (scopeNode[n] < 0) continue;
+                scopeNode[n] = count;
+                kept[count++] = n;
+            }
+        }
         if (count == 0) return null;
         int[] topologyNode = Arrays.copyOf(kept, count);
         int[] currentType = new int[count];
         for (int i = 0; i < count; i++) currentType[i] = topology.currentType[topologyNode[i]];
         Cluster cluster = count == nodes ? whole : whole.restrictedTo(topologyNode);
         return new RoomScope(cluster, scopeNode, currentType);
+    }
+
+    /**
+     * Brings in, for each GPU model some job is on time on and not on others, nodes of that model until what the scope
+     * holds of it (free GPUs of used nodes, GPUs full nodes could give back, nodes that are off) covers {@code margin}
+     * times what those jobs want there: first full nodes, counted whole, those whose jobs have the most time to spare
+     * ({@code slack}: due date less predicted end, the most of a node's jobs) first, ties to the lowest index; then
+     * nodes that are off. Marks them in {@code scopeNode} (0, renumbered by the caller); how many it added.
+     */
+    private static int roomOnModels(
+            Topology topology, ModelDemand demand, int margin, int[] spare, double[] slack, int[] scopeNode) {
+        int nodes = scopeNode.length;
+        int added = 0;
+        for (int m = 0; m < demand.models(); m++) {
+            if (demand.need(m) == 0) continue;
+            int want = margin * demand.need(m);
+            int room = 0;
+            List<Integer> full = new ArrayList<>();
+            for (int n = 0; n < nodes; n++) {
+                if (!onModel(topology, demand, n, m)) continue;
+                if (scopeNode[n] >= 0) room += roomOf(topology, spare, n);
+                else if (spare[n] >= 0) full.add(n);
+            }
+            // jobs with time to spare can shrink, move to another model or wait for the job that needs this one
+            full.sort(Comparator.<Integer>comparingDouble(n -> -slack[n]).thenComparingInt(n -> n));
+            for (int i = 0; i < full.size() && room < want; i++) {
+                int n = full.get(i);
+                scopeNode[n] = 0;
+                added++;
+                room += topology.load.capacity(n);
+            }
+            for (int n = 0; n < nodes && room < want; n++) {
+                if (scopeNode[n] < 0 && !topology.load.used(n) && demand.serves(n, m)) {
+                    scopeNode[n] = 0;
+                    added++;
+                    room += topology.mostGpus[n];
+                }
+            }
+        }
+        return added;
+    }
+
+    /** Whether node n runs as model m now, or, when off, can. */
+    private static boolean onModel(Topology topology, ModelDemand demand, int n, int m) {
+        return topology.load.used(n) ? demand.modelOf(topology.load.type(n)) == m : demand.serves(n, m);
+    }
+
+    /** The GPUs a node of the scope offers: free ones of a used node, those a full one could give back, or all. */
+    private static int roomOf(Topology topology, int[] spare, int n) {
+        if (!topology.load.used(n)) return topology.mostGpus[n];
+        return topology.load.full(n) ? Math.max(0, spare[n]) : topology.load.capacity(n) - topology.load.busy(n);
     }
 
     private static RoomScope everyNode(Topology topology) {

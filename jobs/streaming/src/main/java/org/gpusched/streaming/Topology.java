@@ -32,6 +32,8 @@ final class Topology {
     /** Per up node, the most GPUs it can have (over the types it can run as). */
     final int[] mostGpus;
 
+    private ModelDemand.Models models;
+
     Topology(Cluster cluster, int slots, int[] slotOfNode) {
         this.cluster = cluster;
         mostGpus = new int[cluster.nodeCount()];
@@ -46,5 +48,11 @@ final class Topology {
         this.slotOfNode = slotOfNode;
         this.currentType = new int[cluster.nodeCount()];
         this.load = new NodeLoad(cluster.types(), cluster.nodeCount());
+    }
+
+    /** The cluster's GPU models, derived the first time they are asked for. */
+    ModelDemand.Models models() {
+        if (models == null) models = ModelDemand.Models.of(cluster);
+        return models;
     }
 }

@@ -258,4 +258,71 @@ class RoomScopeTest {
                 none());
         assertTrue(scope.whole());
     }
+    /** A job due at {@code due}: 1000 s on one GPU of an F2, 600 s on two, and {@code onS1} on one GPU of an S4. */
+    private static JobSubmitted modelJob(String id, double due, double onS1, ExecutionTime... more) {
+        JobSubmitted spec = TestData.job(id, 0, due, 1, 1000);
+        List<ExecutionTime> times = new ArrayList<>(List.of(
+                new ExecutionTime("F2", 1, 1000.0),
+                new ExecutionTime("F2", 2, 600.0),
+                new ExecutionTime("S4", 1, onS1)));
+        times.addAll(List.of(more));
+        spec.setTimes(times);
+        return spec;
+    }
+
+    private void runningModelJob(String id, double due, String node, String type, int gpus) {
+        jobs.add(EventApplier.waiting(modelJob(id, due, 1500, new ExecutionTime("S4", 4, 500.0)), 0));
+        ActiveJobs.Entry e = jobs.get(id);
+        facts.writable(e);
+        facts.place(e, DecisionAction.START, node, type, gpus);
+    }
+
+    private RoomScope scopeWithModelDemand(Topology topology, ProblemBuilder builder) {
+        ProblemBuilder.Asked asked = builder.ask(topology, true);
+        ProblemBuilder.RunningByNode byNode = asked.byNode();
+        return RoomScope.of(
+                topology, byNode.fewest(), asked.candidates(), 0, 0, byNode.rescue(), byNode.slack(), byNode.demand());
+    }
+
+    @Test
+    void aJobOnTimeOnOneGpuModelOnlyBringsInThatModelsNodesWhoseJobsHaveMostTimeToSpare() {
+        NodeType fast = new NodeType("F2", "F", 2, new double[] {0.5, 1, 1.5});
+        NodeType slow = new NodeType("S4", "S", 4, new double[] {0.5, 1, 1.8, 2.5, 3.2});
+        List<Node> nodes = List.of(
+                Node.fixed("f0", "F2"),
+                Node.fixed("f1", "F2"),
+                Node.fixed("f2", "F2"),
+                Node.fixed("s0", "S4"),
+                Node.fixed("s1", "S4"));
+        config = TestData.config(
+                        new ClusterSpec(new Cluster(List.of(fast, slow), nodes), new ObjectiveParameters(100, 3600, 0)),
+                        "andreas-rg")
+                .optimizerScope(OptimizerScope.NODES_WITH_ROOM)
+                .build();
+        facts = recorder.facts(config, ControllerFacts.initialState(config, 0), jobs, 0);
+        // every F2 node full with a job that could run on one GPU (1 to give back each); f1's has most time to spare
+        runningModelJob("f0job", 3000, "f0", "F2", 2);
+        runningModelJob("f1job", 90000, "f1", "F2", 2);
+        runningModelJob("f2job", 3000, "f2", "F2", 2);
+        runningModelJob("s0job", 90000, "s0", "S4", 4); // it could run on 1 of s0's 4 GPUs: 3 to give back
+        jobs.add(EventApplier.waiting(modelJob("easy", 90000, 8000), 0)); // on time on both models
+        Topology topology = facts.topology();
+        // 1 GPU wanted twice over: s0's 3 cover it, whatever the model
+        assertEquals(List.of("s0"), nodes(scopeWithModelDemand(topology, ranked(topology))));
+
+        jobs.add(EventApplier.waiting(modelJob("tight", 2000, 8000), 0)); // on time on an F2 only
+        topology = facts.topology();
+        ProblemBuilder builder = ranked(topology);
+        ProblemBuilder.Asked asked = builder.ask(topology, true);
+        // by GPUs alone, 2 x 2 = 4: s0 gives back 3 and f0 (lowest index) the fourth
+        assertEquals(
+                List.of("f0", "s0"),
+                nodes(RoomScope.of(topology, asked.byNode().fewest(), asked.candidates(), 0, none())));
+        // tight wants 1 GPU of an F2, twice over: f0 gives back 1, and f1, whose job can wait longest, comes in whole
+        RoomScope scope = scopeWithModelDemand(topology, builder);
+        assertEquals(List.of("f0", "f1", "s0"), nodes(scope));
+        assertEquals(
+                List.of("easy", "f0job", "f1job", "s0job", "tight"),
+                ids(builder.within(topology, scope, asked).candidates()));
+    }
 }
