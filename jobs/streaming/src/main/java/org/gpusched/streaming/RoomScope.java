@@ -88,23 +88,15 @@ final class RoomScope {
     }
 
     /**
-     * The scope of {@code topology}, or null when it holds no node. {@code fewest} and {@code rescue}: per topology
-     * node, the fewest GPUs its jobs could run on and whether it is brought in for a late job ({@link
-     * ProblemBuilder.RunningByNode}). {@code candidates}: the jobs the optimizer would be asked about on the whole
-     * cluster (it reads the waiting ones alone, so these may be all it is given), the waiting ones ranked ({@link
-     * ActiveJobs.Entry#waitRank}: due date minus fastest remaining time). A waiting candidate whose rank is below
-     * {@code pressedBy} (now + H) is short of time and widens the scope.
-     */
-    static RoomScope of(
-            Topology topology, int[] fewest, List<ActiveJobs.Entry> candidates, double pressedBy, boolean[] rescue) {
-        return of(topology, fewest, candidates, Double.NaN, pressedBy, rescue, null, null);
-    }
-
-    /**
-     * The scope as {@link #of(Topology, int[], List, double, boolean[])} gives it (by GPU counts alone), made to hold
-     * room on the GPU models where some job is on time and not on others ({@link ModelDemand}): {@code demand} holds
-     * the rescued running jobs' ({@link ProblemBuilder.RunningByNode}), and the waiting candidates', started at {@code
-     * now}, are added to it; {@code slack} orders the full nodes brought in for them.
+     * The scope of {@code topology}, or null when it holds no node. {@code fewest}, {@code rescue} and {@code slack}:
+     * per topology node, the fewest GPUs its jobs could run on, whether it is brought in for a late job, and the most
+     * time one of its jobs has to spare ({@link ProblemBuilder.RunningByNode}). {@code candidates}: the jobs the
+     * optimizer would be asked about on the whole cluster (it reads the waiting ones alone, so these may be all it is
+     * given), the waiting ones ranked ({@link ActiveJobs.Entry#waitRank}: due date minus fastest remaining time). A
+     * waiting candidate whose rank is below {@code pressedBy} (now + H) is short of time and widens the scope. {@code
+     * demand} (null: the scope is chosen by GPU counts alone) holds the GPUs the rescued running jobs want per GPU
+     * model ({@link ModelDemand}); the waiting candidates', started at {@code now}, are added to it, and the scope holds
+     * room on the models they are on time on.
      */
     static RoomScope of(
             Topology topology,

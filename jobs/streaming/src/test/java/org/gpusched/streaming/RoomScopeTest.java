@@ -43,6 +43,12 @@ class RoomScopeTest {
     private final StepRecorder recorder = new StepRecorder();
     private ControllerFacts facts = recorder.facts(config, ControllerFacts.initialState(config, 0), jobs, 0);
 
+    /** The scope by GPU counts alone, as {@link RoomScope#of} chooses it without a {@link ModelDemand}. */
+    private static RoomScope scope(
+            Topology topology, int[] fewest, List<ActiveJobs.Entry> candidates, double pressedBy, boolean[] rescue) {
+        return RoomScope.of(topology, fewest, candidates, Double.NaN, pressedBy, rescue, null, null);
+    }
+
     private static boolean[] none() {
         return new boolean[5];
     }
@@ -100,7 +106,7 @@ class RoomScopeTest {
         fullNodes();
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
-        assertNull(RoomScope.of(
+        assertNull(scope(
                 topology,
                 builder.ask(topology, true).byNode().fewest(),
                 builder.ask(topology, false).candidates(),
@@ -117,7 +123,7 @@ class RoomScopeTest {
         ProblemBuilder builder = ranked(topology);
         ProblemBuilder.Asked asked = builder.ask(topology, true);
         List<ActiveJobs.Entry> all = asked.candidates();
-        RoomScope scope = RoomScope.of(topology, asked.byNode().fewest(), all, 0, none());
+        RoomScope scope = scope(topology, asked.byNode().fewest(), all, 0, none());
         // w needs 1 GPU, twice that is 2: n0 alone gives back 3, so no node is switched on for it
         assertEquals(List.of("n0"), nodes(scope));
         assertEquals(
@@ -144,7 +150,7 @@ class RoomScopeTest {
         ProblemBuilder builder = ranked(topology);
         ProblemBuilder.Asked asked = builder.ask(topology, true);
         List<ActiveJobs.Entry> all = asked.candidates();
-        RoomScope scope = RoomScope.of(topology, asked.byNode().fewest(), all, 0, none());
+        RoomScope scope = scope(topology, asked.byNode().fewest(), all, 0, none());
         // (2 + 1) x 2 = 6 GPUs wanted; n0 and n3 give back 5: n2 and n4 are switched on if need be
         assertEquals(List.of("n0", "n2", "n3", "n4"), nodes(scope));
         assertEquals(
@@ -174,9 +180,8 @@ class RoomScopeTest {
                 "n2's late job could be on time on 4 GPUs; n4's could not be on any");
         ProblemBuilder.Asked asked = builder.ask(topology, true);
         List<ActiveJobs.Entry> all = asked.candidates();
-        assertNull(
-                RoomScope.of(topology, asked.byNode().fewest(), all, 0, none()), "every node is full, nothing waits");
-        RoomScope scope = RoomScope.of(topology, asked.byNode().fewest(), all, 0, rescue);
+        assertNull(scope(topology, asked.byNode().fewest(), all, 0, none()), "every node is full, nothing waits");
+        RoomScope scope = scope(topology, asked.byNode().fewest(), all, 0, rescue);
         assertEquals(List.of("n2"), nodes(scope));
         assertEquals(
                 List.of("fill", "late"),
@@ -191,8 +196,8 @@ class RoomScopeTest {
         ProblemBuilder builder = ranked(topology);
         ProblemBuilder.Asked asked = builder.ask(topology, true);
         List<ActiveJobs.Entry> all = asked.candidates();
-        assertEquals(List.of("n0"), nodes(RoomScope.of(topology, asked.byNode().fewest(), all, 4750, none())));
-        RoomScope pressed = RoomScope.of(topology, asked.byNode().fewest(), all, 4750.5, none());
+        assertEquals(List.of("n0"), nodes(scope(topology, asked.byNode().fewest(), all, 4750, none())));
+        RoomScope pressed = scope(topology, asked.byNode().fewest(), all, 4750.5, none());
         // 1 GPU x 4: n0 gives back 3, n3 the fourth; n2 and n4 are off and come in; n1 has nothing to give back
         assertEquals(List.of("n0", "n2", "n3", "n4"), nodes(pressed));
         assertFalse(pressed.whole());
@@ -210,7 +215,7 @@ class RoomScopeTest {
         ProblemBuilder builder = ranked(topology);
         ProblemBuilder.Asked asked = builder.ask(topology, true);
         List<ActiveJobs.Entry> all = asked.candidates();
-        RoomScope scope = RoomScope.of(topology, asked.byNode().fewest(), all, 0, none());
+        RoomScope scope = scope(topology, asked.byNode().fewest(), all, 0, none());
         // nothing waits: the jobs of n0 (3 of 4 GPUs to give back) and n3 (2) may share one VM; n1 gives back nothing
         assertEquals(List.of("n0", "n3"), nodes(scope));
         assertEquals(
@@ -226,7 +231,7 @@ class RoomScopeTest {
         ProblemBuilder builder = ranked(topology);
         ProblemBuilder.Asked asked = builder.ask(topology, true);
         List<ActiveJobs.Entry> all = asked.candidates();
-        RoomScope scope = RoomScope.of(topology, asked.byNode().fewest(), all, 0, none());
+        RoomScope scope = scope(topology, asked.byNode().fewest(), all, 0, none());
         // (1 + 2) x 2 = 6 GPUs: n0 gives back 3, n3 gives back 2, then n1 has none to give; with n2's 2 free GPUs
         // the used nodes hold w twice over, so n4 stays off
         assertEquals(List.of("n0", "n2", "n3"), nodes(scope));
@@ -240,7 +245,7 @@ class RoomScopeTest {
         for (int n = 0; n < 5; n++) running("r" + n, 4, "n" + n, 4);
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
-        assertNull(RoomScope.of(
+        assertNull(scope(
                 topology,
                 builder.ask(topology, true).byNode().fewest(),
                 builder.ask(topology, false).candidates(),
@@ -250,7 +255,7 @@ class RoomScopeTest {
         waiting("w", 1); // it fits nowhere without preempting one of the running jobs: the optimizer's choice
         topology = facts.topology();
         builder = ranked(topology);
-        RoomScope scope = RoomScope.of(
+        RoomScope scope = scope(
                 topology,
                 builder.ask(topology, true).byNode().fewest(),
                 builder.ask(topology, false).candidates(),
@@ -316,8 +321,7 @@ class RoomScopeTest {
         ProblemBuilder.Asked asked = builder.ask(topology, true);
         // by GPUs alone, 2 x 2 = 4: s0 gives back 3 and f0 (lowest index) the fourth
         assertEquals(
-                List.of("f0", "s0"),
-                nodes(RoomScope.of(topology, asked.byNode().fewest(), asked.candidates(), 0, none())));
+                List.of("f0", "s0"), nodes(scope(topology, asked.byNode().fewest(), asked.candidates(), 0, none())));
         // tight wants 1 GPU of an F2, twice over: f0 gives back 1, and f1, whose job can wait longest, comes in whole
         RoomScope scope = scopeWithModelDemand(topology, builder);
         assertEquals(List.of("f0", "f1", "s0"), nodes(scope));
