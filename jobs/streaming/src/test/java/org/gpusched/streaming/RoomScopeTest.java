@@ -289,8 +289,11 @@ class RoomScopeTest {
                 topology, byNode.fewest(), asked.candidates(), 0, 0, byNode.rescue(), byNode.slack(), byNode.demand());
     }
 
-    @Test
-    void aJobOnTimeOnOneGpuModelOnlyBringsInThatModelsNodesWhoseJobsHaveMostTimeToSpare() {
+    /**
+     * Fixed nodes of two GPU models, F2 (f0-f2) and S4 (s0, s1): every F2 full with a job that could run on one GPU (1
+     * to give back each), f1's with most time to spare; s0 full with a job that could run on 1 of its 4 GPUs.
+     */
+    private void twoModels() {
         NodeType fast = new NodeType("F2", "F", 2, new double[] {0.5, 1, 1.5});
         NodeType slow = new NodeType("S4", "S", 4, new double[] {0.5, 1, 1.8, 2.5, 3.2});
         List<Node> nodes = List.of(
@@ -305,11 +308,38 @@ class RoomScopeTest {
                 .optimizerScope(OptimizerScope.NODES_WITH_ROOM)
                 .build();
         facts = recorder.facts(config, ControllerFacts.initialState(config, 0), jobs, 0);
-        // every F2 node full with a job that could run on one GPU (1 to give back each); f1's has most time to spare
         runningModelJob("f0job", 3000, "f0", "F2", 2);
         runningModelJob("f1job", 90000, "f1", "F2", 2);
         runningModelJob("f2job", 3000, "f2", "F2", 2);
-        runningModelJob("s0job", 90000, "s0", "S4", 4); // it could run on 1 of s0's 4 GPUs: 3 to give back
+        runningModelJob("s0job", 90000, "s0", "S4", 4);
+    }
+
+    @Test
+    void aRunningJobLateOnItsModelButNotOnAnotherBringsInRoomOnThatModel() {
+        twoModels();
+        jobs.add(EventApplier.waiting(modelJob("late", 1200, 2000), 0));
+        ActiveJobs.Entry late = jobs.get("late");
+        facts.writable(late);
+        facts.place(late, DecisionAction.START, "s1", "S4", 1); // 2000 s on an S4, due at 1200; 1000 s on one F2 GPU
+        Topology topology = facts.topology();
+        ProblemBuilder builder = ranked(topology);
+        ProblemBuilder.Asked asked = builder.ask(topology, true);
+        // nothing waits: by GPU counts s1 (rescued, 3 free GPUs) and s0 (3 to give back) hold s1's job twice over
+        assertEquals(
+                List.of("s0", "s1"),
+                nodes(scope(
+                        topology,
+                        asked.byNode().fewest(),
+                        asked.candidates(),
+                        0,
+                        asked.byNode().rescue())));
+        // but it is on time only on an F2: f1, whose job has most time to spare, comes in whole
+        assertEquals(List.of("f1", "s0", "s1"), nodes(scopeWithModelDemand(topology, builder)));
+    }
+
+    @Test
+    void aJobOnTimeOnOneGpuModelOnlyBringsInThatModelsNodesWhoseJobsHaveMostTimeToSpare() {
+        twoModels();
         jobs.add(EventApplier.waiting(modelJob("easy", 90000, 8000), 0)); // on time on both models
         Topology topology = facts.topology();
         // 1 GPU wanted twice over: s0's 3 cover it, whatever the model
