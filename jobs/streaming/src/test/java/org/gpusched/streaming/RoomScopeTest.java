@@ -67,10 +67,15 @@ class RoomScopeTest {
     }
 
     private void running(String id, int fewest, String node, int gpus) {
-        jobs.add(EventApplier.waiting(job(id, fewest), 0));
-        ActiveJobs.Entry e = jobs.get(id);
+        started(job(id, fewest), node, "G4", gpus);
+    }
+
+    /** Submits the job and starts it on the node as the type with that many GPUs. */
+    private void started(JobSubmitted spec, String node, String type, int gpus) {
+        jobs.add(EventApplier.waiting(spec, 0));
+        ActiveJobs.Entry e = jobs.get(spec.getId());
         facts.writable(e);
-        facts.place(e, DecisionAction.START, node, "G4", gpus);
+        facts.place(e, DecisionAction.START, node, type, gpus);
     }
 
     private void waiting(String id, int fewest) {
@@ -162,15 +167,9 @@ class RoomScopeTest {
     @Test
     void aRunningJobLateWhereItRunsButNotOnItsFastestConfigurationBringsInItsNode() {
         fullNodes();
-        jobs.add(EventApplier.waiting(job("late", 1, 600), 0));
-        ActiveJobs.Entry late = jobs.get("late");
-        facts.writable(late);
-        facts.place(late, DecisionAction.START, "n2", "G4", 1); // 1000 s on 1 GPU, due at 600; 250 s on 4
+        started(job("late", 1, 600), "n2", "G4", 1); // 1000 s on 1 GPU, due at 600; 250 s on 4
         running("fill", 3, "n2", 3); // n2 is full at its jobs' fewest GPUs
-        jobs.add(EventApplier.waiting(job("hopeless", 4, 100), 0));
-        ActiveJobs.Entry hopeless = jobs.get("hopeless");
-        facts.writable(hopeless);
-        facts.place(hopeless, DecisionAction.START, "n4", "G4", 4); // 250 s on its only configuration, due at 100
+        started(job("hopeless", 4, 100), "n4", "G4", 4); // 250 s on its only configuration, due at 100
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         boolean[] rescue = builder.ask(topology, true).byNode().rescue();
@@ -276,10 +275,7 @@ class RoomScopeTest {
     }
 
     private void runningModelJob(String id, double due, String node, String type, int gpus) {
-        jobs.add(EventApplier.waiting(modelJob(id, due, 1500, new ExecutionTime("S4", 4, 500.0)), 0));
-        ActiveJobs.Entry e = jobs.get(id);
-        facts.writable(e);
-        facts.place(e, DecisionAction.START, node, type, gpus);
+        started(modelJob(id, due, 1500, new ExecutionTime("S4", 4, 500.0)), node, type, gpus);
     }
 
     private RoomScope scopeWithModelDemand(Topology topology, ProblemBuilder builder) {
@@ -317,10 +313,7 @@ class RoomScopeTest {
     @Test
     void aRunningJobLateOnItsModelButNotOnAnotherBringsInRoomOnThatModel() {
         twoModels();
-        jobs.add(EventApplier.waiting(modelJob("late", 1200, 2000), 0));
-        ActiveJobs.Entry late = jobs.get("late");
-        facts.writable(late);
-        facts.place(late, DecisionAction.START, "s1", "S4", 1); // 2000 s on an S4, due at 1200; 1000 s on one F2 GPU
+        started(modelJob("late", 1200, 2000), "s1", "S4", 1); // 2000 s on an S4, due at 1200; 1000 s on one F2 GPU
         Topology topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         ProblemBuilder.Asked asked = builder.ask(topology, true);
