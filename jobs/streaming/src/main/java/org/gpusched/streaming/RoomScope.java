@@ -27,8 +27,7 @@ import org.gpusched.core.model.JobTimes;
  *   <li>the nodes of running jobs that will end late where they run but would not on their fastest configuration
  *       ({@code rescue}): growing or moving them may still bring them in on time;</li>
  *   <li>where GPU models are bound to nodes, for the jobs on time on some models only (waiting, or rescued), nodes of
- *       those models until they hold {@value #NEED_MARGIN} times the GPUs those jobs want there ({@link
- *       ModelDemand}).</li>
+ *       those models until they hold the GPUs those jobs want there ({@link ModelDemand}).</li>
  * </ul>
  * The jobs of the other nodes keep running where they are. An event thus costs the cluster's spare room and the queue
  * it has to place, not the cluster's size. While a waiting job is short of time (it would end late even on its fastest
@@ -171,7 +170,7 @@ final class RoomScope {
             scopeNode[n] = in ? count : -1;
             if (in) kept[count++] = n;
         }
-        if (demand != null && demand.any() && roomOnModels(topology, demand, margin, spare, slack, scopeNode) > 0) {
+        if (demand != null && demand.any() && roomOnModels(topology, demand, spare, slack, scopeNode) > 0) {
             count = 0;
             for (int n = 0; n < nodes; n++) {
                 if (scopeNode[n] < 0) continue;
@@ -189,18 +188,20 @@ final class RoomScope {
 
     /**
      * Brings in, for each GPU model some job is on time on and not on others, nodes of that model until what the scope
-     * holds of it (free GPUs of used nodes, GPUs full nodes could give back, nodes that are off) covers {@code margin}
-     * times what those jobs want there: first full nodes, counted whole, those whose jobs have the most time to spare
-     * ({@code slack}: due date less predicted end, the most of a node's jobs) first, ties to the lowest index; then
-     * nodes that are off. Marks them in {@code scopeNode} (0, renumbered by the caller); how many it added.
+     * holds of it (free GPUs of used nodes, GPUs full nodes could give back, nodes that are off) covers what those jobs
+     * want there: first full nodes, counted whole, those whose jobs have the most time to spare ({@code slack}: due
+     * date less predicted end, the most of a node's jobs) first, ties to the lowest index; then nodes that are off.
+     * Once, not {@value #NEED_MARGIN} times, what is wanted: every node brought in has its jobs re-decided, and twice
+     * cost 0.3 % more over fifteen {@code andreas} instances (docs/benchmarks-scale.md). Marks them in {@code
+     * scopeNode} (0, renumbered by the caller); how many it added.
      */
     private static int roomOnModels(
-            Topology topology, ModelDemand demand, int margin, int[] spare, double[] slack, int[] scopeNode) {
+            Topology topology, ModelDemand demand, int[] spare, double[] slack, int[] scopeNode) {
         int nodes = scopeNode.length;
         int added = 0;
         for (int m = 0; m < demand.models(); m++) {
             if (demand.need(m) == 0) continue;
-            int want = margin * demand.need(m);
+            int want = demand.need(m);
             int room = 0;
             List<Integer> full = new ArrayList<>();
             for (int n = 0; n < nodes; n++) {

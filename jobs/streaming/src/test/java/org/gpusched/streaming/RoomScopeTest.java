@@ -338,14 +338,14 @@ class RoomScopeTest {
         // 1 GPU wanted twice over: s0's 3 cover it, whatever the model
         assertEquals(List.of("s0"), nodes(scopeWithModelDemand(topology, ranked(topology))));
 
-        jobs.add(EventApplier.waiting(modelJob("tight", 2000, 8000), 0)); // on time on an F2 only
+        jobs.add(EventApplier.waiting(modelJob("tight", 800, 8000), 0)); // on time on both GPUs of an F2 only
         topology = facts.topology();
         ProblemBuilder builder = ranked(topology);
         ProblemBuilder.Asked asked = builder.ask(topology, true);
         // by GPUs alone, 2 x 2 = 4: s0 gives back 3 and f0 (lowest index) the fourth
         assertEquals(
                 List.of("f0", "s0"), nodes(scope(topology, asked.byNode().fewest(), asked.candidates(), 0, none())));
-        // tight wants 1 GPU of an F2, twice over: f0 gives back 1, and f1, whose job can wait longest, comes in whole
+        // tight wants 2 GPUs of an F2: f0 gives back 1, and f1, whose job can wait longest, comes in whole
         RoomScope scope = scopeWithModelDemand(topology, builder);
         assertEquals(List.of("f0", "f1", "s0"), nodes(scope));
         assertEquals(
