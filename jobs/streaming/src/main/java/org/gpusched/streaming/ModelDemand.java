@@ -1,6 +1,7 @@
 package org.gpusched.streaming;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.JobTimes;
@@ -47,7 +48,10 @@ final class ModelDemand {
     private final boolean applies;
     /** Per model, the GPUs wanted there. */
     private final int[] need;
+    /** Scratch of {@link #add}, per model: the job's fewest on-time GPUs there (0: none), and whether it runs there. */
+    private final int[] fewestOnTime;
 
+    private final boolean[] runs;
     private boolean any;
 
     ModelDemand(Topology topology) {
@@ -56,6 +60,8 @@ final class ModelDemand {
         modelOfType = models.modelOfType();
         applies = models.boundToNodes();
         need = new int[models.count()];
+        fewestOnTime = new int[models.count()];
+        runs = new boolean[models.count()];
     }
 
     /**
@@ -65,8 +71,8 @@ final class ModelDemand {
      */
     boolean add(JobTimes times, double now, double left, double due) {
         if (!applies) return false;
-        int[] fewestOnTime = new int[need.length];
-        boolean[] runs = new boolean[need.length];
+        Arrays.fill(fewestOnTime, 0);
+        Arrays.fill(runs, false);
         for (int t = 0; t < modelOfType.length; t++) {
             if (!cluster.typeAvailable(t)) continue;
             int m = modelOfType[t];
