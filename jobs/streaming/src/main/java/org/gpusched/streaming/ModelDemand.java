@@ -10,8 +10,8 @@ import org.gpusched.core.model.JobTimes;
  * Per GPU model of a cluster, the GPUs wanted by jobs that meet their due date on some models but not on others (a
  * job on time on a V100 but late on a T4): {@link RoomScope} makes room for them on the models where they are on
  * time, which counting GPUs of any model does not. Without it, on fixed V100 and T4 nodes with every V100 busy, the
- * scope held T4s and no V100, and such jobs started on a T4 to end late: 5-13 late jobs on each of six 1,000-node
- * {@code andreas} instances where the whole-cluster optimizer had at most one (docs/benchmarks-scale.md). Built per
+ * scope held T4s and no V100, and such jobs started on a T4 to end late: 46 late jobs over six 1,000-node {@code
+ * andreas} instances where the whole-cluster optimizer had 2, and 2 with this (docs/benchmarks-scale.md). Built per
  * event.
  */
 final class ModelDemand {
