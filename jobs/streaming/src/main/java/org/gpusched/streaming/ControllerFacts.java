@@ -148,6 +148,14 @@ final class ControllerFacts {
         return j.getModelDone() + (now - j.getProgressMillis()) / 1000.0 / e.predictedSeconds(catalog.index());
     }
 
+    /**
+     * The fraction of its work a waiting job has left as the optimizer sees it: 1 less {@link #optimizerDone}, which for
+     * a job not running is its recorded done fraction kept below 1.
+     */
+    static double leftWhileWaiting(ActiveJobs.Entry e) {
+        return 1 - Math.min(e.record.getModelDone(), MAX_MODEL_DONE);
+    }
+
     /** The done fraction the optimizer sees: the predicted one, kept below 1 while the job still runs. */
     double optimizerDone(ActiveJobs.Entry e) {
         return Math.min(modelDone(e), MAX_MODEL_DONE);

@@ -134,7 +134,7 @@ final class ProblemBuilder {
                 cluster,
                 e -> {
                     if (!e.priced(cluster).runnable) return false;
-                    double left = 1 - Math.min(e.record.getModelDone(), ControllerFacts.MAX_MODEL_DONE);
+                    double left = ControllerFacts.leftWhileWaiting(e);
                     e.waitRank =
                             queue != null ? queue.queueKey(e.model()) : e.dueSeconds - e.times.fastest(cluster) * left;
                     e.penaltyWeight = e.weightPerHour;

@@ -115,7 +115,7 @@ final class RoomScope {
             if (e.waitRank < pressedBy) pressed = true;
             waitingNeed += fewestGpus(e.times(whole), whole);
             if (demand != null) {
-                double left = 1 - Math.min(e.record.getModelDone(), ControllerFacts.MAX_MODEL_DONE);
+                double left = ControllerFacts.leftWhileWaiting(e);
                 // on time everywhere, or late even on its fastest: no model to make room on
                 if (now + e.slowestSeconds * left > e.dueSeconds && e.waitRank >= now)
                     demand.add(e.times(whole), now, left, e.dueSeconds);
@@ -157,9 +157,7 @@ final class RoomScope {
         // switching a node on is the last resort: while the used nodes' room holds the queue twice over, new VMs would
         // only leave the jobs they would take spread over more nodes than the whole-cluster optimizer would use
         boolean offNodesWanted = pressed || usedFree + covered < waitingNeed * margin;
-        int[] scopeNode = new int[nodes];
-        int[] kept = new int[nodes];
-        int count = 0;
+        int[] scopeNode = new int[nodes]; // marked 0 when in, numbered below
         for (int n = 0; n < nodes; n++) {
             boolean in = spare[n] < 0 || spare[n] > threshold || (spare[n] == threshold && ties-- > 0);
             if (!offNodesWanted && !topology.load.used(n)) in = false;
@@ -167,16 +165,15 @@ final class RoomScope {
             if (spare[n] > 0
                     && whole.candidateTypes(n).length > 1
                     && spare[n] * UNDERUSED_SHARE >= topology.load.capacity(n)) in = true;
-            scopeNode[n] = in ? count : -1;
-            if (in) kept[count++] = n;
+            scopeNode[n] = in ? 0 : -1;
         }
-        if (demand != null && demand.any() && roomOnModels(topology, demand, spare, slack, scopeNode) > 0) {
-            count = 0;
-            for (int n = 0; n < nodes; n++) {
-                if (scopeNode[n] < 0) continue;
-                scopeNode[n] = count;
-                kept[count++] = n;
-            }
+        if (demand != null && demand.any()) roomOnModels(topology, demand, spare, slack, scopeNode);
+        int[] kept = new int[nodes];
+        int count = 0;
+        for (int n = 0; n < nodes; n++) {
+            if (scopeNode[n] < 0) continue;
+            scopeNode[n] = count;
+            kept[count++] = n;
         }
         if (count == 0) return null;
         int[] topologyNode = Arrays.copyOf(kept, count);
@@ -193,12 +190,11 @@ final class RoomScope {
      * date less predicted end, the most of a node's jobs) first, ties to the lowest index; then nodes that are off.
      * Once, not {@value #NEED_MARGIN} times, what is wanted: every node brought in has its jobs re-decided, and twice
      * cost 0.3 % more over fifteen {@code andreas} instances (docs/benchmarks-scale.md). Marks them in {@code
-     * scopeNode} (0, renumbered by the caller); how many it added.
+     * scopeNode} (0, numbered by the caller).
      */
-    private static int roomOnModels(
+    private static void roomOnModels(
             Topology topology, ModelDemand demand, int[] spare, double[] slack, int[] scopeNode) {
         int nodes = scopeNode.length;
-        int added = 0;
         for (int m = 0; m < demand.models(); m++) {
             if (demand.need(m) == 0) continue;
             int want = demand.need(m);
@@ -214,18 +210,15 @@ final class RoomScope {
             for (int i = 0; i < full.size() && room < want; i++) {
                 int n = full.get(i);
                 scopeNode[n] = 0;
-                added++;
                 room += topology.load.capacity(n);
             }
             for (int n = 0; n < nodes && room < want; n++) {
                 if (scopeNode[n] < 0 && !topology.load.used(n) && demand.serves(n, m)) {
                     scopeNode[n] = 0;
-                    added++;
                     room += topology.mostGpus[n];
                 }
             }
         }
-        return added;
     }
 
     /** Whether node n runs as model m now, or, when off, can. */
