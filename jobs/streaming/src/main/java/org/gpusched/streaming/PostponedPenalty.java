@@ -1,6 +1,5 @@
 package org.gpusched.streaming;
 
-import java.math.BigDecimal;
 import java.util.Comparator;
 import java.util.TreeSet;
 
@@ -9,7 +8,7 @@ import java.util.TreeSet;
  * over them, kept as jobs come and go so that pricing a long queue costs no walk over it. Each job enters with its
  * weight w and offset c = H + slowest remaining - due (fixed while it waits); it is late once now + c > 0, and time
  * only moves forward, so jobs move once from a set ordered by -c to the late sums, where w and w x c are added
- * exactly (BigDecimal): the total does not depend on the order jobs came, left or became late in, so it is the same
+ * exactly ({@link ExactSum}): the total does not depend on the order jobs came, left or became late in, so it is the same
  * after a restore. Derived working memory of {@link ActiveJobs}, never state.
  */
 final class PostponedPenalty {
@@ -34,8 +33,8 @@ final class PostponedPenalty {
     /** Jobs not late yet, the first to become late first. */
     private final TreeSet<Term> onTime = new TreeSet<>(BY_LATENESS);
 
-    private BigDecimal lateWeight = BigDecimal.ZERO;
-    private BigDecimal lateWeightedOffset = BigDecimal.ZERO;
+    private final ExactSum lateWeight = new ExactSum();
+    private final ExactSum lateWeightedOffset = new ExactSum();
     private long nextOrder;
 
     PostponedPenalty(double rho) {
@@ -51,9 +50,8 @@ final class PostponedPenalty {
     void remove(Term t) {
         if (t.weight <= 0) return;
         if (t.late) {
-            lateWeight = lateWeight.subtract(new BigDecimal(t.weight));
-            lateWeightedOffset =
-                    lateWeightedOffset.subtract(new BigDecimal(t.weight).multiply(new BigDecimal(t.offset)));
+            lateWeight.subtract(t.weight);
+            lateWeightedOffset.subtractProduct(t.weight, t.offset);
         } else {
             onTime.remove(t);
         }
@@ -64,11 +62,10 @@ final class PostponedPenalty {
         while (!onTime.isEmpty() && nowSeconds + onTime.first().offset > 0) {
             Term t = onTime.pollFirst();
             t.late = true;
-            lateWeight = lateWeight.add(new BigDecimal(t.weight));
-            lateWeightedOffset = lateWeightedOffset.add(new BigDecimal(t.weight).multiply(new BigDecimal(t.offset)));
+            lateWeight.add(t.weight);
+            lateWeightedOffset.addProduct(t.weight, t.offset);
         }
-        if (lateWeight.signum() == 0) return 0;
-        BigDecimal late = lateWeight.multiply(new BigDecimal(nowSeconds)).add(lateWeightedOffset);
-        return rho * late.doubleValue() / 3600.0;
+        if (lateWeight.isZero()) return 0;
+        return rho * lateWeight.timesPlus(nowSeconds, lateWeightedOffset) / 3600.0;
     }
 }

@@ -1,6 +1,5 @@
 package org.gpusched.streaming;
 
-import java.math.BigDecimal;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
@@ -18,7 +17,7 @@ import org.gpusched.core.model.NodeType;
  * then falls one second a second, so that its tardiness stays constant (now + remaining is its expected end), until
  * its done fraction reaches the optimizer's cap, from which its remaining time is constant again and its tardiness
  * grows. The sum keeps each job's current piece and when the piece ends, moving a job to its next piece as time
- * passes; the pieces' slopes and intercepts are summed exactly (BigDecimal), so the total depends neither on the
+ * passes; the pieces' slopes and intercepts are summed exactly ({@link ExactSum}), so the total depends neither on the
  * order jobs came in nor on when they entered a piece, and is the same after a restore. It is the walk's sum
  * ({@link ProblemBuilder#keptObjective}) to rounding. Derived working memory of {@link ActiveJobs}, never state.
  */
@@ -62,11 +61,13 @@ final class RunningTerms {
     private final Map<ActiveJobs.Entry, Term> terms = new IdentityHashMap<>();
     /** Per node of the cluster, the catalog type a counted job runs it as (-1: none). */
     private final int[] typeOnNode;
+    /** The copy {@link #typesOnNodes} hands out. */
+    private int[] typesCopy;
     /** Terms whose piece ends some time, the first to end first. */
     private final TreeSet<Term> ending = new TreeSet<>(BY_END);
 
-    private BigDecimal slopes = BigDecimal.ZERO;
-    private BigDecimal intercepts = BigDecimal.ZERO;
+    private final ExactSum slopes = new ExactSum();
+    private final ExactSum intercepts = new ExactSum();
     private double now = Double.NEGATIVE_INFINITY;
     private long nextOrder;
 
@@ -104,9 +105,15 @@ final class RunningTerms {
         leave(t);
     }
 
-    /** Per node of the cluster, the catalog type a counted job runs it as (-1: none); a copy. */
+    /**
+     * Per node of the cluster, the catalog type a counted job runs it as (-1: none); a copy for the caller to change,
+     * the same array at each call (a queue baseline asks at every completion, and a fresh copy as large as the
+     * cluster each time was a tenth of its allocation on 2,000 nodes), so it holds until the next call only.
+     */
     int[] typesOnNodes() {
-        return typeOnNode.clone();
+        if (typesCopy == null) typesCopy = new int[typeOnNode.length];
+        System.arraycopy(typeOnNode, 0, typesCopy, 0, typeOnNode.length);
+        return typesCopy;
     }
 
     /** Moves the clock to {@code nowSeconds}, which never goes back: jobs whose piece ended enter their next one. */
@@ -124,20 +131,20 @@ final class RunningTerms {
      * mu x its node's idle GPUs.
      */
     double total() {
-        return intercepts.add(slopes.multiply(new BigDecimal(now))).doubleValue();
+        return slopes.timesPlus(now, intercepts);
     }
 
     private void enter(Term t, double at) {
         piece(t, at);
-        slopes = slopes.add(new BigDecimal(t.slope));
-        intercepts = intercepts.add(new BigDecimal(t.intercept));
+        slopes.add(t.slope);
+        intercepts.add(t.intercept);
         if (t.until != Double.POSITIVE_INFINITY) ending.add(t);
     }
 
     private void leave(Term t) {
         ending.remove(t);
-        slopes = slopes.subtract(new BigDecimal(t.slope));
-        intercepts = intercepts.subtract(new BigDecimal(t.intercept));
+        slopes.subtract(t.slope);
+        intercepts.subtract(t.intercept);
     }
 
     /**
