@@ -5,6 +5,7 @@ import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.Placement;
 import org.gpusched.core.model.Schedule;
@@ -29,8 +30,8 @@ import org.gpusched.streaming.state.JobRecord;
 final class ControllerStep {
     /** Periodic ticks kept for a waiting job (with nothing running) after its due date; see {@link #waitingJobMayStart}. */
     static final long WAITING_TICKS_AFTER_DUE = 1000;
-    /** Jobs of the queue handed to a queue baseline at least at once; see {@link #startOnFreeNodes}. */
-    static final int QUEUE_SLICE_MIN = 64;
+    /** Jobs of the queue handed to a queue baseline in its first slice at least; see {@link #startOnFreeNodes}. */
+    static final int QUEUE_SLICE_FIRST = 4;
 
     private final ControllerFacts facts;
     private final ActiveJobs jobs;
@@ -174,7 +175,7 @@ final class ControllerStep {
                 nanos = System.nanoTime() - start;
                 facts.state.setRandomState(random.state());
                 objective = schedule.objective() + beyondWindow;
-                changes.addAll(carryOut(cluster, candidates, schedule));
+                changes.addAll(carryOut(cluster, candidates, schedule::placement));
                 if (scope == null || scope.whole()) {
                     facts.updateNodeTypes(topology, schedule::nodeType);
                 } else {
@@ -232,7 +233,9 @@ final class ControllerStep {
      * the running jobs keep their placements. The queue is handed over from its head in slices, each with the nodes
      * the slices before it took, until no node is free or the queue ends: the policy serves jobs in queue order one
      * whole free node each, so this starts exactly the jobs one call over the whole queue starts, and an event costs
-     * the head it reads rather than the backlog. f_OBJ is summed over every job as {@link
+     * the head it reads rather than the backlog. A slice is twice the free nodes, and at least twice the slice before
+     * it: mostly the head job takes the node a completion frees, and a head that cannot run there is passed over in
+     * a few slices. f_OBJ is summed over every job as {@link
      * ProblemBuilder#keptObjective} sums it, so it is the value the call over the whole problem returns.
      */
     private Call startOnFreeNodes(Topology topology, FreeNodePolicy policy, List<PlacementDecision> changes) {
@@ -243,18 +246,19 @@ final class ControllerStep {
         Map<ActiveJobs.Entry, Placement> started = new IdentityHashMap<>();
         long nanos = 0;
         Iterator<ActiveJobs.Entry> queue = jobs.waitingInRankOrder().iterator();
+        int lastSize = QUEUE_SLICE_FIRST / 2;
         while (free > 0 && queue.hasNext()) {
             List<ActiveJobs.Entry> slice = new ArrayList<>();
-            int size = Math.max(QUEUE_SLICE_MIN, 2 * free);
+            int size = Math.max(2 * lastSize, 2 * free);
+            lastSize = size;
             while (slice.size() < size && queue.hasNext()) slice.add(queue.next());
             SchedulingProblem problem = problems.problem(topology, slice);
             long start = System.nanoTime();
-            Placement[] placed = policy.startOnFreeNodes(problem, held);
+            Placement[] placed = policy.startOnFreeNodes(problem, held); // marks the nodes it takes in held
             nanos += System.nanoTime() - start;
             for (int i = 0; i < placed.length; i++) {
                 if (placed[i] == null) continue;
                 started.put(slice.get(i), placed[i]);
-                held[placed[i].node()] = placed[i].type();
                 free--;
             }
         }
@@ -262,21 +266,20 @@ final class ControllerStep {
         double objective = problems.objectiveWithStarted(cluster, started, held);
         List<ActiveJobs.Entry> startedInOrder = new ArrayList<>(started.keySet());
         startedInOrder.sort(ActiveJobs.ORDER);
-        Placement[] placements = new Placement[startedInOrder.size()];
-        for (int i = 0; i < placements.length; i++) placements[i] = started.get(startedInOrder.get(i));
-        Schedule schedule = new Schedule(placements, held, objective);
-        changes.addAll(carryOut(cluster, startedInOrder, schedule));
-        facts.updateNodeTypes(topology, schedule::nodeType);
+        changes.addAll(carryOut(cluster, startedInOrder, i -> started.get(startedInOrder.get(i))));
+        facts.updateNodeTypes(topology, n -> held[n]);
         return new Call(Double.isNaN(objective) ? problems.keptObjective(topology) : objective, nanos);
     }
 
     /**
-     * Makes the schedule's changes to the candidates ({@link ScheduleDiff}) in candidate order and returns their
-     * decisions, with the expected completion and cost of each placement, in the order they go out.
+     * Makes the changes of a schedule ({@code placements}: candidate i's placement in it, null when it waits) to the
+     * candidates ({@link ScheduleDiff}) in candidate order and returns their decisions, with the expected completion
+     * and cost of each placement, in the order they go out.
      */
-    private List<PlacementDecision> carryOut(Cluster cluster, List<ActiveJobs.Entry> candidates, Schedule schedule) {
+    private List<PlacementDecision> carryOut(
+            Cluster cluster, List<ActiveJobs.Entry> candidates, IntFunction<Placement> placements) {
         List<PlacementDecision> decisions = new ArrayList<>();
-        for (ScheduleDiff.Change c : ScheduleDiff.of(cluster, candidates, schedule)) {
+        for (ScheduleDiff.Change c : ScheduleDiff.of(cluster, candidates, placements)) {
             ActiveJobs.Entry e = candidates.get(c.candidate());
             JobRecord j = facts.writable(e);
             if (c.action() == DecisionAction.PREEMPT) {

@@ -67,7 +67,7 @@ final class ProblemBuilder {
             states.add(facts.jobState(e, current));
             tables.add(e.times);
         }
-        return SchedulingProblem.ofDistinctJobs(
+        return SchedulingProblem.ofDistinctJobsSharingNodeTypes(
                 facts.nowSeconds(), cluster, states, tables, currentType, facts.config.optimizerObjective());
     }
 
@@ -352,7 +352,7 @@ final class ProblemBuilder {
 
     /**
      * Per node of the topology's cluster, the catalog type a running job some node can run runs it as (-1: none): the
-     * nodes a queue baseline cannot start a job on.
+     * nodes a queue baseline cannot start a job on. The caller may change it; it holds until the next call.
      */
     int[] heldNodes(Topology topology) {
         RunningTerms terms = oneJobPerNodeTerms(topology);

@@ -3,9 +3,9 @@ package org.gpusched.streaming;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.IntFunction;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.Placement;
-import org.gpusched.core.model.Schedule;
 import org.gpusched.streaming.avro.DecisionAction;
 import org.gpusched.streaming.avro.PlacementDecision;
 
@@ -29,11 +29,14 @@ final class ScheduleDiff {
         int gpus(int candidate);
     }
 
-    /** The changes of {@code schedule} over {@code count} candidates, in candidate order. */
-    static List<Change> of(Cluster cluster, int count, Current current, Schedule schedule) {
+    /**
+     * The changes of a schedule ({@code placements}: candidate i's placement in it, null when it waits) over {@code
+     * count} candidates, in candidate order.
+     */
+    static List<Change> of(Cluster cluster, int count, Current current, IntFunction<Placement> placements) {
         List<Change> changes = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            Placement p = schedule.placement(i);
+            Placement p = placements.apply(i);
             String oldNode = current.node(i);
             if (p == null) {
                 if (oldNode != null)
@@ -52,7 +55,7 @@ final class ScheduleDiff {
     }
 
     /** Over the candidates' records (node, type and GPUs as they are now). */
-    static List<Change> of(Cluster cluster, List<ActiveJobs.Entry> candidates, Schedule schedule) {
+    static List<Change> of(Cluster cluster, List<ActiveJobs.Entry> candidates, IntFunction<Placement> placements) {
         return of(
                 cluster,
                 candidates.size(),
@@ -72,7 +75,7 @@ final class ScheduleDiff {
                         return candidates.get(c).record.getGpus();
                     }
                 },
-                schedule);
+                placements);
     }
 
     /**

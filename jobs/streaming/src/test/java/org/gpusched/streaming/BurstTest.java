@@ -24,8 +24,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * job starts when.
  */
 class BurstTest {
-    /** More than two slices of the queue per event, and more jobs waiting than f_OBJ is summed job by job for. */
-    private static final int JOBS = ProblemBuilder.EXACT_PRICING_QUEUE + 3 * ControllerStep.QUEUE_SLICE_MIN;
+    /** More jobs waiting than f_OBJ is summed job by job for, and a few slices of the queue beyond them. */
+    private static final int JOBS = ProblemBuilder.EXACT_PRICING_QUEUE + 192;
 
     @ParameterizedTest
     @ValueSource(strings = {"fifo", "edf", "priority"})

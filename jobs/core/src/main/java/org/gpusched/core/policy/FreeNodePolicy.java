@@ -14,7 +14,9 @@ public interface FreeNodePolicy extends SchedulingPolicy {
     /**
      * Where to start the jobs of {@code waiting}, none of which runs: the placements {@link #schedule} gives them on
      * the problem that also holds the running jobs. {@code heldNodeTypes[n]} is the type the running jobs have node
-     * n as, or -1 when none runs there. Entry j is job j's placement, or null when it waits.
+     * n as, or -1 when none runs there. Entry j is job j's placement, or null when it waits. The nodes it starts jobs
+     * on are marked in {@code heldNodeTypes} as taken (with the type it starts them as), so that a caller handing
+     * over its queue in slices passes the same array on, and no call copies a table as large as the cluster.
      *
      * @throws IllegalArgumentException when a job of {@code waiting} runs, or {@code heldNodeTypes} does not match
      *                                  the cluster

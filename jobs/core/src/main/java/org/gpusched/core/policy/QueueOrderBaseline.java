@@ -111,7 +111,7 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
             waiting[j] = j;
         }
         Placement[] placements = new Placement[jobs];
-        if (jobs > 0) start(problem, waiting, jobs, heldNodeTypes.clone(), placements);
+        if (jobs > 0) start(problem, waiting, jobs, heldNodeTypes, placements);
         return placements;
     }
 
@@ -120,7 +120,6 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
             SchedulingProblem problem, int[] waiting, int waitingCount, int[] nodeTypes, Placement[] placements) {
         Cluster cluster = problem.cluster();
         int jobs = problem.jobCount();
-        int nodes = cluster.nodeCount();
         // queue order: stable sort by submission, then by the policy's key
         double[] key = new double[jobs];
         IndexSort sorter = new IndexSort();
@@ -130,8 +129,7 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
         sorter.sort(waiting, waitingCount, key, false);
 
         EmptyNodes empty = new EmptyNodes(problem, nodeTypes);
-        int emptyTotal = 0;
-        for (int n = 0; n < nodes; n++) if (nodeTypes[n] == -1) emptyTotal++;
+        int emptyTotal = empty.count();
         for (int w = 0; w < waitingCount && emptyTotal > 0; w++) {
             int j = waiting[w];
             long chosen = rule == ConfigurationRule.CHEAPEST_ON_TIME
@@ -216,29 +214,43 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
     /**
      * Per type, the empty nodes that can take it in preference order: those already running as it (a node freed at
      * this event keeps its type until rescheduled), then the others, each by index. Searched lazily with a pointer per
-     * type, since nodes only get taken within a call: a call costs the nodes it looks at, not nodes x types.
+     * type, since nodes only get taken within a call: a call costs the nodes it looks at, not nodes x types, and on a
+     * full cluster it looks at the few empty ones only.
      */
     private static final class EmptyNodes {
         private final SchedulingProblem problem;
         private final int[] nodeTypes;
+        /** The nodes empty at the start of the call, by index. */
+        private final int[] empty;
+
         private final int[][] warm;
         private final int[] warmCount, warmPointer, restPointer;
 
         EmptyNodes(SchedulingProblem problem, int[] nodeTypes) {
             this.problem = problem;
             this.nodeTypes = nodeTypes;
+            int count = 0;
+            for (int type : nodeTypes) if (type == -1) count++;
+            empty = new int[count];
+            count = 0;
+            for (int n = 0; n < nodeTypes.length; n++) if (nodeTypes[n] == -1) empty[count++] = n;
             int types = problem.cluster().typeCount();
             warm = new int[types][];
             warmCount = new int[types];
             warmPointer = new int[types];
             restPointer = new int[types];
-            for (int n = 0; n < nodeTypes.length; n++) {
+            for (int n : empty) {
                 int t = problem.currentNodeType(n);
-                if (nodeTypes[n] != -1 || t < 0 || !problem.cluster().canTake(n, t)) continue;
+                if (t < 0 || !problem.cluster().canTake(n, t)) continue;
                 if (warm[t] == null) warm[t] = new int[4];
                 if (warmCount[t] == warm[t].length) warm[t] = Arrays.copyOf(warm[t], warmCount[t] * 2);
                 warm[t][warmCount[t]++] = n;
             }
+        }
+
+        /** How many nodes were empty at the start of the call. */
+        int count() {
+            return empty.length;
         }
 
         /** The preferred empty node that can take type t, or -1. */
@@ -246,11 +258,13 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
             while (warmPointer[t] < warmCount[t] && nodeTypes[warm[t][warmPointer[t]]] != -1) warmPointer[t]++;
             if (warmPointer[t] < warmCount[t]) return warm[t][warmPointer[t]];
             Cluster cluster = problem.cluster();
-            int n = restPointer[t];
-            while (n < nodeTypes.length
-                    && !(nodeTypes[n] == -1 && problem.currentNodeType(n) != t && cluster.canTake(n, t))) n++;
-            restPointer[t] = n;
-            return n < nodeTypes.length ? n : -1;
+            int i = restPointer[t];
+            while (i < empty.length
+                    && !(nodeTypes[empty[i]] == -1
+                            && problem.currentNodeType(empty[i]) != t
+                            && cluster.canTake(empty[i], t))) i++;
+            restPointer[t] = i;
+            return i < empty.length ? empty[i] : -1;
         }
     }
 

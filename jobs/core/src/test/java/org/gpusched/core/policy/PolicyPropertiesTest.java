@@ -1,5 +1,6 @@
 package org.gpusched.core.policy;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -155,10 +156,15 @@ class PolicyPropertiesTest {
         for (String name : List.of("fifo", "edf", "priority")) {
             FreeNodePolicy policy = (FreeNodePolicy) Policies.create(name, SMALL);
             Schedule whole = policy.schedule(instance, new RandomState(1));
-            Placement[] started = policy.startOnFreeNodes(queue, held);
+            int[] taken = held.clone();
+            Placement[] started = policy.startOnFreeNodes(queue, taken);
             assertEquals(waiting.size(), started.length, name);
-            for (int w = 0; w < started.length; w++)
+            int[] expectedTaken = held.clone();
+            for (int w = 0; w < started.length; w++) {
                 assertEquals(whole.placement(waitingIndex.get(w)), started[w], name + ": waiting job " + w);
+                if (started[w] != null) expectedTaken[started[w].node()] = started[w].type();
+            }
+            assertArrayEquals(expectedTaken, taken, name + ": the nodes it started jobs on are marked taken");
             if (waiting.size() < instance.jobCount()) {
                 assertThrows(
                         IllegalArgumentException.class,
