@@ -1,7 +1,5 @@
 package org.gpusched.core.model;
 
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -31,7 +29,7 @@ public record Job(
                     "job " + id + ": weight must be a finite number >= 0, got " + weightPerHour);
         if (times == null || times.isEmpty())
             throw new InvalidInstanceException("job " + id + ": no execution times (times is empty)");
-        Map<String, Map<Integer, Double>> copy = new LinkedHashMap<>();
+        boolean someTimes = false;
         for (var byType : times.entrySet()) {
             if (byType.getValue() == null)
                 throw new InvalidInstanceException("job " + id + ": times." + byType.getKey() + " is missing");
@@ -45,18 +43,16 @@ public record Job(
                     throw new InvalidInstanceException("job " + id + ": times." + byType.getKey() + "." + g
                             + " must be a positive number of seconds, got " + t);
             }
-            // checked first, then copied whole into two sorted arrays
-            if (!byType.getValue().isEmpty()) copy.put(byType.getKey(), GpuTimes.of(byType.getValue()));
+            someTimes |= !byType.getValue().isEmpty();
         }
-        if (copy.isEmpty()) throw new InvalidInstanceException("job " + id + ": no configuration to run on");
-        times = Collections.unmodifiableMap(copy);
+        if (!someTimes) throw new InvalidInstanceException("job " + id + ": no configuration to run on");
+        // checked first, then copied whole into flat arrays
+        times = TimesByType.of(times);
     }
 
     /** Predicted full execution time on {@code type} with {@code gpus} GPUs, or NaN if the job cannot run there. */
     public double timeOn(String type, int gpus) {
-        Map<Integer, Double> perGpus = times.get(type);
-        if (perGpus == null) return Double.NaN;
-        // the constructor stores each type's times as GpuTimes: read unboxed
-        return ((GpuTimes) perGpus).seconds(gpus);
+        // the constructor stores the times as TimesByType: read unboxed
+        return ((TimesByType) times).seconds(type, gpus);
     }
 }
