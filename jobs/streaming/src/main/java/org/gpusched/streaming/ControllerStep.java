@@ -240,9 +240,9 @@ final class ControllerStep {
      */
     private Call startOnFreeNodes(Topology topology, FreeNodePolicy policy, List<PlacementDecision> changes) {
         Cluster cluster = topology.cluster;
-        int[] held = problems.heldNodes(topology);
-        int free = 0;
-        for (int type : held) if (type == -1) free++;
+        ProblemBuilder.HeldNodes heldNodes = problems.heldNodes(topology);
+        int[] held = heldNodes.types();
+        int free = heldNodes.empty().length;
         Map<ActiveJobs.Entry, Placement> started = new IdentityHashMap<>();
         long nanos = 0;
         Iterator<ActiveJobs.Entry> queue = jobs.waitingInRankOrder().iterator();
@@ -254,7 +254,8 @@ final class ControllerStep {
             while (slice.size() < size && queue.hasNext()) slice.add(queue.next());
             SchedulingProblem problem = problems.problem(topology, slice);
             long start = System.nanoTime();
-            Placement[] placed = policy.startOnFreeNodes(problem, held); // marks the nodes it takes in held
+            // marks the nodes it takes in held
+            Placement[] placed = policy.startOnFreeNodes(problem, held, heldNodes.empty());
             nanos += System.nanoTime() - start;
             for (int i = 0; i < placed.length; i++) {
                 if (placed[i] == null) continue;

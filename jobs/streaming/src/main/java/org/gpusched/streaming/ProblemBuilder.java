@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.JobState;
 import org.gpusched.core.model.JobTimes;
@@ -351,12 +352,16 @@ final class ProblemBuilder {
     }
 
     /**
-     * Per node of the topology's cluster, the catalog type a running job some node can run runs it as (-1: none): the
-     * nodes a queue baseline cannot start a job on. The caller may change it; it holds until the next call.
+     * {@code types}: per node of the topology's cluster, the catalog type a running job some node can run runs it as
+     * (-1: none), the nodes a queue baseline cannot start a job on; the caller may change it, and it holds until the
+     * next call. {@code empty}: the nodes it gives -1, ascending.
      */
-    int[] heldNodes(Topology topology) {
+    record HeldNodes(int[] types, int[] empty) {}
+
+    /** The nodes the running jobs hold, and those they leave empty. */
+    HeldNodes heldNodes(Topology topology) {
         RunningTerms terms = oneJobPerNodeTerms(topology);
-        if (terms != null) return terms.typesOnNodes();
+        if (terms != null) return new HeldNodes(terms.typesOnNodes(), terms.emptyNodes());
         Cluster cluster = topology.cluster;
         Map<String, Integer> catalogIndex = facts.catalog.index();
         int[] held = new int[cluster.nodeCount()];
@@ -364,7 +369,8 @@ final class ProblemBuilder {
         for (ActiveJobs.Entry e : jobs.runningInOrder()) {
             if (e.walked(cluster, catalogIndex).runnable) held[e.walkNode] = e.walkType;
         }
-        return held;
+        return new HeldNodes(
+                held, IntStream.range(0, held.length).filter(n -> held[n] == -1).toArray());
     }
 
     /**

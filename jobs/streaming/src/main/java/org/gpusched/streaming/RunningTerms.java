@@ -1,6 +1,7 @@
 package org.gpusched.streaming;
 
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -61,6 +62,8 @@ final class RunningTerms {
     private final Map<ActiveJobs.Entry, Term> terms = new IdentityHashMap<>();
     /** Per node of the cluster, the catalog type a counted job runs it as (-1: none). */
     private final int[] typeOnNode;
+    /** The nodes no counted job runs on ({@link #typeOnNode} -1), so that finding them costs a word per 64 nodes. */
+    private final BitSet emptyNodes = new BitSet();
     /** The copy {@link #typesOnNodes} hands out. */
     private int[] typesCopy;
     /** Terms whose piece ends some time, the first to end first. */
@@ -78,6 +81,7 @@ final class RunningTerms {
         this.mu = mu;
         typeOnNode = new int[cluster.nodeCount()];
         Arrays.fill(typeOnNode, -1);
+        emptyNodes.set(0, cluster.nodeCount());
     }
 
     /** Jobs counted: the running jobs put that some node of the cluster can run. */
@@ -94,6 +98,7 @@ final class RunningTerms {
         Term t = new Term(e, cluster, mu, nextOrder++);
         terms.put(e, t);
         typeOnNode[t.node] = e.walkType;
+        emptyNodes.clear(t.node);
         enter(t, now);
     }
 
@@ -102,6 +107,7 @@ final class RunningTerms {
         Term t = terms.remove(e);
         if (t == null) return;
         typeOnNode[t.node] = -1;
+        emptyNodes.set(t.node);
         leave(t);
     }
 
@@ -114,6 +120,11 @@ final class RunningTerms {
         if (typesCopy == null) typesCopy = new int[typeOnNode.length];
         System.arraycopy(typeOnNode, 0, typesCopy, 0, typeOnNode.length);
         return typesCopy;
+    }
+
+    /** The nodes no counted job runs on, ascending: those {@link #typesOnNodes} gives -1. */
+    int[] emptyNodes() {
+        return emptyNodes.stream().toArray();
     }
 
     /** Moves the clock to {@code nowSeconds}, which never goes back: jobs whose piece ended enter their next one. */

@@ -1,5 +1,6 @@
 package org.gpusched.core.policy;
 
+import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.Job;
 import org.gpusched.core.model.Placement;
 import org.gpusched.core.model.SchedulingProblem;
@@ -21,7 +22,36 @@ public interface FreeNodePolicy extends SchedulingPolicy {
      * @throws IllegalArgumentException when a job of {@code waiting} runs, or {@code heldNodeTypes} does not match
      *                                  the cluster
      */
-    Placement[] startOnFreeNodes(SchedulingProblem waiting, int[] heldNodeTypes);
+    default Placement[] startOnFreeNodes(SchedulingProblem waiting, int[] heldNodeTypes) {
+        Cluster cluster = waiting.cluster();
+        if (heldNodeTypes.length != cluster.nodeCount()) {
+            throw new IllegalArgumentException(
+                    "held node types: " + heldNodeTypes.length + " for " + cluster.nodeCount() + " nodes");
+        }
+        int empty = 0;
+        for (int n = 0; n < heldNodeTypes.length; n++) {
+            if (heldNodeTypes[n] < -1 || heldNodeTypes[n] >= cluster.typeCount()) {
+                throw new IllegalArgumentException(
+                        "held node types: node " + cluster.node(n).id() + " has type index " + heldNodeTypes[n]);
+            }
+            if (heldNodeTypes[n] == -1) empty++;
+        }
+        int[] emptyNodes = new int[empty];
+        empty = 0;
+        for (int n = 0; n < heldNodeTypes.length; n++) if (heldNodeTypes[n] == -1) emptyNodes[empty++] = n;
+        return startOnFreeNodes(waiting, heldNodeTypes, emptyNodes);
+    }
+
+    /**
+     * As {@link #startOnFreeNodes(SchedulingProblem, int[])}, for a caller that keeps the empty nodes: {@code
+     * emptyNodes} lists, ascending, every node {@code heldNodeTypes} gave -1 when the caller took them from its table
+     * (a node taken since, no longer -1 there, is passed over), so that a call on a full cluster looks at the few
+     * empty nodes rather than at every node. The other entries of {@code heldNodeTypes} are not read.
+     *
+     * @throws IllegalArgumentException when a job of {@code waiting} runs, or {@code heldNodeTypes} or {@code
+     *                                  emptyNodes} do not match the cluster
+     */
+    Placement[] startOnFreeNodes(SchedulingProblem waiting, int[] heldNodeTypes, int[] emptyNodes);
 
     /**
      * The waiting job's place in the queue: jobs are served by this key ascending, then by submission time, then in

@@ -1,6 +1,7 @@
 package org.gpusched.core.policy;
 
 import java.util.Arrays;
+import java.util.stream.IntStream;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.InvalidInstanceException;
 import org.gpusched.core.model.Placement;
@@ -85,21 +86,22 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
             placements[j] = p;
         }
 
-        if (waitingCount > 0) start(problem, waiting, waitingCount, nodeTypes, placements);
+        if (waitingCount > 0) start(problem, waiting, waitingCount, nodeTypes, emptyNodesOf(nodeTypes), placements);
         return new Schedule(placements, nodeTypes, ObjectiveFunction.evaluate(problem, placements, nodeTypes));
     }
 
     @Override
-    public Placement[] startOnFreeNodes(SchedulingProblem problem, int[] heldNodeTypes) {
+    public Placement[] startOnFreeNodes(SchedulingProblem problem, int[] heldNodeTypes, int[] emptyNodes) {
         Cluster cluster = problem.cluster();
         if (heldNodeTypes.length != cluster.nodeCount()) {
             throw new IllegalArgumentException(
                     "held node types: " + heldNodeTypes.length + " for " + cluster.nodeCount() + " nodes");
         }
-        for (int n = 0; n < heldNodeTypes.length; n++) {
-            if (heldNodeTypes[n] < -1 || heldNodeTypes[n] >= cluster.typeCount()) {
-                throw new IllegalArgumentException(
-                        "held node types: node " + cluster.node(n).id() + " has type index " + heldNodeTypes[n]);
+        for (int i = 0; i < emptyNodes.length; i++) {
+            int n = emptyNodes[i];
+            if (n < 0 || n >= cluster.nodeCount() || i > 0 && n <= emptyNodes[i - 1]) {
+                throw new IllegalArgumentException("empty nodes: entry " + i + " is " + n
+                        + ", not a node index above the one before it (" + cluster.nodeCount() + " nodes)");
             }
         }
         int jobs = problem.jobCount();
@@ -111,13 +113,27 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
             waiting[j] = j;
         }
         Placement[] placements = new Placement[jobs];
-        if (jobs > 0) start(problem, waiting, jobs, heldNodeTypes, placements);
+        if (jobs > 0) start(problem, waiting, jobs, heldNodeTypes, emptyNodes, placements);
         return placements;
     }
 
-    /** Starts the {@code waiting} jobs in queue order, each on an empty node ({@code nodeTypes[n] == -1}), which it then takes. */
+    private static int[] emptyNodesOf(int[] nodeTypes) {
+        return IntStream.range(0, nodeTypes.length)
+                .filter(n -> nodeTypes[n] == -1)
+                .toArray();
+    }
+
+    /**
+     * Starts the {@code waiting} jobs in queue order, each on an empty node ({@code nodeTypes[n] == -1}, one of {@code
+     * emptyNodes}), which it then takes.
+     */
     private void start(
-            SchedulingProblem problem, int[] waiting, int waitingCount, int[] nodeTypes, Placement[] placements) {
+            SchedulingProblem problem,
+            int[] waiting,
+            int waitingCount,
+            int[] nodeTypes,
+            int[] emptyNodes,
+            Placement[] placements) {
         Cluster cluster = problem.cluster();
         int jobs = problem.jobCount();
         // queue order: stable sort by submission, then by the policy's key
@@ -128,7 +144,7 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
         for (int j = 0; j < jobs; j++) key[j] = queueKey(problem.job(j).job());
         sorter.sort(waiting, waitingCount, key, false);
 
-        EmptyNodes empty = new EmptyNodes(problem, nodeTypes);
+        EmptyNodes empty = new EmptyNodes(problem, nodeTypes, emptyNodes);
         int emptyTotal = empty.count();
         for (int w = 0; w < waitingCount && emptyTotal > 0; w++) {
             int j = waiting[w];
@@ -220,20 +236,16 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
     private static final class EmptyNodes {
         private final SchedulingProblem problem;
         private final int[] nodeTypes;
-        /** The nodes empty at the start of the call, by index. */
+        /** The nodes empty when the caller listed them, by index (some may be taken since). */
         private final int[] empty;
 
         private final int[][] warm;
         private final int[] warmCount, warmPointer, restPointer;
 
-        EmptyNodes(SchedulingProblem problem, int[] nodeTypes) {
+        EmptyNodes(SchedulingProblem problem, int[] nodeTypes, int[] empty) {
             this.problem = problem;
             this.nodeTypes = nodeTypes;
-            int count = 0;
-            for (int type : nodeTypes) if (type == -1) count++;
-            empty = new int[count];
-            count = 0;
-            for (int n = 0; n < nodeTypes.length; n++) if (nodeTypes[n] == -1) empty[count++] = n;
+            this.empty = empty;
             int types = problem.cluster().typeCount();
             warm = new int[types][];
             warmCount = new int[types];
@@ -241,16 +253,18 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
             restPointer = new int[types];
             for (int n : empty) {
                 int t = problem.currentNodeType(n);
-                if (t < 0 || !problem.cluster().canTake(n, t)) continue;
+                if (nodeTypes[n] != -1 || t < 0 || !problem.cluster().canTake(n, t)) continue;
                 if (warm[t] == null) warm[t] = new int[4];
                 if (warmCount[t] == warm[t].length) warm[t] = Arrays.copyOf(warm[t], warmCount[t] * 2);
                 warm[t][warmCount[t]++] = n;
             }
         }
 
-        /** How many nodes were empty at the start of the call. */
+        /** How many of the listed nodes are still empty. */
         int count() {
-            return empty.length;
+            int count = 0;
+            for (int n : empty) if (nodeTypes[n] == -1) count++;
+            return count;
         }
 
         /** The preferred empty node that can take type t, or -1. */

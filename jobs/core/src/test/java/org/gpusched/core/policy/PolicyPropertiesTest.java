@@ -165,6 +165,10 @@ class PolicyPropertiesTest {
                 if (started[w] != null) expectedTaken[started[w].node()] = started[w].type();
             }
             assertArrayEquals(expectedTaken, taken, name + ": the nodes it started jobs on are marked taken");
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> policy.startOnFreeNodes(queue, held.clone(), new int[] {held.length}),
+                    name + ": an empty node that is not a node is refused");
             if (waiting.size() < instance.jobCount()) {
                 assertThrows(
                         IllegalArgumentException.class,
