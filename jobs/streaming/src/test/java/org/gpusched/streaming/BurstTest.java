@@ -10,7 +10,13 @@ import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.gpusched.core.model.Cluster;
+import org.gpusched.core.model.Node;
+import org.gpusched.core.model.NodeType;
+import org.gpusched.core.objective.ObjectiveParameters;
+import org.gpusched.formats.ClusterSpec;
 import org.gpusched.streaming.avro.DecisionAction;
+import org.gpusched.streaming.avro.ExecutionTime;
 import org.gpusched.streaming.avro.JobSubmitted;
 import org.gpusched.streaming.avro.PlacementDecision;
 import org.gpusched.streaming.avro.SchedulingMetrics;
@@ -102,6 +108,48 @@ class BurstTest {
             }
             assertEquals(f, m.getFObj(), Math.abs(f) * 1e-12, "f_OBJ at " + t);
         }
+        h.close();
+    }
+
+    /**
+     * The head of the queue runs only on the node that is taken: the slices grow (4, 8, 16 jobs) until a job that the
+     * free node can run is found, 20 places down, and it starts at once.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"fifo", "edf", "priority"})
+    void aHeadThatCannotRunOnTheFreeNodeIsPassedOverSliceBySlice(String policy) throws Exception {
+        NodeType g1 = new NodeType("G1", "X", 1, new double[] {0.5, 1.0});
+        NodeType g2 = new NodeType("G2", "X", 2, new double[] {0.5, 1.0, 1.8});
+        ClusterSpec cluster = new ClusterSpec(
+                new Cluster(List.of(g1, g2), List.of(Node.fixed("n0", "G1"), Node.fixed("n1", "G2"))),
+                new ObjectiveParameters(100, 3600, 0));
+        var h = new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(
+                        new ControllerFunction(TestData.config(cluster, policy).build())),
+                new ControllerKey(),
+                Types.STRING);
+        h.open();
+        for (int i = 0; i < 30; i++) {
+            // one queue order for the three policies: ids, due dates and weights all rank j00 first
+            JobSubmitted job = JobSubmitted.newBuilder(
+                            TestData.job(String.format("j%02d", i), 0, 5000 + i, 30 - i, 1000))
+                    .setTimes(
+                            i == 20
+                                    ? List.of(new ExecutionTime("G1", 1, 1000.0))
+                                    : List.of(new ExecutionTime("G2", 1, 1000.0), new ExecutionTime("G2", 2, 600.0)))
+                    .build();
+            ControllerEvent e = TestData.submission(job, policy, 0);
+            h.processElement(new StreamRecord<>(e, e.getTimeMillis()));
+        }
+        h.processWatermark(new Watermark(0));
+        List<String> startedAtZero = new ArrayList<>();
+        for (Object o : h.getOutput()) {
+            if (o instanceof StreamRecord<?> r
+                    && r.getValue() instanceof PlacementDecision d
+                    && d.getAction() == DecisionAction.START
+                    && d.getTime() == 0) startedAtZero.add(d.getJob() + "@" + d.getNode());
+        }
+        assertEquals(List.of("j00@n1", "j20@n0"), startedAtZero);
         h.close();
     }
 }
