@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.IntStream;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.JobState;
 import org.gpusched.core.model.JobTimes;
@@ -369,8 +368,7 @@ final class ProblemBuilder {
         for (ActiveJobs.Entry e : jobs.runningInOrder()) {
             if (e.walked(cluster, catalogIndex).runnable) held[e.walkNode] = e.walkType;
         }
-        return new HeldNodes(
-                held, IntStream.range(0, held.length).filter(n -> held[n] == -1).toArray());
+        return new HeldNodes(held, FreeNodePolicy.emptyNodes(held));
     }
 
     /**

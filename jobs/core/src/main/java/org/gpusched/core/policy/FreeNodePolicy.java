@@ -1,5 +1,6 @@
 package org.gpusched.core.policy;
 
+import java.util.stream.IntStream;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.Job;
 import org.gpusched.core.model.Placement;
@@ -28,18 +29,20 @@ public interface FreeNodePolicy extends SchedulingPolicy {
             throw new IllegalArgumentException(
                     "held node types: " + heldNodeTypes.length + " for " + cluster.nodeCount() + " nodes");
         }
-        int empty = 0;
         for (int n = 0; n < heldNodeTypes.length; n++) {
             if (heldNodeTypes[n] < -1 || heldNodeTypes[n] >= cluster.typeCount()) {
                 throw new IllegalArgumentException(
                         "held node types: node " + cluster.node(n).id() + " has type index " + heldNodeTypes[n]);
             }
-            if (heldNodeTypes[n] == -1) empty++;
         }
-        int[] emptyNodes = new int[empty];
-        empty = 0;
-        for (int n = 0; n < heldNodeTypes.length; n++) if (heldNodeTypes[n] == -1) emptyNodes[empty++] = n;
-        return startOnFreeNodes(waiting, heldNodeTypes, emptyNodes);
+        return startOnFreeNodes(waiting, heldNodeTypes, emptyNodes(heldNodeTypes));
+    }
+
+    /** The nodes {@code heldNodeTypes} gives -1, ascending: the {@code emptyNodes} of a caller that keeps none. */
+    static int[] emptyNodes(int[] heldNodeTypes) {
+        return IntStream.range(0, heldNodeTypes.length)
+                .filter(n -> heldNodeTypes[n] == -1)
+                .toArray();
     }
 
     /**

@@ -1,7 +1,6 @@
 package org.gpusched.core.policy;
 
 import java.util.Arrays;
-import java.util.stream.IntStream;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.InvalidInstanceException;
 import org.gpusched.core.model.Placement;
@@ -86,7 +85,8 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
             placements[j] = p;
         }
 
-        if (waitingCount > 0) start(problem, waiting, waitingCount, nodeTypes, emptyNodesOf(nodeTypes), placements);
+        if (waitingCount > 0)
+            start(problem, waiting, waitingCount, nodeTypes, FreeNodePolicy.emptyNodes(nodeTypes), placements);
         return new Schedule(placements, nodeTypes, ObjectiveFunction.evaluate(problem, placements, nodeTypes));
     }
 
@@ -115,12 +115,6 @@ abstract class QueueOrderBaseline implements FreeNodePolicy {
         Placement[] placements = new Placement[jobs];
         if (jobs > 0) start(problem, waiting, jobs, heldNodeTypes, emptyNodes, placements);
         return placements;
-    }
-
-    private static int[] emptyNodesOf(int[] nodeTypes) {
-        return IntStream.range(0, nodeTypes.length)
-                .filter(n -> nodeTypes[n] == -1)
-                .toArray();
     }
 
     /**
