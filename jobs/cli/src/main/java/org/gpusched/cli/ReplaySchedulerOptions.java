@@ -28,6 +28,7 @@ final class ReplaySchedulerOptions {
     /** The options of this mixin, which mean nothing to a placement run. */
     static final List<String> NAMES = List.of(
             "--iterations",
+            "--iterations-without-gain",
             "--optimizer-threads",
             "--controllers",
             "--dispatch",
@@ -54,6 +55,14 @@ final class ReplaySchedulerOptions {
             paramLabel = "N",
             description = "MaxIt of the randomized policies (default: ${DEFAULT-VALUE}).")
     String iterations;
+
+    @Option(
+            names = "--iterations-without-gain",
+            paramLabel = "N",
+            description = "A randomized policy's call stops once N iterations in a row have built nothing better "
+                    + "than its best so far (checked every 64 iterations); 0: all MaxIt run, as in the papers; auto: "
+                    + "three tenths of MaxIt with --controllers above 1, 0 with one (default: ${DEFAULT-VALUE}).")
+    String iterationsWithoutGain;
 
     @Option(
             names = "--optimizer-threads",

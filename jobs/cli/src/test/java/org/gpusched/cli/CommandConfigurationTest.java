@@ -42,6 +42,9 @@ class CommandConfigurationTest {
     static {
         INVALID.put("--seed", new String[] {"x", "must be an integer, got 'x'"});
         INVALID.put("--iterations", new String[] {"0", "must be >= 1, got 0"});
+        INVALID.put(
+                "--iterations-without-gain",
+                new String[] {"-5", "must be auto or a count >= 0 (0: every iteration), got -5"});
         INVALID.put("--optimizer-threads", new String[] {"0", "must be >= 1, got 0"});
         INVALID.put("--controllers", new String[] {"0", "must be >= 1, got 0"});
         INVALID.put("--dispatch", new String[] {"nearest", "must be one of round-robin, gpu-weighted, got 'nearest'"});

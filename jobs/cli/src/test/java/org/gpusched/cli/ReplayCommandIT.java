@@ -63,6 +63,7 @@ class ReplayCommandIT {
         assertEquals(3, run.get("seed").asInt());
         assertEquals("stable", run.get("stability").asText());
         assertEquals("auto", run.get("optimizerScope").asText());
+        assertEquals(0, run.get("iterationsWithoutGain").asInt(), "one controller runs every iteration");
         assertEquals(3, run.get("nodes").size());
         assertEquals(3, run.get("nodeTypes").get("V100x2").get("costPerHour").size());
         List<String> decisions = Files.readAllLines(out.resolve("decisions.jsonl"));
@@ -101,6 +102,12 @@ class ReplayCommandIT {
                                     + " optimizer thread"),
                     r.err());
             decisions.add(Files.readAllLines(out.resolve("decisions.jsonl")));
+            assertEquals(
+                    300,
+                    JSON.readTree(out.resolve("run.json").toFile())
+                            .get("iterationsWithoutGain")
+                            .asInt(),
+                    "local controllers stop a call after three tenths of MaxIt without gain");
         }
         assertEquals(decisions.get(0), decisions.get(1));
         var audit =

@@ -42,6 +42,7 @@ public final class JobSettings {
     /** The settings a restore may take anew when asked to. */
     private static final List<ConfigOption<?>> CHANGEABLE = List.of(
             SchedulerOptions.MAX_ITERATIONS,
+            SchedulerOptions.ITERATIONS_WITHOUT_GAIN,
             SchedulerOptions.NOISE,
             SchedulerOptions.STABILITY,
             SchedulerOptions.OPTIMIZER_SCOPE,
@@ -96,6 +97,7 @@ public final class JobSettings {
         values.put(SchedulerOptions.DISPATCH, cfg.dispatch());
         values.put(SchedulerOptions.MODE, cfg.mode());
         values.put(SchedulerOptions.MAX_ITERATIONS, cfg.maxIterations());
+        values.put(SchedulerOptions.ITERATIONS_WITHOUT_GAIN, cfg.iterationsWithoutGainSetting());
         values.put(SchedulerOptions.NOISE, cfg.noise());
         values.put(SchedulerOptions.STABILITY, cfg.stability());
         values.put(SchedulerOptions.OPTIMIZER_SCOPE, cfg.optimizerScope());

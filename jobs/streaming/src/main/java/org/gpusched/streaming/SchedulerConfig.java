@@ -5,6 +5,7 @@ import static org.gpusched.streaming.SchedulerOptions.CLUSTER_FILE;
 import static org.gpusched.streaming.SchedulerOptions.CONTROLLERS;
 import static org.gpusched.streaming.SchedulerOptions.DISPATCH;
 import static org.gpusched.streaming.SchedulerOptions.IDLE_TIMEOUT;
+import static org.gpusched.streaming.SchedulerOptions.ITERATIONS_WITHOUT_GAIN;
 import static org.gpusched.streaming.SchedulerOptions.MAX_ITERATIONS;
 import static org.gpusched.streaming.SchedulerOptions.MODE;
 import static org.gpusched.streaming.SchedulerOptions.MOVE_OVERHEAD_SECONDS;
@@ -96,6 +97,7 @@ public final class SchedulerConfig implements Serializable {
     private final long seed;
     private final int maxIterations;
     private final int optimizerThreads;
+    private final String iterationsWithoutGain;
     private final int controllers;
     private final Dispatch dispatch;
     private final double noise;
@@ -131,6 +133,7 @@ public final class SchedulerConfig implements Serializable {
         this.seed = options.get(SEED);
         this.maxIterations = options.get(MAX_ITERATIONS);
         this.optimizerThreads = options.get(OPTIMIZER_THREADS);
+        this.iterationsWithoutGain = options.get(ITERATIONS_WITHOUT_GAIN);
         this.controllers = options.get(CONTROLLERS);
         this.dispatch = options.get(DISPATCH);
         this.noise = options.get(NOISE);
@@ -194,6 +197,22 @@ public final class SchedulerConfig implements Serializable {
 
     public int optimizerThreads() {
         return optimizerThreads;
+    }
+
+    /** {@link SchedulerOptions#ITERATIONS_WITHOUT_GAIN} as given: a count, or {@value SchedulerOptions#AUTO}. */
+    public String iterationsWithoutGainSetting() {
+        return iterationsWithoutGain;
+    }
+
+    /**
+     * How many iterations in a row without a better construction end a randomized call (0: never). Under
+     * {@value SchedulerOptions#AUTO}, three tenths of MaxIt with K > 1 controllers, whose many small calls are most of a
+     * run's time (at K = 200 on 1,000 nodes it halves the run for under 0.5 % of cost, docs/benchmarks-scale.md); with
+     * one controller every iteration runs, as in the papers.
+     */
+    public int iterationsWithoutGain() {
+        if (!iterationsWithoutGain.equals(SchedulerOptions.AUTO)) return Integer.parseInt(iterationsWithoutGain);
+        return controllers > 1 ? Math.max(1, (int) (maxIterations * 3L / 10)) : 0;
     }
 
     public int controllers() {
@@ -283,7 +302,10 @@ public final class SchedulerConfig implements Serializable {
     }
 
     public PolicyConfig policyConfig() {
-        return PolicyConfig.DEFAULTS.withMaxIterations(maxIterations).withThreads(optimizerThreads);
+        return PolicyConfig.DEFAULTS
+                .withMaxIterations(maxIterations)
+                .withThreads(optimizerThreads)
+                .withIterationsWithoutGain(iterationsWithoutGain());
     }
 
     public List<TypeSpec> types() {
@@ -317,6 +339,7 @@ public final class SchedulerConfig implements Serializable {
         b.options.set(SEED, seed);
         b.options.set(MAX_ITERATIONS, maxIterations);
         b.options.set(OPTIMIZER_THREADS, optimizerThreads);
+        b.options.set(ITERATIONS_WITHOUT_GAIN, iterationsWithoutGain);
         b.options.set(CONTROLLERS, controllers);
         b.options.set(DISPATCH, dispatch);
         b.options.set(NOISE, noise);
@@ -359,6 +382,7 @@ public final class SchedulerConfig implements Serializable {
     @Override
     public String toString() {
         return "SchedulerConfig{policies=" + policies + ", seed=" + seed + ", maxIterations=" + maxIterations
+                + ", iterationsWithoutGain=" + iterationsWithoutGain
                 + ", controllers=" + controllers + ", dispatch=" + dispatch
                 + ", noise=" + noise + ", stability=" + stability + ", optimizerScope=" + optimizerScope
                 + ", moveOverheadSeconds=" + moveOverheadSeconds
@@ -400,6 +424,12 @@ public final class SchedulerConfig implements Serializable {
 
         public Builder maxIterations(int v) {
             options.set(MAX_ITERATIONS, v);
+            return this;
+        }
+
+        /** A count of iterations (0: every one), or {@value SchedulerOptions#AUTO}. */
+        public Builder iterationsWithoutGain(String v) {
+            options.set(ITERATIONS_WITHOUT_GAIN, Objects.requireNonNull(v));
             return this;
         }
 

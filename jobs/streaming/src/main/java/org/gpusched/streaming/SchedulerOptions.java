@@ -39,6 +39,13 @@ public final class SchedulerOptions {
             .intType()
             .defaultValue(1000)
             .withDescription("MaxIt of the randomized policies.");
+    public static final ConfigOption<String> ITERATIONS_WITHOUT_GAIN = ConfigOptions.key(
+                    "gpusched.iterations-without-gain")
+            .stringType()
+            .defaultValue("auto")
+            .withDescription("A randomized policy's call stops once this many iterations in a row have built nothing "
+                    + "better than its best so far (checked every 64 iterations); 0: every one of MaxIt runs, as in the "
+                    + "papers; auto: three tenths of MaxIt with K > 1 local controllers, 0 with one.");
     public static final ConfigOption<Integer> OPTIMIZER_THREADS = ConfigOptions.key("gpusched.optimizer-threads")
             .intType()
             .defaultValue(PolicyConfig.DEFAULT_THREADS)
@@ -247,6 +254,9 @@ public final class SchedulerOptions {
         }
     }
 
+    /** The value of {@link #ITERATIONS_WITHOUT_GAIN} that leaves the count to the number of controllers. */
+    public static final String AUTO = "auto";
+
     private static boolean finiteAtLeastZero(double v) {
         return v >= 0 && Double.isFinite(v);
     }
@@ -261,6 +271,12 @@ public final class SchedulerOptions {
                     "must name at least one policy, and no empty name"),
             new Setting<>(SEED, "--seed", Form.TEXT, v -> true, ""),
             new Setting<>(MAX_ITERATIONS, "--iterations", Form.TEXT, v -> v >= 1, "must be >= 1"),
+            new Setting<>(
+                    ITERATIONS_WITHOUT_GAIN,
+                    "--iterations-without-gain",
+                    Form.TEXT,
+                    v -> v.equals(AUTO) || v.matches("[0-9]{1,9}"),
+                    "must be auto or a count >= 0 (0: every iteration)"),
             new Setting<>(OPTIMIZER_THREADS, "--optimizer-threads", Form.TEXT, v -> v >= 1, "must be >= 1"),
             new Setting<>(CONTROLLERS, "--controllers", Form.TEXT, v -> v >= 1, "must be >= 1"),
             new Setting<>(DISPATCH, "--dispatch", Form.WORDS, v -> true, ""),

@@ -86,6 +86,9 @@ class RestoreGuardTest {
         // the next checkpoint holds the values taken: the same job restores it without being asked again
         checkpointOf(fewer, false, taken);
         assertTrue(refusal(MADE_WITH, false, taken).getMessage().contains("--iterations 5 in the checkpoint, 50 now"));
+        assertTrue(refusal(MADE_WITH.toBuilder().iterationsWithoutGain("100").build(), false, checkpoint)
+                .getMessage()
+                .contains("--iterations-without-gain auto in the checkpoint, 100 now"));
     }
 
     @Test

@@ -114,6 +114,47 @@ class SchedulerConfigTest {
         assertEquals(new MoveCost(600, 300), cfg.moveCost());
     }
 
+    @Test
+    void aRandomizedCallStopsWithoutGainAfterThreeTenthsOfMaxItOnlyWithLocalControllersUnlessTold() {
+        var cluster = TestData.oneGpuNodes(4, 600);
+        assertEquals(SchedulerOptions.AUTO, SchedulerOptions.ITERATIONS_WITHOUT_GAIN.defaultValue());
+        assertEquals(
+                0, TestData.config(cluster, "andreas-rg").build().policyConfig().iterationsWithoutGain());
+        SchedulerConfig local = TestData.config(cluster, "andreas-rg")
+                .controllers(2)
+                .maxIterations(1000)
+                .build();
+        assertEquals(300, local.policyConfig().iterationsWithoutGain());
+        assertEquals(SchedulerOptions.AUTO, local.toBuilder().build().iterationsWithoutGainSetting());
+        assertEquals(
+                60,
+                TestData.config(cluster, "andreas-rg")
+                        .controllers(2)
+                        .maxIterations(200)
+                        .build()
+                        .iterationsWithoutGain());
+        assertEquals(
+                0,
+                TestData.config(cluster, "andreas-rg")
+                        .controllers(2)
+                        .iterationsWithoutGain("0")
+                        .build()
+                        .iterationsWithoutGain());
+        assertEquals(
+                120,
+                TestData.config(cluster, "andreas-rg")
+                        .iterationsWithoutGain("120")
+                        .build()
+                        .policyConfig()
+                        .iterationsWithoutGain());
+        assertEquals(
+                "gpusched.iterations-without-gain must be auto or a count >= 0 (0: every iteration), got -1",
+                refusal("gpusched.iterations-without-gain", "-1"));
+        assertEquals(
+                "gpusched.iterations-without-gain must be auto or a count >= 0 (0: every iteration), got often",
+                refusal("gpusched.iterations-without-gain", "often"));
+    }
+
     /** The message of the configuration {@code key: value} fails with. */
     private static String refusal(String key, String value) {
         Configuration conf = new Configuration();

@@ -82,7 +82,8 @@ public final class AndreasRandomizedGreedyPolicy implements SchedulingPolicy {
      */
     public List<Schedule> bestSolutions(SchedulingProblem problem, RandomState random, int keep) {
         if (keepsGreedysPlan(problem)) return engine.run(problem, random, 1, 1, config.bestFit());
-        return engine.run(problem, random, config.maxIterations(), keep, config.bestFit());
+        return engine.run(
+                problem, random, config.maxIterations(), config.iterationsWithoutGain(), keep, config.bestFit());
     }
 
     /** Whether this policy keeps the deterministic greedy's plan for the problem (f_W under deadline pressure). */

@@ -84,6 +84,8 @@ final class GreedyEngine {
     private static final int MEMO_MIN_HITS = 8;
     /** Iterations a worker claims at a time: few enough to balance the workers, enough to claim rarely. */
     private static final int CHUNK = 8;
+    /** Iterations between two checks of a call's iterations-without-gain rule (a multiple of {@link #CHUNK}). */
+    static final int GAIN_CHECK = 64;
     /**
      * Below this many jobs x randomized iterations a call runs on the caller's thread: a hand-off costs about as much
      * as that many job placements.
@@ -106,7 +108,11 @@ final class GreedyEngine {
     private final SolutionPool pool = new SolutionPool();
     private final List<Worker> workers = new ArrayList<>();
     private final AtomicInteger nextIteration = new AtomicInteger();
+    /** Set by a worker whose memo has seen every draw outcome: the iterations left would only repeat. */
+    private volatile boolean allDrawsSeen;
+
     private int memoHits;
+    private int lastIterations;
 
     GreedyEngine() {
         this(true, NodeOpeningRule.DEFAULT);
@@ -151,18 +157,44 @@ final class GreedyEngine {
     }
 
     /**
+     * Iterations the last call ran or knew the outcome of, the deterministic one included: fewer than asked when the
+     * iterations-without-gain rule stopped it.
+     */
+    int lastIterations() {
+        return lastIterations;
+    }
+
+    /**
      * Runs {@code iterations} constructions (the first deterministic) and returns up to {@code keepBest} distinct
      * schedules, best f_OBJ first. When there are randomized iterations, {@code random} is advanced by exactly one
      * draw, which seeds every iteration's own stream; otherwise it is not touched.
      */
     List<Schedule> run(SchedulingProblem problem, RandomState random, int iterations, int keepBest, boolean bestFit) {
+        return run(problem, random, iterations, 0, keepBest, bestFit);
+    }
+
+    /**
+     * As {@link #run(SchedulingProblem, RandomState, int, int, boolean)}, stopping early once {@code withoutGain}
+     * iterations in a row have built nothing better than the best so far (0: never). The rule is checked every
+     * {@value #GAIN_CHECK} iterations, after all iterations before the check have run, so where a call stops does
+     * not depend on the thread count; {@code random} is advanced by one draw whether the call stops early or not.
+     */
+    List<Schedule> run(
+            SchedulingProblem problem,
+            RandomState random,
+            int iterations,
+            int withoutGain,
+            int keepBest,
+            boolean bestFit) {
         if (iterations < 1) throw new IllegalArgumentException("iterations must be >= 1, got " + iterations);
         if (keepBest < 1) throw new IllegalArgumentException("keep must be >= 1, got " + keepBest);
+        if (withoutGain < 0) throw new IllegalArgumentException("withoutGain must be >= 0, got " + withoutGain);
         tables.prepare(problem);
         opening.prepareCatalog(problem.cluster());
         configs.prepare(problem, tables, opening, ranking, HELPERS, threads);
         pool.prepare(tables.jobs, tables.nodes, keepBest);
         memoHits = 0;
+        lastIterations = 1;
         Worker first = worker(0);
         GreedyConstruction greedy = first.prepare(keepBest);
         pool.offer(greedy.construct(null, bestFit), 0, greedy);
@@ -172,7 +204,7 @@ final class GreedyEngine {
             long seed = random.nextLong();
             int count =
                     (long) tables.jobs * (iterations - 1) < PARALLEL_MIN_WORK ? 1 : Math.min(threads, iterations - 1);
-            runIterations(count, seed, iterations, keepBest, bestFit);
+            runIterations(count, seed, iterations, withoutGain, keepBest, bestFit);
         } else {
             greedy.reset();
         }
@@ -182,34 +214,69 @@ final class GreedyEngine {
         return result;
     }
 
-    /** Iterations 1..iterations-1 on {@code count} workers, the caller's thread being the first; pools merged. */
-    private void runIterations(int count, long seed, int iterations, int keepBest, boolean bestFit) {
-        nextIteration.set(1);
+    /**
+     * Iterations 1..iterations-1 on {@code count} workers, the caller's thread being the first; pools merged. With a
+     * {@code withoutGain} rule they run in blocks of {@value #GAIN_CHECK}, the rule checked between blocks.
+     */
+    private void runIterations(int count, long seed, int iterations, int withoutGain, int keepBest, boolean bestFit) {
+        for (int w = 1; w < count; w++) worker(w).prepare(keepBest);
+        int block = withoutGain == 0 ? iterations : GAIN_CHECK;
+        allDrawsSeen = false;
+        int from = 1;
+        while (from < iterations && !allDrawsSeen) {
+            int to = (int) Math.min(iterations, (long) from + block);
+            runBlock(count, seed, from, to, bestFit);
+            lastIterations = to;
+            from = to;
+            if (withoutGain > 0 && to - 1 - bestIteration(count) >= withoutGain) break;
+        }
+        if (allDrawsSeen) lastIterations = iterations;
+        for (int w = 0; w < count; w++) {
+            pool.offerAll(workers.get(w).pool);
+            memoHits += workers.get(w).memoHits;
+        }
+    }
+
+    /** Iterations [from, to) on {@code count} workers. */
+    private void runBlock(int count, long seed, int from, int to, boolean bestFit) {
+        nextIteration.set(from);
         List<Future<?>> helpers = new ArrayList<>(count - 1);
         for (int w = 1; w < count; w++) {
-            Worker worker = worker(w);
-            worker.prepare(keepBest);
+            Worker worker = workers.get(w);
             helpers.add(HELPERS.submit(() -> {
                 try {
-                    worker.iterate(seed, iterations, bestFit);
+                    worker.iterate(seed, to, bestFit);
                 } catch (RuntimeException e) {
-                    nextIteration.set(iterations); // the others stop at their next claim
+                    nextIteration.set(to); // the others stop at their next claim
                     throw e;
                 }
             }));
         }
         RuntimeException failure = null;
         try {
-            workers.get(0).iterate(seed, iterations, bestFit);
+            workers.get(0).iterate(seed, to, bestFit);
         } catch (RuntimeException e) {
-            nextIteration.set(iterations);
+            nextIteration.set(to);
             failure = e;
         }
         HelperTasks.awaitAll(helpers, failure, "optimizing");
+    }
+
+    /** The iteration that built the best schedule so far (0: the deterministic greedy), over every worker's pool. */
+    private int bestIteration(int count) {
+        long bestValue = pool.bestObjective();
+        int best = pool.bestIteration();
         for (int w = 0; w < count; w++) {
-            pool.offerAll(workers.get(w).pool);
-            memoHits += workers.get(w).memoHits;
+            SolutionPool p = workers.get(w).pool;
+            if (p.size() == 0) continue;
+            long f = p.bestObjective();
+            int it = p.bestIteration();
+            if (f < bestValue || f == bestValue && it < best) {
+                bestValue = f;
+                best = it;
+            }
         }
+        return best;
     }
 
     private Worker worker(int w) {
@@ -228,25 +295,29 @@ final class GreedyEngine {
         final DrawMemo memo = new DrawMemo(MEMO_NODES);
         final SolutionPool pool = new SolutionPool();
         int memoHits;
+        private boolean memoActive;
+        private int tried;
 
         GreedyConstruction prepare(int keepBest) {
             construction.prepare(tables, configs);
             pool.prepare(tables.jobs, tables.nodes, keepBest);
             memo.clear();
             memoHits = 0;
+            memoActive = useDrawMemo;
+            tried = 0;
             return construction;
         }
 
-        void iterate(long seed, int iterations, boolean bestFit) {
-            boolean memoActive = useDrawMemo;
-            int tried = 0;
-            for (int from = nextIteration.getAndAdd(CHUNK); from < iterations; from = nextIteration.getAndAdd(CHUNK)) {
-                for (int it = from, to = Math.min(iterations, from + CHUNK); it < to; it++) {
+        /** Claims and runs iterations until none below {@code limit} is left. */
+        void iterate(long seed, int limit, boolean bestFit) {
+            for (int from = nextIteration.getAndAdd(CHUNK); from < limit; from = nextIteration.getAndAdd(CHUNK)) {
+                for (int it = from, to = Math.min(limit, from + CHUNK); it < to; it++) {
                     RandomState random = RandomState.derive(seed, it);
                     if (memoActive) {
                         if (memo.complete()) {
-                            // every draw outcome was seen: each iteration not yet claimed repeats one of this worker's
-                            memoHits += to - it + Math.max(0, iterations - nextIteration.getAndSet(iterations));
+                            // every draw outcome was seen: each iteration not yet run repeats one of this worker's
+                            memoHits += to - it + Math.max(0, limit - nextIteration.getAndSet(limit));
+                            allDrawsSeen = true;
                             return;
                         }
                         int drawn = memo.walk(random);

@@ -47,6 +47,16 @@ final class SolutionPool {
         return size;
     }
 
+    /** The ranking value of the best entry; the pool must not be empty. */
+    long bestObjective() {
+        return objective[0];
+    }
+
+    /** The iteration that first built the best entry; the pool must not be empty. */
+    int bestIteration() {
+        return iteration[0];
+    }
+
     /** Offers the schedule a construction just built, with its ranking objective f, by iteration {@code it}. */
     void offer(long f, int it, GreedyConstruction c) {
         offer(f, it, c.jobNode, c.jobType, c.jobGpus, c.pool.nodeType);

@@ -54,6 +54,14 @@ final class Instances {
         return random(seed, 4, 8);
     }
 
+    /** The first {@link #random(long, int, int)} instance from {@code seed} on with at least {@code minJobs} jobs. */
+    static SchedulingProblem randomWithAtLeast(long seed, int maxNodes, int minJobs, int maxJobs) {
+        for (long s = seed; ; s++) {
+            SchedulingProblem p = random(s, maxNodes, maxJobs);
+            if (p.jobCount() >= minJobs) return p;
+        }
+    }
+
     /** A random instance with 1-maxNodes nodes and 1-maxJobs jobs. */
     static SchedulingProblem random(long seed, int maxNodes, int maxJobs) {
         RandomState r = new RandomState(seed);

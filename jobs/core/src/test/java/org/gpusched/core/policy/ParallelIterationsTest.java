@@ -25,10 +25,7 @@ class ParallelIterationsTest {
     }
 
     private static SchedulingProblem large(long seed, int maxNodes, int minJobs, int maxJobs) {
-        for (long s = seed; ; s++) {
-            SchedulingProblem p = Instances.random(s, maxNodes, maxJobs);
-            if (p.jobCount() >= minJobs) return p;
-        }
+        return Instances.randomWithAtLeast(seed, maxNodes, minJobs, maxJobs);
     }
 
     @Property(tries = 60)

@@ -153,6 +153,7 @@ public final class RunDirectoryWriter {
         run.put("policy", policy);
         run.put("seed", cfg.seed());
         run.put("maxIterations", cfg.maxIterations());
+        run.put("iterationsWithoutGain", cfg.iterationsWithoutGain());
         run.put("controllers", cfg.controllers());
         run.put(
                 "dispatch",
