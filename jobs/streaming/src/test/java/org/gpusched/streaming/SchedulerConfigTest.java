@@ -115,8 +115,8 @@ class SchedulerConfigTest {
     }
 
     @Test
-    void aRandomizedCallStopsWithoutGainAfterThreeTenthsOfMaxItOnlyWithLocalControllersUnlessTold() {
-        var cluster = TestData.oneGpuNodes(4, 600);
+    void aRandomizedCallStopsWithoutGainAfterThreeTenthsOfMaxItOnlyWithLocalControllersOnVmsUnlessTold() {
+        var cluster = TestData.rightsizableNodes(4, 600);
         assertEquals(SchedulerOptions.AUTO, SchedulerOptions.ITERATIONS_WITHOUT_GAIN.defaultValue());
         assertEquals(
                 0, TestData.config(cluster, "andreas-rg").build().policyConfig().iterationsWithoutGain());
@@ -126,6 +126,14 @@ class SchedulerConfigTest {
                 .build();
         assertEquals(300, local.policyConfig().iterationsWithoutGain());
         assertEquals(SchedulerOptions.AUTO, local.toBuilder().build().iterationsWithoutGainSetting());
+        assertEquals(
+                0,
+                TestData.config(TestData.oneGpuNodes(4, 600), "andreas-rg")
+                        .controllers(2)
+                        .maxIterations(1000)
+                        .build()
+                        .iterationsWithoutGain(),
+                "fixed nodes run every iteration");
         assertEquals(
                 60,
                 TestData.config(cluster, "andreas-rg")

@@ -26,6 +26,15 @@ final class TestData {
         return new ClusterSpec(new Cluster(List.of(g1, g2), nodes), new ObjectiveParameters(100, horizonSeconds, 0));
     }
 
+    /** Rightsizable nodes v0..v(count-1), each leased as G1 or G2 (the types of {@link #oneGpuNodes}). */
+    static ClusterSpec rightsizableNodes(int count, double horizonSeconds) {
+        NodeType g1 = new NodeType("G1", "X", 1, new double[] {0.5, 1.0});
+        NodeType g2 = new NodeType("G2", "X", 2, new double[] {0.5, 1.0, 1.8});
+        List<Node> nodes = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) nodes.add(Node.rightsizable("v" + i));
+        return new ClusterSpec(new Cluster(List.of(g1, g2), nodes), new ObjectiveParameters(100, horizonSeconds, 0));
+    }
+
     static SchedulerConfig.Builder config(ClusterSpec cluster, String policy) {
         return SchedulerConfig.builder().cluster(cluster).policy(policy).seed(7).maxIterations(50);
     }
