@@ -208,9 +208,9 @@ public final class SchedulerConfig implements Serializable {
      * How many iterations in a row without a better construction end a randomized call (0: never). Under
      * {@value SchedulerOptions#AUTO}, three tenths of MaxIt with K > 1 controllers on a cluster of rightsizable nodes
      * (VMs leased as a type, the hierarchical paper's setting), where the many small calls are most of a run's time
-     * and stopping halves a K = 200 run for under 0.5 % of cost; 0 otherwise. On fixed nodes (ANDREAS) it cost 1.7-5.5 %
-     * more on the loaded instances and saved no time, since their calls under deadline pressure keep the greedy's
-     * plan without iterating (docs/benchmarks-scale.md); with one controller every iteration runs, as in the papers.
+     * and stopping halves a K = 200 run for under 0.5 % of cost; 0 otherwise. On fixed nodes (ANDREAS) it cost up to
+     * 5.5 % more on the loaded instances and saved no time (docs/benchmarks-scale.md); with one controller every
+     * iteration runs, as in the papers.
      */
     public int iterationsWithoutGain() {
         if (!iterationsWithoutGain.equals(SchedulerOptions.AUTO)) return Integer.parseInt(iterationsWithoutGain);
