@@ -32,6 +32,9 @@ import org.gpusched.core.random.RandomState;
  *       {@code andreas} small instance). Under that pressure a randomized plan's extra moves and postponements are
  *       paid for at once while the gain it was ranked by comes, if at all, after the next events re-plan
  *       (docs/results.md).</li>
+ *   <li>with {@link PolicyConfig#iterationsWithoutGain()} above 0, a call ends before MaxIt once that many iterations
+ *       in a row built nothing better (the paper always runs MaxIt; by default the streaming job sets it only for local
+ *       controllers on VMs).</li>
  * </ul>
  */
 public final class AndreasRandomizedGreedyPolicy implements SchedulingPolicy {

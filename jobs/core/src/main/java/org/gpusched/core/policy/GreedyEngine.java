@@ -230,7 +230,11 @@ final class GreedyEngine {
             from = to;
             if (withoutGain > 0 && to - 1 - bestIteration(count) >= withoutGain) break;
         }
-        if (allDrawsSeen) lastIterations = iterations;
+        if (allDrawsSeen) {
+            // the blocks not run would each have repeated an earlier iteration, as in a call of one block
+            memoHits += iterations - lastIterations;
+            lastIterations = iterations;
+        }
         for (int w = 0; w < count; w++) {
             pool.offerAll(workers.get(w).pool);
             memoHits += workers.get(w).memoHits;
@@ -271,7 +275,7 @@ final class GreedyEngine {
             if (p.size() == 0) continue;
             long f = p.bestObjective();
             int it = p.bestIteration();
-            if (f < bestValue || f == bestValue && it < best) {
+            if (SolutionPool.ranksBefore(f, it, bestValue, best)) {
                 bestValue = f;
                 best = it;
             }

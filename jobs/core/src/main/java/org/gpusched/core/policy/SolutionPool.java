@@ -103,7 +103,12 @@ final class SolutionPool {
     }
 
     private boolean before(long f, int it, int k) {
-        return f < objective[k] || f == objective[k] && it < iteration[k];
+        return ranksBefore(f, it, objective[k], iteration[k]);
+    }
+
+    /** The pools' order: a schedule of ranking value f built by iteration it comes before one of g built by jt. */
+    static boolean ranksBefore(long f, int it, long g, int jt) {
+        return f < g || f == g && it < jt;
     }
 
     private void move(int from, int to) {

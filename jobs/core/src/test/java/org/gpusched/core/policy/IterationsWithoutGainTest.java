@@ -20,10 +20,6 @@ import org.junit.jupiter.api.Test;
  */
 class IterationsWithoutGainTest {
 
-    private static SchedulingProblem problem(long seed, int maxNodes, int minJobs, int maxJobs) {
-        return Instances.randomWithAtLeast(seed, maxNodes, minJobs, maxJobs);
-    }
-
     @Property(tries = 60)
     void aCallThatStopsEarlyReturnsWhatThatManyIterationsReturn(
             @ForAll long instanceSeed,
@@ -32,7 +28,7 @@ class IterationsWithoutGainTest {
             @ForAll @IntRange(min = 1, max = 200) int withoutGain,
             @ForAll @IntRange(min = 1, max = 3) int keep,
             @ForAll boolean memo) {
-        SchedulingProblem problem = problem(instanceSeed, maxNodes, 2, 40);
+        SchedulingProblem problem = Instances.randomWithAtLeast(instanceSeed, maxNodes, 2, 40);
         for (Ranking ranking : Ranking.values()) {
             GreedyEngine engine = new GreedyEngine(memo, NodeOpeningRule.DEFAULT, 1, ranking);
             RandomState random = new RandomState(seed);
@@ -54,7 +50,7 @@ class IterationsWithoutGainTest {
             @ForAll @IntRange(min = 1, max = 60) int maxNodes,
             @ForAll @IntRange(min = 1, max = 300) int withoutGain) {
         // at least 64 jobs, so that the iterations are handed to the other threads
-        SchedulingProblem problem = problem(instanceSeed, maxNodes, 64, 160);
+        SchedulingProblem problem = Instances.randomWithAtLeast(instanceSeed, maxNodes, 64, 160);
         GreedyEngine one = new GreedyEngine(true, NodeOpeningRule.DEFAULT, 1, Ranking.WASTE);
         List<Schedule> reference = one.run(problem, new RandomState(seed), 600, withoutGain, 2, true);
         for (int threads : new int[] {2, 3}) {
@@ -70,7 +66,7 @@ class IterationsWithoutGainTest {
         int withoutGain = 100;
         int stoppedEarly = 0;
         for (long s = 1; s <= 30; s++) {
-            SchedulingProblem problem = problem(s * 17, 12, 6, 30);
+            SchedulingProblem problem = Instances.randomWithAtLeast(s * 17, 12, 6, 30);
             GreedyEngine engine = new GreedyEngine(false, NodeOpeningRule.DEFAULT, 1, Ranking.WASTE);
             engine.run(problem, new RandomState(s), 1000, withoutGain, 1, true);
             int ran = engine.lastIterations();
@@ -109,7 +105,7 @@ class IterationsWithoutGainTest {
 
     @Test
     void zeroRunsEveryIterationAndANegativeCountIsRefused() {
-        SchedulingProblem problem = problem(5, 10, 4, 20);
+        SchedulingProblem problem = Instances.randomWithAtLeast(5, 10, 4, 20);
         GreedyEngine engine = new GreedyEngine(true, NodeOpeningRule.DEFAULT, 1, Ranking.WASTE);
         List<Schedule> all = engine.run(problem, new RandomState(3), 300, 0, 1, true);
         assertEquals(300, engine.lastIterations());

@@ -21,11 +21,7 @@ class ParallelIterationsTest {
 
     /** A random instance large enough (at least 64 jobs) that the engine hands iterations to other threads. */
     private static SchedulingProblem large(long seed, int maxNodes) {
-        return large(seed, maxNodes, 64, 160);
-    }
-
-    private static SchedulingProblem large(long seed, int maxNodes, int minJobs, int maxJobs) {
-        return Instances.randomWithAtLeast(seed, maxNodes, minJobs, maxJobs);
+        return Instances.randomWithAtLeast(seed, maxNodes, 64, 160);
     }
 
     @Property(tries = 60)
@@ -58,7 +54,8 @@ class ParallelIterationsTest {
             @ForAll boolean chargeMoves) {
         // enough jobs that each call's per-job part is split over the threads; a third of them run, so with moves
         // charged their configurations off their placement take a charge, asked only of the configurations drawn
-        SchedulingProblem drawn = large(instanceSeed, maxNodes, JobConfigurations.PARALLEL_MIN_JOBS, 700);
+        SchedulingProblem drawn =
+                Instances.randomWithAtLeast(instanceSeed, maxNodes, JobConfigurations.PARALLEL_MIN_JOBS, 700);
         SchedulingProblem problem = new SchedulingProblem(
                 drawn.now(),
                 drawn.cluster(),
