@@ -32,6 +32,9 @@ import org.gpusched.core.random.RandomState;
  *       {@code andreas} small instance). Under that pressure a randomized plan's extra moves and postponements are
  *       paid for at once while the gain it was ranked by comes, if at all, after the next events re-plan
  *       (docs/results.md).</li>
+ *   <li>with moves free (the papers' setting), each construction post-processed by f_W rather than by the thesis'
+ *       rule ({@link WastePostProcessing}): jobs that scale move to the nodes left with idle GPUs, and a node's idle
+ *       GPUs are split among its jobs as f_W is lowest;</li>
  *   <li>with {@link PolicyConfig#iterationsWithoutGain()} above 0, a call ends before MaxIt once that many iterations
  *       in a row built nothing better (the paper always runs MaxIt; by default the streaming job sets it only for local
  *       controllers on VMs).</li>

@@ -16,7 +16,8 @@ final class GreedyConstruction {
     private final NodeOpening opening;
     private final NodeOpening.Demand demand;
     final NodePool pool = new NodePool();
-    private final PostProcessing post = new PostProcessing(this);
+    final PostProcessing post = new PostProcessing(this);
+    final WastePostProcessing wastePost = new WastePostProcessing(this);
     ProblemTables tables;
     JobConfigurations configs;
 
@@ -27,6 +28,7 @@ final class GreedyConstruction {
     private long[] jobProgressUnits = new long[0];
 
     double[] jobCost = new double[0];
+    boolean wastePostProcessing;
     private long placedDelta; // sum of jobDeltaUnits over placed jobs
     private long placedProgress; // sum of jobProgressUnits over placed jobs
     /** Per job, its migration's figures ({@link #priceMigration}), kept for the call where migrationPriced says so. */
@@ -59,13 +61,18 @@ final class GreedyConstruction {
         this.demand = opening.demand();
     }
 
-    /** Sizes and clears the state for a call's problem. */
-    void prepare(ProblemTables tables, JobConfigurations configs) {
+    /**
+     * Sizes and clears the state for a call's problem; {@code wastePostProcessing}: idle GPUs are handed out by f_W
+     * ({@link PostProcessing}), else by the thesis' rule.
+     */
+    void prepare(ProblemTables tables, JobConfigurations configs, boolean wastePostProcessing) {
         this.tables = tables;
         this.configs = configs;
+        this.wastePostProcessing = wastePostProcessing;
         int jobs = tables.jobs;
         pool.prepare(tables);
         post.prepare();
+        if (wastePostProcessing) wastePost.prepare();
         if (migrationPriced.startCall(jobs)) {
             int capacity = migrationPriced.capacity();
             migrationCost = new double[capacity];
@@ -161,6 +168,7 @@ final class GreedyConstruction {
         }
         if (randomized) System.arraycopy(cf.sortedJobs, 0, work, 0, Math.min(touched, jobs));
         np.clearBuckets();
+        if (wastePostProcessing) wastePost.bringJobsToIdleGpus();
         for (int i = 0; i < np.openedCount; i++) {
             int n = np.opened[i];
             if (np.nodeFree[n] > 0) post.postProcess(n);

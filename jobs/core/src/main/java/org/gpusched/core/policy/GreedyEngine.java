@@ -44,7 +44,12 @@ import org.gpusched.core.random.RandomState;
  *       share of f_OBJ most; (2) the idle GPUs go, one move at a time, to the job and GPU count with the highest
  *       speed-up r(g)/r(g'), only where the job has a time for g', and only while the node's share of f_OBJ does
  *       not grow (the thesis applies it unconditionally; the guard keeps energy-priced nodes from paying for
- *       GPUs that buy nothing).</li>
+ *       GPUs that buy nothing). A call ranked by f_W that searches (andreas-rg's MaxIt > 1) with moves free (the
+ *       papers' setting) post-processes by f_W instead, its own departure from the thesis
+ *       ({@link WastePostProcessing}): jobs that scale move to the nodes left
+ *       with idle GPUs, and a node's idle GPUs are split among its jobs as f_W is lowest. The thesis' step (2) gives
+ *       a node's idle GPUs to the highest speed-up, which is all of them to one job however little each adds, and
+ *       a node left with idle GPUs holds whatever the pressure order put last on it.</li>
  *   <li>Running jobs are re-decided like waiting ones at every call (ANDREAS: preemption, resizing and migration are
  *       free in f_OBJ), but ties favour the status quo: among configurations of equal cost (or equal time when
  *       late) the job's current one comes first, and its current node is preferred as described above, so a job is
@@ -102,6 +107,15 @@ final class GreedyEngine {
     private final boolean useDrawMemo;
     private final int threads;
     private final Ranking ranking;
+    /**
+     * This call's post-processing ({@link PostProcessing}): by f_W when its constructions are ranked by f_W, it
+     * searches and moves are free. A call of one construction is the deterministic greedy's plan, post-processed as
+     * the thesis does. With moves charged f_W weighs a resize's restore, paid once, against what the GPUs add over H
+     * only, so it leaves idle GPUs on paid nodes that the thesis' rule puts to work; over whole runs that cost more
+     * (docs/results.md).
+     */
+    private boolean wastePostProcessing;
+
     private final NodeOpening opening;
     private final ProblemTables tables = new ProblemTables();
     private final JobConfigurations configs = new JobConfigurations();
@@ -195,6 +209,7 @@ final class GreedyEngine {
         pool.prepare(tables.jobs, tables.nodes, keepBest);
         memoHits = 0;
         lastIterations = 1;
+        wastePostProcessing = ranking == Ranking.WASTE && iterations > 1 && !problem.chargesMoves();
         Worker first = worker(0);
         GreedyConstruction greedy = first.prepare(keepBest);
         pool.offer(greedy.construct(null, bestFit), 0, greedy);
@@ -303,7 +318,7 @@ final class GreedyEngine {
         private int tried;
 
         GreedyConstruction prepare(int keepBest) {
-            construction.prepare(tables, configs);
+            construction.prepare(tables, configs, wastePostProcessing);
             pool.prepare(tables.jobs, tables.nodes, keepBest);
             memo.clear();
             memoHits = 0;

@@ -3,7 +3,8 @@ package org.gpusched.core.policy;
 /**
  * The thesis' post-processing (step 2) of one construction's open node with idle GPUs: (1) an equivalent smaller
  * type for a rightsizable node, (2) the idle GPUs to the jobs with the highest speed-up while the node's share of
- * f_OBJ does not grow (readings on {@link GreedyEngine}). Changes the construction's jobs and nodes in place.
+ * f_OBJ does not grow (readings on {@link GreedyEngine}); by f_W instead in a call that searches by it
+ * ({@link WastePostProcessing}). Changes the construction's jobs and nodes in place.
  */
 final class PostProcessing {
     private final GreedyConstruction c;
@@ -51,11 +52,13 @@ final class PostProcessing {
     void postProcess(int n) {
         loadTerms(n);
         if (c.tables.rightsizable[n] && downsize(n) && c.pool.nodeFree[n] > 0) loadTerms(n);
-        giveIdleGpus(n);
+        if (c.wastePostProcessing) c.wastePost.giveIdleGpus(n);
+        else giveIdleGpus(n);
         refreshFirstCost(n);
     }
 
-    private void refreshFirstCost(int n) {
+    /** Node n's least job cost, f_OBJ's first-ending job, after its jobs changed. */
+    void refreshFirstCost(int n) {
         NodePool np = c.pool;
         int maxG = c.tables.maxG;
         double first = Double.POSITIVE_INFINITY;

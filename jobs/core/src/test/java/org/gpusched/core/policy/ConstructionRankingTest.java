@@ -49,7 +49,7 @@ class ConstructionRankingTest {
             JobConfigurations configs = new JobConfigurations();
             configs.prepare(problem, tables, opening, ranking, null, 1);
             GreedyConstruction construction = new GreedyConstruction(opening);
-            construction.prepare(tables, configs);
+            construction.prepare(tables, configs, ranking == Ranking.WASTE);
             for (int it = 0; it < 20; it++) {
                 RandomState random = it == 0 ? null : RandomState.derive(seed, it);
                 long kept = construction.construct(random, bestFit);

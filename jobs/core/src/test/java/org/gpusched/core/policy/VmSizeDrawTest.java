@@ -80,7 +80,7 @@ class VmSizeDrawTest {
         JobConfigurations configs = new JobConfigurations();
         configs.prepare(problem, tables, opening);
         GreedyConstruction construction = new GreedyConstruction(opening);
-        construction.prepare(tables, configs);
+        construction.prepare(tables, configs, false);
 
         // the deterministic construction takes the best candidate
         construction.construct(null, true);
