@@ -62,8 +62,8 @@ final class GreedyConstruction {
     }
 
     /**
-     * Sizes and clears the state for a call's problem; {@code wastePostProcessing}: idle GPUs are handed out by f_W
-     * ({@link PostProcessing}), else by the thesis' rule.
+     * Sizes and clears the state for a call's problem; {@code wastePostProcessing}: post-processed by f_W
+     * ({@link WastePostProcessing}), else by the thesis' rule ({@link PostProcessing}).
      */
     void prepare(ProblemTables tables, JobConfigurations configs, boolean wastePostProcessing) {
         this.tables = tables;

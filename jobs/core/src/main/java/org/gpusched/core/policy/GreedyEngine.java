@@ -108,7 +108,7 @@ final class GreedyEngine {
     private final int threads;
     private final Ranking ranking;
     /**
-     * This call's post-processing ({@link PostProcessing}): by f_W when its constructions are ranked by f_W, it
+     * This call's post-processing: by f_W ({@link WastePostProcessing}) when its constructions are ranked by f_W, it
      * searches and moves are free. A call of one construction is the deterministic greedy's plan, post-processed as
      * the thesis does. With moves charged f_W weighs a resize's restore, paid once, against what the GPUs add over H
      * only, so it leaves idle GPUs on paid nodes that the thesis' rule puts to work; over whole runs that cost more

@@ -3,8 +3,8 @@ package org.gpusched.core.policy;
 /**
  * The thesis' post-processing (step 2) of one construction's open node with idle GPUs: (1) an equivalent smaller
  * type for a rightsizable node, (2) the idle GPUs to the jobs with the highest speed-up while the node's share of
- * f_OBJ does not grow (readings on {@link GreedyEngine}); by f_W instead in a call that searches by it
- * ({@link WastePostProcessing}). Changes the construction's jobs and nodes in place.
+ * f_OBJ does not grow (readings on {@link GreedyEngine}); step (2) by f_W instead in a call that searches by f_W with
+ * moves free ({@link WastePostProcessing}). Changes the construction's jobs and nodes in place.
  */
 final class PostProcessing {
     private final GreedyConstruction c;

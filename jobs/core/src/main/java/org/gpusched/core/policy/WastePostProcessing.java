@@ -6,13 +6,16 @@ import java.util.Arrays;
  * The post-processing of a construction ranked by f_W in a call that searches with moves free (andreas-rg with
  * MaxIt > 1 in the papers' setting), where the product departs from the thesis' step 2 ({@link PostProcessing}): jobs
  * that scale are brought to the nodes left with idle GPUs ({@link #bringJobsToIdleGpus}), and each node's idle GPUs
- * are split among its jobs as f_W is lowest ({@link #giveIdleGpus}). Changes the construction's jobs and nodes in place; not thread-safe, one per construction.
+ * are split among its jobs as f_W is lowest ({@link #giveIdleGpus}). Changes the construction's jobs and nodes in
+ * place; not thread-safe, one per construction.
  */
 final class WastePostProcessing {
     /** A job with no time for a configuration. */
     private static final long NONE = Long.MAX_VALUE;
     /** A split no choice of the jobs' GPUs reaches. */
     private static final long UNREACHABLE = Long.MIN_VALUE;
+
+    private final GreedyConstruction c;
 
     /** Scratch of {@link #planIdleGpus}: per job of one node and GPU count, its f_W job terms (NONE: no time). */
     private long[] wasteTerms = new long[0];
@@ -23,7 +26,6 @@ final class WastePostProcessing {
     /** {@link #planIdleGpus}'s result: per job of the node, the idle GPUs it is to get. */
     private int[] handOut = new int[0];
 
-    private final GreedyConstruction c;
     /** {@link #gainPerGpu} of a job on a node not its own, by [(job x types + type) x stride + GPUs], kept per call. */
     private double[] keptGain = new double[0];
 
@@ -277,9 +279,9 @@ final class WastePostProcessing {
         if (kept && gainKept.valid(at)) return keptGain[at];
         long from = wasteTerm(j, n, t, g);
         double best = 0;
-        for (int h = g + 1; h <= p.typeGpus[t]; h++) {
+        for (int h = g + 1; from != NONE && h <= p.typeGpus[t]; h++) {
             long to = wasteTerm(j, n, t, h);
-            if (to != NONE && from != NONE) best = Math.max(best, (double) (from - to) / (h - g));
+            if (to != NONE) best = Math.max(best, (double) (from - to) / (h - g));
         }
         if (kept) {
             keptGain[at] = best;

@@ -6,6 +6,7 @@ import static org.gpusched.core.policy.Instances.times;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.gpusched.core.model.Cluster;
 import org.gpusched.core.model.JobState;
@@ -105,7 +106,7 @@ class WastePostProcessingTest {
     private static double waste(SchedulingProblem problem, GreedyConstruction c) {
         Placement[] placements = new Placement[problem.jobs().size()];
         int[] types = new int[problem.cluster().nodeCount()];
-        java.util.Arrays.fill(types, -1);
+        Arrays.fill(types, -1);
         for (int j = 0; j < placements.length; j++) {
             if (c.jobNode[j] < 0) continue;
             placements[j] = new Placement(c.jobNode[j], c.jobType[j], c.jobGpus[j]);
