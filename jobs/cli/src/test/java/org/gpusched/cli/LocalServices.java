@@ -75,15 +75,21 @@ final class LocalServices {
         boolean holds() throws Exception;
     }
 
-    /** Waits until check holds; fails with the log when the process exits first or time runs out. */
+    /**
+     * Waits until check holds; fails with the log when the process exits first or time runs out. The finding is said
+     * before the log and again after it, where a build's tail shows it.
+     */
     static void waitFor(Check check, Duration timeout, String what, Process process, Path log) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
         while (!check.holds()) {
-            if (process != null && !process.isAlive())
-                throw new AssertionError(
-                        "exited (" + process.exitValue() + ") before " + what + ":\n" + Files.readString(log));
-            if (System.nanoTime() > deadline)
-                throw new AssertionError("timed out waiting for " + what + ":\n" + Files.readString(log));
+            String finding = null;
+            if (process != null && !process.isAlive()) finding = "exited (" + process.exitValue() + ") before " + what;
+            else if (System.nanoTime() > deadline) finding = "timed out waiting for " + what;
+            if (finding != null) {
+                finding += String.format(" (%.0f s)", (System.nanoTime() - start) / 1e9);
+                throw new AssertionError(finding + "; the log " + log + ":\n" + Files.readString(log) + "\n" + finding);
+            }
             Thread.sleep(500);
         }
     }
