@@ -8,6 +8,7 @@ import java.util.concurrent.Callable;
 import org.gpusched.powerflow.policy.PowerFlowPolicy;
 import org.gpusched.powerflow.sim.AlibabaSampler;
 import org.gpusched.powerflow.sim.Experiment;
+import org.gpusched.powerflow.sim.ModelSource;
 import org.gpusched.powerflow.sim.PolicySet;
 import org.gpusched.powerflow.sim.TraceFiles;
 import org.gpusched.powerflow.sim.TraceJob;
@@ -105,9 +106,16 @@ public final class PowerflowCommand implements Callable<Integer> {
     Path config;
 
     @Option(
-            names = "--truth-models",
-            description = "Policies see each job's ground truth instead of models fitted from telemetry, and jobs are"
-                    + " not profiled (the paper's Figure 9 comparison).")
+            names = "--models",
+            paramLabel = "fitted|truth|truth-profiled",
+            defaultValue = "fitted",
+            description = "What the policies that read job models see: fitted (fitted online from telemetry after"
+                    + " PowerFlow's profiling), truth (each job's ground truth, nothing profiled: the paper's Figure 9"
+                    + " ideal case) or truth-profiled (the ground truth, with PowerFlow's jobs profiled as when fitted:"
+                    + " the profiling's cost without the models' error) (default: fitted).")
+    String models;
+
+    @Option(names = "--truth-models", description = "The same as --models truth (the paper's Figure 9 comparison).")
     boolean truthModels;
 
     @Option(
@@ -158,6 +166,7 @@ public final class PowerflowCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter o = spec.commandLine().getOut(), err = spec.commandLine().getErr();
         try {
+            ModelSource source = modelSource();
             if ((trace == null) == (pods == null))
                 throw new IllegalArgumentException("give exactly one of --trace and --pods");
             PowerflowConfig cfg = config == null ? PowerflowConfig.defaults() : PowerflowConfig.read(config);
@@ -173,7 +182,7 @@ public final class PowerflowCommand implements Callable<Integer> {
             } else {
                 jobList = TraceFiles.read(trace, truth);
             }
-            List<Experiment.Row> rows = Experiment.run(truth, jobList, gpus, seed, truthModels, runs, out, err);
+            List<Experiment.Row> rows = Experiment.run(truth, jobList, gpus, seed, source, runs, out, err);
             o.print(Experiment.table(rows, Experiment.versus(rows)));
             o.println("wrote " + out);
             o.flush();
@@ -185,5 +194,18 @@ public final class PowerflowCommand implements Callable<Integer> {
             err.println("gpusched powerflow: " + e.getMessage());
             return ExitCode.BAD_INPUT;
         }
+    }
+
+    private ModelSource modelSource() {
+        ModelSource source;
+        try {
+            source = ModelSource.ofLabel(models);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--models: " + e.getMessage());
+        }
+        if (!truthModels) return source;
+        if (source == ModelSource.TRUTH_PROFILED)
+            throw new IllegalArgumentException("--truth-models is --models truth; give one of them");
+        return ModelSource.TRUTH;
     }
 }

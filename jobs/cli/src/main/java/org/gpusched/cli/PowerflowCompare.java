@@ -12,6 +12,7 @@ import org.gpusched.audit.AuditInputException;
 import org.gpusched.audit.AuditReport;
 import org.gpusched.audit.PowerflowEnergyAudit;
 import org.gpusched.powerflow.sim.Experiment;
+import org.gpusched.powerflow.sim.ModelSource;
 import org.gpusched.powerflow.sim.PolicySet;
 import org.gpusched.powerflow.sim.TraceFiles;
 import org.gpusched.powerflow.sim.TraceJob;
@@ -152,7 +153,8 @@ final class PowerflowCompare {
                         runs.size(),
                         String.join(",", policies));
                 err.flush();
-                List<Experiment.Row> rows = Experiment.run(truth, jobs, o.gpus, seed, false, runs, dir, err);
+                List<Experiment.Row> rows =
+                        Experiment.run(truth, jobs, o.gpus, seed, ModelSource.FITTED, runs, dir, err);
                 if (seeds.size() > 1) table.append("seed ").append(seed).append('\n');
                 table.append(Experiment.table(rows, Experiment.versus(rows)));
                 try {

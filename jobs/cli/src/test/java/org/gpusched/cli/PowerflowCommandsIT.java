@@ -312,4 +312,71 @@ class PowerflowCommandsIT {
         for (List<String> p : parts) all.addAll(p);
         return all.toArray(String[]::new);
     }
+
+    /**
+     * {@code --models truth-profiled}: profiled as a fitted run (the pre-run's energy booked) with the ground truth
+     * decided on; the directory says so and validates. Unknown sources and two truth flags are refused in one line.
+     */
+    @Test
+    void theModelSourcesSplitProfilingFromModelErrorAndBadOnesAreRefused() throws Exception {
+        java.util.Map<String, List<String>> results = new java.util.HashMap<>();
+        for (String models : List.of("fitted", "truth", "truth-profiled")) {
+            Path out = tmp.resolve("models-" + models);
+            var r = WorkloadCommandsTest.gpusched(
+                    "powerflow",
+                    "--trace",
+                    trace.toString(),
+                    "--gpus",
+                    "16",
+                    "--eta",
+                    "0.5",
+                    "--policies",
+                    "powerflow",
+                    "--models",
+                    models,
+                    "--out",
+                    out.toString());
+            assertEquals(0, r.exit(), r.out() + r.err());
+            assertTrue(Files.readString(out.resolve("setup.json")).contains("\"models\":\"" + models + "\""));
+            var v = WorkloadCommandsTest.gpusched("validate", out.toString());
+            assertEquals(0, v.exit(), v.out() + v.err());
+            results.put(
+                    models, List.of(nonBlank(out.resolve("results.csv")).get(1).split(",")));
+        }
+        // columns: run, family, setting, jobs, mean_jct_s, energy_kwh, idle_kwh, makespan_s, refits, profiled,
+        // prerun_kwh
+        assertEquals("false", results.get("truth").get(9));
+        assertEquals("true", results.get("truth-profiled").get(9));
+        assertEquals(
+                results.get("fitted").get(10), results.get("truth-profiled").get(10), "the same pre-run booked");
+        assertTrue(
+                Double.parseDouble(results.get("truth-profiled").get(4))
+                        > Double.parseDouble(results.get("truth").get(4)),
+                "profiling costs JCT");
+
+        var unknown = WorkloadCommandsTest.gpusched(
+                "powerflow",
+                "--trace",
+                trace.toString(),
+                "--models",
+                "oracle",
+                "--out",
+                tmp.resolve("u").toString());
+        assertEquals(ExitCode.BAD_INPUT, unknown.exit());
+        assertEquals(
+                "gpusched powerflow: --models: not a model source: oracle (fitted, truth or truth-profiled)",
+                unknown.err().strip());
+        var both = WorkloadCommandsTest.gpusched(
+                "powerflow",
+                "--trace",
+                trace.toString(),
+                "--truth-models",
+                "--models",
+                "truth-profiled",
+                "--out",
+                tmp.resolve("b").toString());
+        assertEquals(ExitCode.BAD_INPUT, both.exit());
+        assertTrue(both.err().contains("--truth-models is --models truth; give one of them"), both.err());
+        assertFalse(Files.exists(tmp.resolve("u")) || Files.exists(tmp.resolve("b")));
+    }
 }

@@ -39,8 +39,9 @@ import org.gpusched.powerflow.truth.GroundTruth;
  * {@link Profiling#ZEUS} a job runs Zeus' JIT profiling when it first runs: a window of {@value #ZEUS_WINDOW}
  * iterations (Zeus' 10 warm-up and 40 profiled steps) at every limit from the largest down, then the limit of least
  * Zeus cost ({@link LimitChoice#zeusOptimum}); a preemption restarts the current window, as Zeus restarts an
- * interrupted one. Policies that read models without profiling (AFS; PowerFlow with {@code truthModels}) are handed
- * the ground truth.
+ * interrupted one. Policies that read models without profiling (AFS; PowerFlow with {@link ModelSource#TRUTH}) are
+ * handed the ground truth; under {@link ModelSource#TRUTH_PROFILED} PowerFlow's jobs are profiled as above but each fit
+ * hands the policy the ground truth.
  */
 public final class ClusterRun {
     /** Zeus' JIT window per limit: 10 warm-up and 40 profiled iterations (GlobalPowerLimitOptimizer's defaults). */
@@ -75,7 +76,7 @@ public final class ClusterRun {
     private final ClusterView cluster;
     private final EnergyPolicy policy;
     private final Profiling profiling;
-    private final boolean truthModels;
+    private final ModelSource models;
     private final Fitter fitter;
     private final Listener listener;
     private final NodePlacement placement;
@@ -88,22 +89,20 @@ public final class ClusterRun {
     private double idleJoules;
     private int allocated, nodesOn;
 
-    /**
-     * {@code truthModels}: policies that read models see each job's ground truth and nothing is profiled (the
-     * paper's Figure 9 ideal case).
-     */
+    /** {@code models}: what the policies that read models see, and whether PowerFlow's jobs are profiled. */
     public ClusterRun(
             GroundTruth truth,
             ClusterView cluster,
             EnergyPolicy policy,
-            boolean truthModels,
+            ModelSource models,
             Fitter fitter,
             Listener listener) {
         this.truth = truth;
         this.cluster = cluster;
         this.policy = policy;
-        this.profiling = truthModels && policy.profiling() == Profiling.POWERFLOW ? Profiling.NONE : policy.profiling();
-        this.truthModels = truthModels;
+        this.profiling =
+                !models.profiles() && policy.profiling() == Profiling.POWERFLOW ? Profiling.NONE : policy.profiling();
+        this.models = models;
         this.fitter = fitter;
         this.listener = listener;
         this.placement = new NodePlacement(
@@ -271,7 +270,7 @@ public final class ClusterRun {
     }
 
     private void fit(JobRun j, long t, boolean newGpuCount) {
-        j.model = fitter.fit(j, j.model);
+        j.model = models.truth() ? new TruthModel(truth, j.workload, cluster.maxLimit()) : fitter.fit(j, j.model);
         j.fits++;
         listener.fitted(t, j, newGpuCount);
     }

@@ -73,24 +73,24 @@ public final class Experiment {
             Path out,
             PrintWriter log)
             throws IOException {
-        return run(truth, trace, gpus, seed, false, runs, out, log);
+        return run(truth, trace, gpus, seed, ModelSource.FITTED, runs, out, log);
     }
 
-    /** {@code truthModels}: the policies see the ground truth instead of fitted models ({@link Simulation}). */
+    /** {@code models}: what the policies that read models see ({@link ModelSource}). */
     public static List<Row> run(
             GroundTruth truth,
             List<TraceJob> trace,
             int gpus,
             long seed,
-            boolean truthModels,
+            ModelSource models,
             List<PolicySet.Run> runs,
             Path out,
             PrintWriter log)
             throws IOException {
         Files.createDirectories(out);
         Map<Long, JobModel> fits = new HashMap<>();
-        Simulation sim = new Simulation(truth, gpus, seed, fits, truthModels);
-        RunSetup.write(out, new RunSetup(gpus, seed, truthModels), truth.config(), trace);
+        Simulation sim = new Simulation(truth, gpus, seed, fits, models);
+        RunSetup.write(out, RunSetup.of(gpus, seed, models), truth.config(), trace);
         List<Row> rows = new ArrayList<>();
         for (PolicySet.Run r : runs) {
             String name = r.family().equals("powerflow")

@@ -11,15 +11,26 @@ import org.gpusched.powerflow.truth.PowerflowConfig;
 
 /**
  * How a PowerFlow run directory was simulated, written beside its results so that the audit can replay it from the
- * directory alone: {@code setup.json} (cluster GPUs, seed, whether policies saw the ground truth), {@code
- * powerflow.yaml} (the ground-truth configuration used) and {@code trace.jsonl} (the jobs).
+ * directory alone: {@code setup.json} (cluster GPUs, seed, whether policies saw the ground truth and the {@link
+ * ModelSource}'s label; directories written before the label have {@code truthModels} alone), {@code powerflow.yaml}
+ * (the ground-truth configuration used) and {@code trace.jsonl} (the jobs).
  */
-public record RunSetup(int gpus, long seed, boolean truthModels) {
+public record RunSetup(int gpus, long seed, boolean truthModels, String models) {
     public static final String SETUP = "setup.json", CONFIG = "powerflow.yaml", TRACE = "trace.jsonl";
 
     private static final ObjectMapper JSON =
             new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+    public static RunSetup of(int gpus, long seed, ModelSource models) {
+        return new RunSetup(gpus, seed, models.truth(), models.label());
+    }
+
+    /** The run's model source ({@link ModelSource#TRUTH} or {@link ModelSource#FITTED} for a directory without it). */
+    public ModelSource modelSource() {
+        if (models != null) return ModelSource.ofLabel(models);
+        return truthModels ? ModelSource.TRUTH : ModelSource.FITTED;
+    }
 
     public static void write(Path dir, RunSetup setup, PowerflowConfig config, List<TraceJob> trace)
             throws IOException {

@@ -49,23 +49,22 @@ public final class Simulation {
     private final ClusterView cluster;
     private final long seed;
     private final Map<Long, JobModel> profileFits;
-    private final boolean truthModels;
+    private final ModelSource models;
 
     /**
      * {@code profileFits} caches the pre-run fits across simulations of the same trace and seed (they draw the same
      * samples); pass a shared map to reuse them, or a fresh one.
      */
     public Simulation(GroundTruth truth, int totalGpus, long seed, Map<Long, JobModel> profileFits) {
-        this(truth, totalGpus, seed, profileFits, false);
+        this(truth, totalGpus, seed, profileFits, ModelSource.FITTED);
     }
 
     /**
-     * {@code truthModels}: policies that use models see each job's ground truth instead of fitted models, and jobs are
-     * not profiled (the paper's scheduling "with pre-profiled performance", Figure 9: the ideal case, profiling not
-     * charged).
+     * {@code models}: what the policies that use models see ({@link ModelSource#TRUTH}: each job's ground truth and
+     * nothing profiled, the paper's scheduling "with pre-profiled performance", Figure 9's ideal case).
      */
     public Simulation(
-            GroundTruth truth, int totalGpus, long seed, Map<Long, JobModel> profileFits, boolean truthModels) {
+            GroundTruth truth, int totalGpus, long seed, Map<Long, JobModel> profileFits, ModelSource models) {
         int gpn = truth.config().gpu().gpusPerNode();
         if (totalGpus < gpn || totalGpus % gpn != 0)
             throw new IllegalArgumentException(
@@ -74,16 +73,16 @@ public final class Simulation {
         this.cluster = cluster(truth, totalGpus);
         this.seed = seed;
         this.profileFits = profileFits;
-        this.truthModels = truthModels;
+        this.models = models;
     }
 
-    public boolean truthModels() {
-        return truthModels;
+    public ModelSource models() {
+        return models;
     }
 
     /** Whether jobs are pre-run and profiled as PowerFlow's before and while {@code policy} schedules them. */
     public boolean profiles(EnergyPolicy policy) {
-        return policy.profiling() == Profiling.POWERFLOW && !truthModels;
+        return policy.profiling() == Profiling.POWERFLOW && models.profiles();
     }
 
     public ClusterView cluster() {
@@ -116,7 +115,7 @@ public final class Simulation {
         ClusterRun.Fitter cached = (job, previous) -> previous == null
                 ? profileFits.computeIfAbsent(job.id(), id -> fit.fit(job, null))
                 : fit.fit(job, previous);
-        ClusterRun run = new ClusterRun(truth, cluster, policy, truthModels, cached, new ClusterRun.Listener() {
+        ClusterRun run = new ClusterRun(truth, cluster, policy, models, cached, new ClusterRun.Listener() {
             @Override
             public void change(long millis, JobRun job, int fromGpus, double fromLimit, boolean byPolicy) {
                 changes.add(new Change(millis / 1000.0, job.id(), job.gpus(), job.limit()));

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import org.gpusched.powerflow.policy.AfsPolicy;
+import org.gpusched.powerflow.policy.ClusterView;
 import org.gpusched.powerflow.policy.LimitChoice;
 import org.gpusched.powerflow.policy.PowerFlowPolicy;
 import org.gpusched.powerflow.policy.TiresiasPolicy;
@@ -124,5 +125,73 @@ class ProfilingTest {
         assertEquals(10, r.changes().get(0).time(), 1e-9);
         assertEquals(3000 * o.stepTime(), r.jobs().get(0).jct(), 0.002);
         assertEquals(3000 * o.energyPerIteration(), r.jobs().get(0).energyJoules(), 1.0);
+    }
+
+    /**
+     * The overhead alone: under {@link ModelSource#TRUTH_PROFILED} the job is pre-run and swept as a fitted one is,
+     * and each fit hands PowerFlow the ground truth, so it ends on the configuration the ideal case picks at once.
+     */
+    @Test
+    void truthProfiledIsProfiledAsAFittedJobAndDecidedOnTheTruth() {
+        TraceJob job = new TraceJob(1, 0, "resnet50", 256, 1, 200_000);
+        Simulation.Result ideal = new Simulation(QUIET, 8, 1, new HashMap<>(), ModelSource.TRUTH)
+                .run(new PowerFlowPolicy(1.5), List.of(job));
+        Simulation.Result profiled = new Simulation(QUIET, 8, 1, new HashMap<>(), ModelSource.TRUTH_PROFILED)
+                .run(new PowerFlowPolicy(1.5), List.of(job));
+        Simulation.Change chosen = ideal.changes().get(0);
+        assertEquals(0, chosen.time(), 1e-9, "the ideal case starts at submission");
+        assertEquals(1, ideal.changes().size(), "and never changes: " + ideal.changes());
+        assertTrue(chosen.gpus() >= 2, "scaled out: " + chosen);
+
+        // the pre-run, then the sweep of every limit on the GPUs the truth chose, then the truth's configuration
+        for (int k = 0; k < LIMITS.size(); k++) {
+            Simulation.Change c = profiled.changes().get(k);
+            assertEquals(chosen.gpus(), c.gpus(), "slice " + k);
+            assertEquals(LIMITS.get(k), c.powerLimit(), "slice " + k);
+            assertEquals(7 * SLICE + k * SLICE, c.time(), 1e-9, "slice " + k);
+        }
+        Simulation.Change after = profiled.changes().get(profiled.changes().size() - 1);
+        assertEquals(chosen.gpus(), after.gpus());
+        assertEquals(chosen.powerLimit(), after.powerLimit());
+        assertTrue(profiled.refits() >= 1, "the sweep's end is a fit, as for a fitted job");
+        // what PowerFlow saw at each fit: the truth, never a model fitted from the telemetry
+        List<Object> seen = new ArrayList<>();
+        ClusterView cluster = Simulation.cluster(QUIET, 8);
+        ClusterRun direct = new ClusterRun(
+                QUIET,
+                cluster,
+                new PowerFlowPolicy(1.5),
+                ModelSource.TRUTH_PROFILED,
+                (j, previous) -> {
+                    throw new AssertionError("fitted from telemetry");
+                },
+                new ClusterRun.Listener() {
+                    @Override
+                    public void fitted(long millis, JobRun j, boolean newGpuCount) {
+                        seen.add(j.model());
+                    }
+                });
+        direct.submit(new JobRun(
+                1, 1, 1, 0, "resnet50", 256, 1, 200_000, Simulation.maxGpus(QUIET, cluster, "resnet50", 256)));
+        while (direct.hasWork()) direct.event(direct.nextEventMillis());
+        assertEquals(2, seen.size(), "the pre-run's fit and the sweep's: " + seen);
+        for (Object m : seen) assertTrue(m instanceof ClusterRun.TruthModel, "the truth: " + m);
+
+        // worked out: the pre-run (no progress), the sweep's slices (progress at each limit's speed), then the rest
+        double swept = 0, sweptEnergy = 0;
+        for (double l : LIMITS) {
+            GroundTruth.Outcome o = QUIET.at("resnet50", chosen.gpus(), 256, l);
+            swept += SLICE / o.stepTime();
+            sweptEnergy += SLICE * o.power();
+        }
+        GroundTruth.Outcome kept = QUIET.at("resnet50", chosen.gpus(), 256, chosen.powerLimit());
+        Simulation.JobResult ideally = ideal.jobs().get(0),
+                overhead = profiled.jobs().get(0);
+        assertEquals(200_000 * kept.stepTime(), ideally.jct(), 0.01);
+        assertEquals(14 * SLICE + (200_000 - swept) * kept.stepTime(), overhead.jct(), 0.01);
+        assertEquals(
+                preRunEnergy("resnet50", 256) + sweptEnergy + (200_000 - swept) * kept.energyPerIteration(),
+                overhead.energyJoules(),
+                1e-5 * overhead.energyJoules());
     }
 }

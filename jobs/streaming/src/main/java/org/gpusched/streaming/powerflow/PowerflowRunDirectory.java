@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import org.gpusched.powerflow.sim.ClusterRun;
 import org.gpusched.powerflow.sim.Experiment;
+import org.gpusched.powerflow.sim.ModelSource;
 import org.gpusched.powerflow.sim.RunSetup;
 import org.gpusched.powerflow.sim.Simulation;
 import org.gpusched.powerflow.sim.TraceFiles;
@@ -122,7 +123,8 @@ public final class PowerflowRunDirectory {
                 refits,
                 true,
                 preRun / 3.6e6);
-        Experiment.write(out, new RunSetup(cfg.totalGpus(), cfg.seed(), false), truth.config(), jobs, row, result);
+        Experiment.write(
+                out, RunSetup.of(cfg.totalGpus(), cfg.seed(), ModelSource.FITTED), truth.config(), jobs, row, result);
         return new Written(lines, row, null);
     }
 

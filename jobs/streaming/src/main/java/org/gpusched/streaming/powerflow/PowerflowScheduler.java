@@ -28,6 +28,7 @@ import org.gpusched.powerflow.policy.PowerFlowPolicy;
 import org.gpusched.powerflow.sim.ClusterRun;
 import org.gpusched.powerflow.sim.JobRun;
 import org.gpusched.powerflow.sim.ModelFitting;
+import org.gpusched.powerflow.sim.ModelSource;
 import org.gpusched.powerflow.truth.GroundTruth;
 import org.gpusched.streaming.RecordParser;
 import org.gpusched.streaming.avro.DecisionAction;
@@ -401,7 +402,12 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
         }
         Map<Long, JobModelFit> fits = new HashMap<>();
         ClusterRun cluster = new ClusterRun(
-                truth, this.cluster, policy, false, fitter, new ReplayOutputs(ctx, out, count, byIndex, fits));
+                truth,
+                this.cluster,
+                policy,
+                ModelSource.FITTED,
+                fitter,
+                new ReplayOutputs(ctx, out, count, byIndex, fits));
         double[] power = clusterPower.value();
         if (power != null) cluster.restore((long) power[0], power[3], (int) power[1], (int) power[2]);
         else cluster.restore(now, 0, 0, 0);
