@@ -253,15 +253,14 @@ class RetainedStateIT {
                     "a completed checkpoint",
                     p,
                     log);
-            org.apache.flink.util.FileUtils.deleteDirectory(checkpoints.toFile());
+            removeUnderTheRunningJob(checkpoints, null);
             LocalServices.waitFor(
                     () -> RetainedState.newest(checkpoints).isPresent(),
                     Duration.ofSeconds(60),
                     "a checkpoint in the directory made again",
                     p,
                     log);
-            org.apache.flink.util.FileUtils.deleteDirectory(checkpoints.toFile());
-            Files.writeString(checkpoints, "a file where the checkpoints were");
+            removeUnderTheRunningJob(checkpoints, "a file where the checkpoints were");
             long blocked = System.nanoTime();
             assertTrue(p.waitFor(300, TimeUnit.SECONDS), "the run ends:\n" + Files.readString(log));
             String out = Files.readString(log);
@@ -282,6 +281,25 @@ class RetainedStateIT {
                     said.get(0));
         } finally {
             p.destroyForcibly();
+        }
+    }
+
+    /**
+     * Removes {@code dir} while the run checkpoints into it, and puts a file with {@code replacement} in its place when
+     * given. The job may write a checkpoint's files while the tree is deleted (the delete then finds a directory not
+     * empty) or make the directory again before the file is written: both are tried again, for at most 30 s.
+     */
+    private static void removeUnderTheRunningJob(Path dir, String replacement) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                org.apache.flink.util.FileUtils.deleteDirectory(dir.toFile());
+                if (replacement != null) Files.writeString(dir, replacement);
+                return;
+            } catch (java.io.IOException raced) {
+                if (System.nanoTime() > deadline) throw raced;
+                Thread.sleep(50);
+            }
         }
     }
 }
