@@ -146,7 +146,7 @@ public final class ClusterRun {
     /** A submitted job, pre-run if PowerFlow profiles; it is scheduled from its ready time on. */
     public void submit(JobRun j) {
         if (profiling == Profiling.POWERFLOW) preRun(j);
-        else if (policy.usesModels()) j.model = new TruthModel(truth, j.workload, cluster.maxLimit());
+        else if (policy.usesModels()) j.model = truthModel(j);
         waiting.add(j);
     }
 
@@ -157,8 +157,7 @@ public final class ClusterRun {
     public void restore(List<JobRun> jobs) {
         List<JobRun> ready = new ArrayList<>();
         for (JobRun j : jobs) {
-            if (j.model == null && profiling != Profiling.POWERFLOW && policy.usesModels())
-                j.model = new TruthModel(truth, j.workload, cluster.maxLimit());
+            if (j.model == null && profiling != Profiling.POWERFLOW && policy.usesModels()) j.model = truthModel(j);
             if (j.readyMillis <= now) ready.add(j);
             else waiting.add(j);
         }
@@ -269,8 +268,12 @@ public final class ClusterRun {
         return e;
     }
 
+    private TruthModel truthModel(JobRun j) {
+        return new TruthModel(truth, j.workload, cluster.maxLimit());
+    }
+
     private void fit(JobRun j, long t, boolean newGpuCount) {
-        j.model = models.truth() ? new TruthModel(truth, j.workload, cluster.maxLimit()) : fitter.fit(j, j.model);
+        j.model = models.truth() ? truthModel(j) : fitter.fit(j, j.model);
         j.fits++;
         listener.fitted(t, j, newGpuCount);
     }

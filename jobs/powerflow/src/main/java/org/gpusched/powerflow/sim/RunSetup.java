@@ -26,12 +26,6 @@ public record RunSetup(int gpus, long seed, boolean truthModels, String models) 
         return new RunSetup(gpus, seed, models.truth(), models.label());
     }
 
-    /** The run's model source ({@link ModelSource#TRUTH} or {@link ModelSource#FITTED} for a directory without it). */
-    public ModelSource modelSource() {
-        if (models != null) return ModelSource.ofLabel(models);
-        return truthModels ? ModelSource.TRUTH : ModelSource.FITTED;
-    }
-
     public static void write(Path dir, RunSetup setup, PowerflowConfig config, List<TraceJob> trace)
             throws IOException {
         Files.createDirectories(dir);

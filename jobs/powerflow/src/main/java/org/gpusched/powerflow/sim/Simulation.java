@@ -76,10 +76,6 @@ public final class Simulation {
         this.models = models;
     }
 
-    public ModelSource models() {
-        return models;
-    }
-
     /** Whether jobs are pre-run and profiled as PowerFlow's before and while {@code policy} schedules them. */
     public boolean profiles(EnergyPolicy policy) {
         return policy.profiling() == Profiling.POWERFLOW && models.profiles();
