@@ -33,8 +33,10 @@ import picocli.CommandLine.Spec;
             "Beside each cost: the instance's lower bound (the sum over its jobs of the",
             "cheapest share of node cost any configuration pays: time x GPUs x the type's",
             "cheapest price per busy GPU-hour, over the types the cluster has; a VM leased",
-            "whole: price x g / G x hours) and how far the cost is above it. A run directory",
-            "gives its instance (run.json, jobs.jsonl); a schedule CSV needs --instance."
+            "whole: price x g / G x hours; where that share would end after the job's due",
+            "date, the least of its lateness and of a faster mix of configurations that ends",
+            "on time) and how far the cost is above it. A run directory gives its instance",
+            "(run.json, jobs.jsonl); a schedule CSV needs --instance."
         })
 public final class CostCommand implements Callable<Integer> {
     static final String HEADER =

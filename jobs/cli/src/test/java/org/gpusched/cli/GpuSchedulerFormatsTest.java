@@ -90,9 +90,11 @@ class GpuSchedulerFormatsTest {
         assertEquals(
                 "schedule,total,nodeCost,tardinessCost,nodeHours,jobs,tardyJobs,unfinishedJobs,steps,lowerBound,overBoundPercent",
                 lines.get(0));
-        // lower bound: V costs 1 $ per busy GPU-hour; A's cheapest is 1 GPU for 1 h (2 GPUs for 2000 s: 1.11 $), B's
-        // 1 GPU for 1 h: 2 $, and 3.6 is 80% above it. The CSV's bound needs --instance: blank.
-        assertEquals(run + ",3.600000,3.000000,0.600000,1.500000,2,1,0,3,2.000000,80.0000", lines.get(1));
+        // lower bound: V costs 1 $ per busy GPU-hour. A's cheapest share, 1 GPU for 1 h (1 $), ends 600 s after its
+        // due date (+0.6 $); on 2 GPUs it takes 2000 s (1.11 $). Run 5/8 of its work on 1 GPU and 3/8 on 2, it ends
+        // at 3000 s, on time, for 1.11 - 0.625 x 0.11 = 1.0417 $. B's is 1 GPU for 1 h, on time: 2.0417 $ in all,
+        // and 3.6 is 76.33% above it. The CSV's bound needs --instance: blank.
+        assertEquals(run + ",3.600000,3.000000,0.600000,1.500000,2,1,0,3,2.041667,76.3265", lines.get(1));
         assertEquals(csv + ",3.600000,3.000000,0.600000,1.500000,2,1,0,3,,", lines.get(2));
 
         var mix = WorkloadCommandsTest.gpusched("cost", "--csv", "--by-vm", THEIR_GREEDY.toString());
@@ -155,8 +157,12 @@ class GpuSchedulerFormatsTest {
 
     /**
      * Their Greedy's schedule of the sample instance against the instance's lower bound: every job's cheapest share is
-     * one of NV24's 4 GPUs (2.48 $/h, 0.62 per GPU-hour; K80 is cheaper per GPU-hour but slower by more), so the bound
-     * is (2 x 7120.3 + 10001.9 + 12030.0) s / 3600 x 0.62 = 6.246931 $, and their 8.11165 is 29.85% above it.
+     * one of NV24's 4 GPUs (2.48 $/h, 0.62 per GPU-hour; K80 is cheaper per GPU-hour but slower by more), which would
+     * be (2 x 7120.3 + 10001.9 + 12030.0) s / 3600 x 0.62 = 6.246931 $ if due dates did not count. On one GPU each
+     * job ends late (JJ4 by 9.3 s, the others by 1,900-3,500 s) at 18-51 $ per hour late, so each pays less by
+     * running part of its work on two GPUs (JJ1: 3950.11 s, 1.3606 $) to end at its due date: JJ1 5210.38 s after
+     * its submission, 39.75% of its work on one GPU, 1.3606 - 0.3975 x (1.3606 - 1.2262) = 1.3072 $; JJ2 1.8267,
+     * JJ3 2.2516, JJ4 1.2266. The bound is 6.612078 $ and their 8.11165 is 22.68% above it.
      */
     @Test
     void costPrintsEachScheduleBesideItsInstancesLowerBound() {
@@ -164,8 +170,8 @@ class GpuSchedulerFormatsTest {
                 "cost", "--csv", "--instance", GpuSchedulerRoundTripIT.SAMPLE.toString(), THEIR_GREEDY.toString());
         assertEquals(0, r.exit(), r.err());
         String[] f = r.out().lines().toList().get(1).split(",");
-        assertEquals(6.246931, Double.parseDouble(f[9]), 1e-6, r.out());
-        assertEquals(29.85, Double.parseDouble(f[10]), 0.01, r.out());
+        assertEquals(6.612078, Double.parseDouble(f[9]), 1e-6, r.out());
+        assertEquals(22.68, Double.parseDouble(f[10]), 0.01, r.out());
 
         var text = WorkloadCommandsTest.gpusched("cost", THEIR_GREEDY.toString());
         assertEquals(0, text.exit(), text.err());
@@ -173,7 +179,7 @@ class GpuSchedulerFormatsTest {
         assertTrue(text.out().contains("a schedule CSV needs --instance DIR"), text.out());
         var withBound = WorkloadCommandsTest.gpusched(
                 "cost", "--instance", GpuSchedulerRoundTripIT.SAMPLE.toString(), THEIR_GREEDY.toString());
-        assertTrue(withBound.out().contains("6.2469") && withBound.out().contains("+29.85%"), withBound.out());
+        assertTrue(withBound.out().contains("6.6121") && withBound.out().contains("+22.68%"), withBound.out());
         assertTrue(!withBound.out().contains("needs --instance"), withBound.out());
 
         var missing = WorkloadCommandsTest.gpusched(
@@ -195,17 +201,17 @@ class GpuSchedulerFormatsTest {
         Path out = tmp.resolve("report");
         var r = WorkloadCommandsTest.gpusched("report", run.toString(), "--out", out.toString());
         assertEquals(0, r.exit(), r.err());
-        // the bound of costPricesARunAndItsExportAlikeUnderTheCommonRule: 2 $, 80% below the run's 3.6
-        assertTrue(r.out().contains("2.0000") && r.out().contains("+80.0%"), r.out());
+        // the bound of costPricesARunAndItsExportAlikeUnderTheCommonRule: 2.0417 $, the run's 3.6 76.3% above it
+        assertTrue(r.out().contains("2.0417") && r.out().contains("+76.3%"), r.out());
         assertTrue(r.out().contains("lower bound: no schedule of the run's jobs costs less"), r.out());
         List<String> csv = Files.readAllLines(out.resolve("comparison.csv"));
         List<String> header = List.of(csv.get(0).split(","));
         String[] row = csv.get(1).split(",", -1);
-        assertEquals("2", row[header.indexOf("lowerBound")], csv.get(1));
-        assertEquals("80", row[header.indexOf("overBoundPercent")], csv.get(1));
+        assertEquals("2.041667", row[header.indexOf("lowerBound")], csv.get(1));
+        assertEquals("76.326531", row[header.indexOf("overBoundPercent")], csv.get(1));
         String html = Files.readString(out.resolve("report.html"));
         assertTrue(html.contains("<th>lower bound</th><th>over bound</th>"), "report.html table header");
-        assertTrue(html.contains("<td>3.6000</td><td>2.0000</td><td>+80.0%</td>"), "report.html row");
+        assertTrue(html.contains("<td>3.6000</td><td>2.0417</td><td>+76.3%</td>"), "report.html row");
     }
 
     private static WorkloadCommandsTest.Run convert(Path instance, Path out) {

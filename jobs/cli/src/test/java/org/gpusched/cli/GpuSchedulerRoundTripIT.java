@@ -44,7 +44,7 @@ class GpuSchedulerRoundTripIT {
         assertEquals(0, fromCsv.unfinishedJobs());
         assertTrue(reported > 0);
         // the converted run's instance has the bound of their folder (GpuSchedulerFormatsTest works it by hand)
-        assertEquals(6.246931, RunLowerBound.of(run), 1e-6);
+        assertEquals(6.612078, RunLowerBound.of(run), 1e-6);
         assertEquals(CostCommand.instanceLowerBound(SAMPLE), RunLowerBound.of(run), 1e-12);
     }
 

@@ -45,7 +45,8 @@ public final class Comparison {
     /** What the lower bound is, for the summary table and the report. */
     static final String LOWER_BOUND_NOTE =
             "lower bound: no schedule of the run's jobs costs less (each job at its cheapest share of node cost, time x GPUs x"
-                    + " the cheapest price per busy GPU-hour of a node type the cluster has); over bound: how far the total is above it";
+                    + " the cheapest price per busy GPU-hour of a node type the cluster has, or a faster mix of configurations"
+                    + " or its lateness where that share would end after its due date); over bound: how far the total is above it";
 
     public record Row(RunResult run, double reductionPercent, double lowerBound) {
         public Row(RunResult run, double reductionPercent) {

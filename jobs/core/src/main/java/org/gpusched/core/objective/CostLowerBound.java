@@ -7,15 +7,26 @@ import org.gpusched.core.model.NodeType;
 
 /**
  * A lower bound on what any schedule of a set of jobs costs on a cluster under the real cost rule ({@link RealCost}):
- * the sum over the jobs of the cheapest share of node cost any of their configurations can pay. A node of type t
- * with b busy GPUs costs costPerHour_t[b] per hour, so each of its busy GPUs costs at least min over b = 1..G_t of
- * costPerHour_t[b] / b per hour; a job run on g GPUs of type t for its time on them occupies g busy GPUs that long
- * (longer when it is moved and restores), so it is charged at least
- * <pre>  time_j(t, g) / 3600 x g x min_b costPerHour_t[b] / b</pre>
- * and no schedule pays less than the least of that over the node types some node of the cluster can take and the
- * GPU counts the job has a time for. For a VM leased whole at price p with G GPUs that is p x g / G x hours.
- * Tardiness is bounded below by 0. The bound ignores due dates and capacity, so it is reached only when every job
- * runs on its cheapest share with the nodes full.
+ * the sum over the jobs of the least each must pay, in node cost and in tardiness, whatever the others do.
+ *
+ * <p><b>Node cost.</b> A node of type t with b busy GPUs costs costPerHour_t[b] per hour, so each of its busy GPUs
+ * costs at least min over b = 1..G_t of costPerHour_t[b] / b per hour; a job run on g GPUs of type t for its time on
+ * them occupies g busy GPUs that long (longer when it is moved and restores), so a configuration c = (t, g) costs it
+ * at least
+ * <pre>  C_c = time_j(t, g) / 3600 x g x min_b costPerHour_t[b] / b</pre>
+ * For a VM leased whole at price p with G GPUs that is p x g / G x hours.
+ *
+ * <p><b>Tardiness.</b> A job may change configuration as it runs: doing a fraction f_c of its work in configuration
+ * c takes f_c x T_c and costs at least f_c x C_c, so what it takes and pays is a point of the convex hull of its
+ * points (T_c, C_c), and it ends no earlier than its submission plus that time. It pays at least
+ * <pre>  min over (T, C) in hull of  C + weight x max(0, submit + T - due) / 3600</pre>
+ * a convex function, least at a point (T_c, C_c) or on the hull's lower edge where T = due - submit, the latest it
+ * can take and be on time. With no due date in reach that is the cheapest share of node cost, as before due dates
+ * counted; a job whose cheapest configuration would end late pays a dearer, faster mix or the lateness.
+ *
+ * <p>The least of that over the node types some node of the cluster can take and the GPU counts the job has a time
+ * for, summed over the jobs, is a cost no schedule goes below. It ignores capacity and that a node's price is paid
+ * whole, so it is reached only when every job runs on its cheapest share with the nodes full.
  */
 public final class CostLowerBound {
     private CostLowerBound() {}
@@ -28,12 +39,16 @@ public final class CostLowerBound {
     }
 
     /**
-     * The job's cheapest share of node cost on {@code cluster}, with its times scaled by {@code timeFactor} (a
-     * replay's actualFactor: the job really ran that much longer or shorter than predicted); NaN when the job has
-     * a time on no node type the cluster can run.
+     * The least the job pays on {@code cluster} (node cost and tardiness, see the class comment), with its times
+     * scaled by {@code timeFactor} (a replay's actualFactor: the job really ran that much longer or shorter than
+     * predicted); NaN when the job has a time on no node type the cluster can run.
      */
     public static double ofJob(Cluster cluster, Job job, double timeFactor) {
-        double best = Double.POSITIVE_INFINITY;
+        int n = 0;
+        for (Map<Integer, Double> byGpus : job.times().values()) n += byGpus.size();
+        double[] time = new double[n];
+        double[] share = new double[n];
+        n = 0;
         for (Map.Entry<String, Map<Integer, Double>> byType : job.times().entrySet()) {
             int t = cluster.typeIndexOrMinusOne(byType.getKey());
             if (t < 0 || !cluster.typeAvailable(t)) continue;
@@ -42,10 +57,35 @@ public final class CostLowerBound {
             for (Map.Entry<Integer, Double> e : byType.getValue().entrySet()) {
                 int g = e.getKey();
                 if (g > type.gpus()) continue;
-                best = Math.min(best, e.getValue() * timeFactor / 3600.0 * g * perGpuHour);
+                time[n] = e.getValue() * timeFactor;
+                share[n] = time[n] / 3600.0 * g * perGpuHour;
+                n++;
             }
         }
-        return Double.isInfinite(best) ? Double.NaN : best;
+        if (n == 0) return Double.NaN;
+        double onTimeWithin = job.dueSeconds() - job.submitSeconds();
+        double best = Double.POSITIVE_INFINITY;
+        int cheapest = 0;
+        for (int c = 0; c < n; c++) {
+            best = Math.min(best, share[c] + lateness(job, time[c], onTimeWithin));
+            if (share[c] < share[cheapest]) cheapest = c;
+        }
+        // the cheapest share on time is the least of C over the hull, so no mix pays less
+        if (time[cheapest] <= onTimeWithin || job.weightPerHour() == 0) return best;
+        // else the least may be a mix of a configuration on time and one late that ends exactly at the due date
+        for (int early = 0; early < n; early++) {
+            if (time[early] > onTimeWithin) continue;
+            for (int late = 0; late < n; late++) {
+                if (time[late] <= onTimeWithin) continue;
+                double towardsLate = (onTimeWithin - time[early]) / (time[late] - time[early]);
+                best = Math.min(best, share[early] + towardsLate * (share[late] - share[early]));
+            }
+        }
+        return best;
+    }
+
+    private static double lateness(Job job, double seconds, double onTimeWithin) {
+        return RealCost.tardinessCost(job.weightPerHour(), seconds, onTimeWithin);
     }
 
     /** {@link #ofJob} at the predicted times. */

@@ -65,4 +65,46 @@ class CostLowerBoundTest {
         // A and B together on r1 as W: a whole VM for 2 h costs 16, which the bound's 1 $ per GPU-hour shares out
         assertTrue(CostLowerBound.of(CLUSTER, List.of(A, B)) <= RealCost.nodeCost(WHOLE, 3, 7200));
     }
+
+    /**
+     * A's configurations for a job due 1800 s after its submission at {@code weightPerHour} $ per hour late: only W x8
+     * (900 s, 2 $) is on time; E x1 (2700 s, 0.9 $) is 900 s late, E x2 (2000 s, 1.33 $) 200 s, W x1 (3600 s, 1 $)
+     * 1800 s.
+     */
+    static Job dueSoon(double weightPerHour) {
+        return new Job("D", 1000, 2800, weightPerHour, A.times());
+    }
+
+    @Test
+    void aJobWhoseCheapestShareEndsLatePaysItsLatenessOrAFasterMix() {
+        // 2 $/h: E x1 and 0.25 h late, 0.9 + 0.5 = 1.4, is least (E x2: 1.33 + 0.11; the mixes below: 1.45 and more)
+        assertEquals(1.4, CostLowerBound.ofJob(CLUSTER, dueSoon(2)), 1e-12);
+        // 10 $/h: every configuration late pays more (E x2: 1.33 + 0.56 = 1.89) than W x8 (2.0) mixed with E x1 to
+        // end at 1800 s: half the work each (0.5 x 900 + 0.5 x 2700 s), 0.5 x 2.0 + 0.5 x 0.9 = 1.45 $
+        assertEquals(1.45, CostLowerBound.ofJob(CLUSTER, dueSoon(10)), 1e-12);
+        // with no weight, or with the cheapest share on time, due dates change nothing
+        assertEquals(0.9, CostLowerBound.ofJob(CLUSTER, dueSoon(0)), 1e-12);
+        assertEquals(0.9, CostLowerBound.ofJob(CLUSTER, new Job("D", 1000, 3700, 10, A.times())), 1e-12);
+        // a time factor of 2 leaves W x8 (1800 s, 4 $) the only one on time, just, so no mix ends earlier; the others
+        // late: E x1 1.8 + 10 x 1.0, E x2 2.67 + 10 x 0.61, W x1 2 + 10 x 1.5
+        assertEquals(4.0, CostLowerBound.ofJob(CLUSTER, dueSoon(10), 2.0), 1e-12);
+    }
+
+    @Test
+    void noConfigurationRunWholeFromSubmissionPaysLessThanTheBound() {
+        for (double weight : new double[] {0, 0.5, 2, 10, 100}) {
+            Job d = dueSoon(weight);
+            double bound = CostLowerBound.ofJob(CLUSTER, d);
+            for (var byType : d.times().entrySet()) {
+                if (byType.getKey().equals("X")) continue;
+                NodeType type = byType.getKey().equals("W") ? WHOLE : PER_GPU;
+                for (var e : byType.getValue().entrySet()) {
+                    double seconds = e.getValue();
+                    double alone = RealCost.nodeCost(type, e.getKey(), seconds)
+                            + RealCost.tardinessCost(weight, d.submitSeconds() + seconds, d.dueSeconds());
+                    assertTrue(bound <= alone + 1e-12, weight + " $/h, " + byType.getKey() + " x" + e.getKey());
+                }
+            }
+        }
+    }
 }
