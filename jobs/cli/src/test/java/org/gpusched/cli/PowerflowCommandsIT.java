@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -319,7 +321,7 @@ class PowerflowCommandsIT {
      */
     @Test
     void theModelSourcesSplitProfilingFromModelErrorAndBadOnesAreRefused() throws Exception {
-        java.util.Map<String, List<String>> results = new java.util.HashMap<>();
+        Map<String, List<String>> results = new HashMap<>();
         for (String models : List.of("fitted", "truth", "truth-profiled")) {
             Path out = tmp.resolve("models-" + models);
             var r = WorkloadCommandsTest.gpusched(

@@ -10,7 +10,7 @@ import org.gpusched.core.model.NodeType;
  * the sum over the jobs of the least each must pay, in node cost and in tardiness, whatever the others do.
  *
  * <p><b>Node cost.</b> A node of type t with b busy GPUs costs costPerHour_t[b] per hour, so each of its busy GPUs
- * costs at least min over b = 1..G_t of costPerHour_t[b] / b per hour; a job run on g GPUs of type t for its time on
+ * costs at least min over b = 1..G_t of costPerHour_t[b] / b per hour ({@link NodeType#cheapestGpuHour}); a job run on g GPUs of type t for its time on
  * them occupies g busy GPUs that long (longer when it is moved and restores), so a configuration c = (t, g) costs it
  * at least
  * <pre>  C_c = time_j(t, g) / 3600 x g x min_b costPerHour_t[b] / b</pre>
@@ -31,13 +31,6 @@ import org.gpusched.core.model.NodeType;
 public final class CostLowerBound {
     private CostLowerBound() {}
 
-    /** The least a busy GPU of this type costs per hour: min over b = 1..G of costPerHour[b] / b. */
-    public static double cheapestGpuHour(NodeType type) {
-        double best = Double.POSITIVE_INFINITY;
-        for (int b = 1; b <= type.gpus(); b++) best = Math.min(best, type.costPerHour(b) / b);
-        return best;
-    }
-
     /**
      * The least the job pays on {@code cluster} (node cost and tardiness, see the class comment), with its times
      * scaled by {@code timeFactor} (a replay's actualFactor: the job really ran that much longer or shorter than
@@ -53,7 +46,7 @@ public final class CostLowerBound {
             int t = cluster.typeIndexOrMinusOne(byType.getKey());
             if (t < 0 || !cluster.typeAvailable(t)) continue;
             NodeType type = cluster.type(t);
-            double perGpuHour = cheapestGpuHour(type);
+            double perGpuHour = type.cheapestGpuHour();
             for (Map.Entry<Integer, Double> e : byType.getValue().entrySet()) {
                 int g = e.getKey();
                 if (g > type.gpus()) continue;

@@ -41,9 +41,9 @@ class CostLowerBoundTest {
 
     @Test
     void aBusyGpuCostsAtLeastItsTypesCheapestShare() {
-        assertEquals(1.0, CostLowerBound.cheapestGpuHour(WHOLE), 1e-15);
-        assertEquals(1.2, CostLowerBound.cheapestGpuHour(PER_GPU), 1e-15); // 1.2 / 1 < 3.0 / 2
-        assertEquals(0.1, CostLowerBound.cheapestGpuHour(ABSENT), 1e-15);
+        assertEquals(1.0, WHOLE.cheapestGpuHour(), 1e-15);
+        assertEquals(1.2, PER_GPU.cheapestGpuHour(), 1e-15); // 1.2 / 1 < 3.0 / 2
+        assertEquals(0.1, ABSENT.cheapestGpuHour(), 1e-15);
     }
 
     @Test
