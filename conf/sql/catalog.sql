@@ -49,6 +49,7 @@ CREATE TABLE scheduling_metrics (
   completedJobs BIGINT,
   busyGpus INT,
   costRatePerHour DOUBLE,
+  deadlinePressure BOOLEAN,
   event_time AS TO_TIMESTAMP_LTZ(CAST(`time` * 1000 AS BIGINT), 3),
   WATERMARK FOR event_time AS event_time - INTERVAL '10' MINUTE
 ) WITH (

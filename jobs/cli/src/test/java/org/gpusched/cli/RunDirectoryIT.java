@@ -378,7 +378,9 @@ class RunDirectoryIT {
                         && r.out().contains("andreas-rg K=1 iterations=5 "),
                 r.out());
         List<String> csv = Files.readAllLines(rep.resolve("comparison.csv"));
-        assertTrue(csv.get(0).endsWith(",run,settings,lowerBound,overBoundPercent"), csv.get(0));
+        assertTrue(
+                csv.get(0).endsWith(",run,settings,lowerBound,overBoundPercent,optimizerCalls,callsUnderPressure"),
+                csv.get(0));
         assertTrue(csv.get(2).contains("k3\",\"K=3 iterations=1000\","), csv.get(2));
         String html = Files.readString(rep.resolve("report.html"));
         assertTrue(html.contains("andreas-rg K=3 iterations=1000"), "the chart legend and the table say what differs");

@@ -39,7 +39,9 @@ public final class Comparison {
             "run",
             "settings",
             "lowerBound",
-            "overBoundPercent");
+            "overBoundPercent",
+            "optimizerCalls",
+            "callsUnderPressure");
 
     /** @param lowerBound the run's instance's lower bound on total cost; NaN when not known */
     /** What the lower bound is, for the summary table and the report. */
@@ -126,6 +128,8 @@ public final class Comparison {
                 values.add(r.variant());
                 values.add(number(row.lowerBound()));
                 values.add(number(row.overBoundPercent()));
+                // absent (empty) for run directories written before metrics.json had them
+                for (String m : List.of("optimizerCalls", "callsUnderPressure")) values.add(number(r.metric(m)));
                 w.write(values);
             }
         } catch (IOException e) {

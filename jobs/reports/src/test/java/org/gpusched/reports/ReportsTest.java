@@ -48,7 +48,8 @@ class ReportsTest {
         Files.writeString(d.resolve("decisions.jsonl"), DECISIONS);
         Files.writeString(d.resolve("metrics.json"), """
                 {"totalCost": %s, "executionCost": 2.2472222, "tardinessCost": 0.2777778, "tardyJobs": 1, "completedJobs": 3,
-                 "meanJctSeconds": 2866.67, "makespanSeconds": 4100, "optimizerMedianMs": 0.5, "optimizerP99Ms": 2}
+                 "meanJctSeconds": 2866.67, "makespanSeconds": 4100, "optimizerMedianMs": 0.5, "optimizerP99Ms": 2,
+                 "optimizerCalls": 7, "callsUnderPressure": 5}
                 """.formatted(total));
         return d;
     }
@@ -93,6 +94,8 @@ class ReportsTest {
         assertTrue(csv.get(0).startsWith("policy,seed,totalCost,executionCost,tardinessCost"));
         assertTrue(csv.get(1).startsWith("andreas-rg,1,2,2.247222,0.277778,1,3,"), csv.get(1));
         assertTrue(csv.get(1).contains(",50,"), csv.get(1));
+        assertTrue(csv.get(0).endsWith(",optimizerCalls,callsUnderPressure"), csv.get(0));
+        assertTrue(csv.get(1).endsWith(",7,5"), "the calls and the pressed ones, from metrics.json: " + csv.get(1));
         String html = Files.readString(out.resolve("report.html"));
         assertTrue(html.contains("<svg"));
         assertEquals(

@@ -123,6 +123,7 @@ final class ControllerStep {
     private void reschedule() {
         long nanos = 0;
         double objective = 0;
+        boolean pressed = false;
         List<PlacementDecision> changes = new ArrayList<>();
         Topology topology = jobs.isEmpty() ? null : facts.topology();
         if (topology != null) problems.rankWaiting(topology, scheduler);
@@ -166,6 +167,7 @@ final class ControllerStep {
                 SchedulingProblem problem = scope == null
                         ? problems.problem(topology, candidates)
                         : problems.problem(topology, scope, candidates);
+                pressed = problem.deadlinePressure();
                 double beyondWindow = problems.postponedBeyond(topology, candidates) + keptRunning;
                 RandomState random = new RandomState(facts.state.getRandomState());
                 long start = System.nanoTime();
@@ -205,6 +207,7 @@ final class ControllerStep {
                 .setCompletedJobs(s.getCompletedJobs())
                 .setBusyGpus(placed == null ? 0 : placed.load.busyGpus())
                 .setCostRatePerHour(placed == null ? 0 : placed.load.costPerSecond() * 3600.0)
+                .setDeadlinePressure(pressed)
                 .build());
     }
 

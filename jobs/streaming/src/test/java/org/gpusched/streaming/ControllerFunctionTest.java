@@ -319,21 +319,77 @@ class ControllerFunctionTest {
         assertEquals(everyPeriodCalled, callsOfOneJob(100_000, SchedulerConfig.Stability.PAPER));
     }
 
+    @Test
+    void eachCallSaysWhetherItsProblemWasUnderDeadlinePressure() throws Exception {
+        // on time even started one horizon (600 s) from now: no pressure, the periods make no call
+        assertEquals(
+                List.of(
+                        "0.0:SUBMISSION:free",
+                        "600.0:PERIOD:-",
+                        "1200.0:PERIOD:-",
+                        "1800.0:PERIOD:-",
+                        "2000.0:COMPLETION:-"),
+                pressureOfOneJob(100_000, SchedulerConfig.Stability.STABLE));
+        // due at 2,500 s: on time if started now, late if started one horizon from now; once it runs it is on time
+        // and nothing waits, so the periods make no call
+        assertEquals(
+                List.of(
+                        "0.0:SUBMISSION:pressed",
+                        "600.0:PERIOD:-",
+                        "1200.0:PERIOD:-",
+                        "1800.0:PERIOD:-",
+                        "2000.0:COMPLETION:-"),
+                pressureOfOneJob(2_500, SchedulerConfig.Stability.STABLE));
+        // due before it can end: every call is pressed
+        assertEquals(
+                List.of(
+                        "0.0:SUBMISSION:pressed",
+                        "600.0:PERIOD:pressed",
+                        "1200.0:PERIOD:pressed",
+                        "1800.0:PERIOD:pressed",
+                        "2000.0:COMPLETION:-"),
+                pressureOfOneJob(1_500, SchedulerConfig.Stability.STABLE));
+        // moves free (the papers' setting): never pressed, whatever the due date
+        assertEquals(
+                List.of(
+                        "0.0:SUBMISSION:free",
+                        "600.0:PERIOD:free",
+                        "1200.0:PERIOD:free",
+                        "1800.0:PERIOD:free",
+                        "2000.0:COMPLETION:-"),
+                pressureOfOneJob(1_500, SchedulerConfig.Stability.PAPER));
+    }
+
+    /** "time:trigger:pressed|free|-" per rescheduling of the job of {@link #callsOfOneJob} (-: no call). */
+    private List<String> pressureOfOneJob(double due, SchedulerConfig.Stability stability) throws Exception {
+        List<String> calls = new ArrayList<>();
+        for (SchedulingMetrics m : metricsOfOneJob(due, stability)) {
+            String call = m.getOptimizerNanos() == 0 ? "-" : m.getDeadlinePressure() ? "pressed" : "free";
+            assertTrue(m.getOptimizerNanos() > 0 || !m.getDeadlinePressure(), "no call, no pressure: " + m);
+            calls.add(m.getTime() + ":" + m.getTrigger() + ":" + call);
+        }
+        return calls;
+    }
+
     /** "time:trigger:called|kept" per rescheduling of one job of 2,000 s on one 1-GPU node, by andreas-rg. */
     private List<String> callsOfOneJob(double due, SchedulerConfig.Stability stability) throws Exception {
+        List<String> calls = new ArrayList<>();
+        for (SchedulingMetrics m : metricsOfOneJob(due, stability))
+            calls.add(m.getTime() + ":" + m.getTrigger() + ":" + (m.getOptimizerNanos() > 0 ? "called" : "kept"));
+        return calls;
+    }
+
+    /** The scheduling metrics of one job of 2,000 s due at {@code due} on one 1-GPU node, by andreas-rg. */
+    private List<SchedulingMetrics> metricsOfOneJob(double due, SchedulerConfig.Stability stability) throws Exception {
         SchedulerConfig cfg = TestData.config(TestData.oneGpuNodes(1, 600), "andreas-rg")
                 .stability(stability)
                 .build();
         var h = harness(cfg);
         submit(h, TestData.job("a", 0, due, 1, 2000), "andreas-rg");
         h.processWatermark(new Watermark(Long.MAX_VALUE));
-        List<String> calls = new ArrayList<>();
-        h.getSideOutput(ControllerFunction.SCHEDULING_METRICS)
-                .forEach(r ->
-                        calls.add(r.getValue().getTime() + ":" + r.getValue().getTrigger() + ":"
-                                + (r.getValue().getOptimizerNanos() > 0 ? "called" : "kept")));
+        List<SchedulingMetrics> metrics = sideOutput(h, ControllerFunction.SCHEDULING_METRICS);
         h.close();
-        return calls;
+        return metrics;
     }
 
     @Test

@@ -61,6 +61,8 @@ public final class RunDirectoryWriter {
             double optimizerMedianMs,
             double optimizerP99Ms,
             long reschedulings,
+            long optimizerCalls,
+            long callsUnderPressure,
             long decisions,
             long rejected) {}
 

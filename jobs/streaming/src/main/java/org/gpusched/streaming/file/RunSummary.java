@@ -79,12 +79,16 @@ final class RunSummary {
         final String policy;
         final Map<Integer, Double> executionByController = new HashMap<>();
         long reschedulings;
+        /** Reschedulings whose optimizer call was under deadline pressure (SchedulingMetrics.deadlinePressure). */
+        long pressedCalls;
+
         long[] nanos = new long[1024];
         int nanosCount;
         private String linePolicy;
         private int controller;
         private double accruedExecutionCost;
         private long optimizerNanos;
+        private boolean deadlinePressure;
 
         SchedulingTally(String policy) {
             this.policy = policy;
@@ -92,10 +96,12 @@ final class RunSummary {
 
         void add(String line) throws IOException {
             linePolicy = null;
+            deadlinePressure = false; // absent in records written before the field
             fields(line, this);
             if (!policy.equals(linePolicy)) return;
             reschedulings++;
             executionByController.merge(controller, accruedExecutionCost, Math::max);
+            if (deadlinePressure) pressedCalls++;
             if (optimizerNanos <= 0) return;
             if (nanosCount == nanos.length) nanos = Arrays.copyOf(nanos, nanosCount * 2);
             nanos[nanosCount++] = optimizerNanos;
@@ -108,6 +114,7 @@ final class RunSummary {
                 case "controller" -> controller = p.getValueAsInt();
                 case "accruedExecutionCost" -> accruedExecutionCost = p.getValueAsDouble();
                 case "optimizerNanos" -> optimizerNanos = p.getValueAsLong();
+                case "deadlinePressure" -> deadlinePressure = p.getValueAsBoolean();
                 default -> {}
             }
         }
@@ -158,6 +165,8 @@ final class RunSummary {
                 percentile(nanos, 0.5) / 1e6,
                 percentile(nanos, 0.99) / 1e6,
                 scheduling.reschedulings,
+                scheduling.nanosCount,
+                scheduling.pressedCalls,
                 decisions,
                 rejected);
     }
@@ -184,6 +193,8 @@ final class RunSummary {
         m.put("optimizerMedianMs", s.optimizerMedianMs());
         m.put("optimizerP99Ms", s.optimizerP99Ms());
         m.put("reschedulings", s.reschedulings());
+        m.put("optimizerCalls", s.optimizerCalls());
+        m.put("callsUnderPressure", s.callsUnderPressure());
         m.put("decisions", s.decisions());
         m.put("preemptions", jobs.preemptions);
         m.put("migrations", jobs.migrations);

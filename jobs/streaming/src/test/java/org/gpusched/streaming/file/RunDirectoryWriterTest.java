@@ -111,9 +111,9 @@ class RunDirectoryWriterTest {
         Files.write(
                 parts.resolve("scheduling-metrics-0.jsonl"),
                 List.of(
-                        "{\"time\":1.0,\"policy\":\"fifo\",\"controller\":0,\"trigger\":\"SUBMISSION\",\"accruedExecutionCost\":2.0,\"optimizerNanos\":3000000}",
-                        "{\"time\":2.0,\"policy\":\"fifo\",\"controller\":0,\"trigger\":\"COMPLETION\",\"accruedExecutionCost\":2.5,\"optimizerNanos\":0}",
-                        "{\"time\":1.0,\"policy\":\"edf\",\"controller\":0,\"trigger\":\"SUBMISSION\",\"accruedExecutionCost\":7.0,\"optimizerNanos\":9000000}"));
+                        "{\"time\":1.0,\"policy\":\"fifo\",\"controller\":0,\"trigger\":\"SUBMISSION\",\"accruedExecutionCost\":2.0,\"optimizerNanos\":3000000,\"deadlinePressure\":true}",
+                        "{\"time\":2.0,\"policy\":\"fifo\",\"controller\":0,\"trigger\":\"COMPLETION\",\"accruedExecutionCost\":2.5,\"optimizerNanos\":0,\"deadlinePressure\":false}",
+                        "{\"time\":1.0,\"policy\":\"edf\",\"controller\":0,\"trigger\":\"SUBMISSION\",\"accruedExecutionCost\":7.0,\"optimizerNanos\":9000000,\"deadlinePressure\":true}"));
         Files.write(
                 parts.resolve("scheduling-metrics-1.jsonl"),
                 List.of(
@@ -137,6 +137,8 @@ class RunDirectoryWriterTest {
         assertEquals(0.5, s.tardinessCost(), 1e-12);
         assertEquals(2.5 + 1.0, s.executionCost(), 1e-12, "the last accrued cost of each of fifo's controllers");
         assertEquals(3, s.reschedulings());
+        assertEquals(2, s.optimizerCalls(), "reschedulings with a call (nanos > 0)");
+        assertEquals(1, s.callsUnderPressure(), "fifo's pressed call; edf's is not fifo's, the last line has none");
         assertEquals(1.0, s.optimizerMedianMs(), 1e-12, "calls only (nanos 0 = no call): 1 and 3 ms");
         assertEquals(3.0, s.optimizerP99Ms(), 1e-12);
         assertEquals(11 - 1.0, s.makespanSeconds(), 1e-12);
