@@ -360,7 +360,7 @@ class ControllerFunctionTest {
                 pressureOfOneJob(1_500, SchedulerConfig.Stability.PAPER));
     }
 
-    /** "time:trigger:pressed|free|-" per rescheduling of the job of {@link #callsOfOneJob} (-: no call). */
+    /** "time:trigger:pressed|free|-" per rescheduling of the job of {@link #metricsOfOneJob} (-: no call). */
     private List<String> pressureOfOneJob(double due, SchedulerConfig.Stability stability) throws Exception {
         List<String> calls = new ArrayList<>();
         for (SchedulingMetrics m : metricsOfOneJob(due, stability)) {

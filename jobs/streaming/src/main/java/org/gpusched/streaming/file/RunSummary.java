@@ -80,7 +80,7 @@ final class RunSummary {
         final Map<Integer, Double> executionByController = new HashMap<>();
         long reschedulings;
         /** Reschedulings whose optimizer call was under deadline pressure (SchedulingMetrics.deadlinePressure). */
-        long pressedCalls;
+        long callsUnderPressure;
 
         long[] nanos = new long[1024];
         int nanosCount;
@@ -101,7 +101,7 @@ final class RunSummary {
             if (!policy.equals(linePolicy)) return;
             reschedulings++;
             executionByController.merge(controller, accruedExecutionCost, Math::max);
-            if (deadlinePressure) pressedCalls++;
+            if (deadlinePressure) callsUnderPressure++;
             if (optimizerNanos <= 0) return;
             if (nanosCount == nanos.length) nanos = Arrays.copyOf(nanos, nanosCount * 2);
             nanos[nanosCount++] = optimizerNanos;
@@ -166,7 +166,7 @@ final class RunSummary {
                 percentile(nanos, 0.99) / 1e6,
                 scheduling.reschedulings,
                 scheduling.nanosCount,
-                scheduling.pressedCalls,
+                scheduling.callsUnderPressure,
                 decisions,
                 rejected);
     }
