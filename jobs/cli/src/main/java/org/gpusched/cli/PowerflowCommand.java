@@ -137,6 +137,28 @@ public final class PowerflowCommand implements Callable<Integer> {
                     + " (no step may exceed it) (default: ${DEFAULT-VALUE}).")
     PowerFlowPolicy.BudgetCheck budgetCheck;
 
+    @Option(
+            names = "--start-limit",
+            paramLabel = "efficient|least-energy",
+            defaultValue = "efficient",
+            converter = StartLimitConverter.class,
+            description =
+                    "The limit a PowerFlow job starts at before clocks are raised: efficient (the paper's, eq. 17's"
+                            + " least step time x energy per iteration) or least-energy (the least energy per iteration: more"
+                            + " jobs run under a budget that binds) (default: ${DEFAULT-VALUE}).")
+    PowerFlowPolicy.StartLimit startLimit;
+
+    static final class StartLimitConverter implements picocli.CommandLine.ITypeConverter<PowerFlowPolicy.StartLimit> {
+        @Override
+        public PowerFlowPolicy.StartLimit convert(String value) {
+            try {
+                return PowerFlowPolicy.StartLimit.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
     static final class BudgetCheckConverter implements picocli.CommandLine.ITypeConverter<PowerFlowPolicy.BudgetCheck> {
         @Override
         public PowerFlowPolicy.BudgetCheck convert(String value) {
@@ -175,7 +197,7 @@ public final class PowerflowCommand implements Callable<Integer> {
                 if (!cfg.gpu().powerLimits().contains(l))
                     throw new IllegalArgumentException("--limits: " + l + " W is not a supported limit "
                             + cfg.gpu().powerLimits());
-            List<PolicySet.Run> runs = PolicySet.expand(policies, etas, limits, priority, budgetCheck);
+            List<PolicySet.Run> runs = PolicySet.expand(policies, etas, limits, priority, budgetCheck, startLimit);
             List<TraceJob> jobList;
             if (pods != null) {
                 jobList = AlibabaSampler.sample(pods, jobs, 86400, seed, truth);

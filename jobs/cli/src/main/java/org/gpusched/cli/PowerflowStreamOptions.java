@@ -53,6 +53,14 @@ public final class PowerflowStreamOptions {
                     + " step may exceed the budget).")
     org.gpusched.powerflow.policy.PowerFlowPolicy.BudgetCheck budgetCheck;
 
+    @Option(
+            names = "--start-limit",
+            paramLabel = "efficient|least-energy",
+            converter = PowerflowCommand.StartLimitConverter.class,
+            description = "With --policy powerflow: the limit a job starts at before clocks are raised, efficient (the"
+                    + " paper's, the default) or least-energy.")
+    org.gpusched.powerflow.policy.PowerFlowPolicy.StartLimit startLimit;
+
     /** Whether the command runs the powerflow scheduler; powerflow cannot be combined with other policies. */
     static boolean selected(CommandLine cmd, List<String> policies, PowerflowStreamOptions options) {
         boolean any = policies.stream().anyMatch("powerflow"::equals);
@@ -62,9 +70,12 @@ public final class PowerflowStreamOptions {
                 && (options.eta != null
                         || options.gpus != null
                         || options.hardware != null
-                        || options.budgetCheck != null))
+                        || options.budgetCheck != null
+                        || options.startLimit != null))
             throw new ParameterException(
-                    cmd, "--eta, --gpus, --budget-check and --powerflow-config apply to --policy powerflow only");
+                    cmd,
+                    "--eta, --gpus, --budget-check, --start-limit and --powerflow-config apply to --policy powerflow"
+                            + " only");
         return any;
     }
 
@@ -74,7 +85,8 @@ public final class PowerflowStreamOptions {
         try {
             PowerflowSettings s =
                     PowerflowSettings.of(eta == null ? 0.5 : eta, gpus == null ? 64 : gpus, replay, seed, hardware);
-            return budgetCheck == null ? s : s.withBudgetCheck(budgetCheck);
+            if (budgetCheck != null) s = s.withBudgetCheck(budgetCheck);
+            return startLimit == null ? s : s.withStartLimit(startLimit);
         } catch (IllegalArgumentException | UncheckedIOException e) {
             throw new ParameterException(cmd, e.getMessage());
         }

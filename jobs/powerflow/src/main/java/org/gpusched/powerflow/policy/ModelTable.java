@@ -21,7 +21,7 @@ final class ModelTable {
     private final double[][] time = new double[31][], energy = new double[31][];
 
     private final double[] pair = new double[2];
-    private int efficientLevel = -1;
+    private int efficientLevel = -1, leastEnergyLevel = -1;
 
     ModelTable(JobView job, ClusterView cluster, boolean memoize) {
         this.model = job.model();
@@ -79,6 +79,21 @@ final class ModelTable {
             }
         }
         return efficientLevel = best;
+    }
+
+    /** The level of the least energy per iteration on one GPU (the lower on a tie). */
+    int leastEnergyLevel() {
+        if (leastEnergyLevel >= 0 && memoize) return leastEnergyLevel;
+        int best = limits.length - 1;
+        double least = Double.POSITIVE_INFINITY;
+        for (int l = 0; l < limits.length; l++) {
+            double e = energy(1, l);
+            if (e < least) {
+                least = e;
+                best = l;
+            }
+        }
+        return leastEnergyLevel = best;
     }
 
     private double[] row(double[][] rows, int gpus) {

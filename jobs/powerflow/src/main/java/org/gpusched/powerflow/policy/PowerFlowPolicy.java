@@ -13,7 +13,10 @@ import org.gpusched.powerflow.model.Configuration;
  *
  * <ol>
  * <li>Every job starts with no GPU at its most energy-efficient limit: the one that maximizes eq. 17's
- * iter / (JCT x E), i.e. minimizes step time x energy per iteration on one GPU.</li>
+ * iter / (JCT x E), i.e. minimizes step time x energy per iteration on one GPU ({@link StartLimit#EFFICIENT}, the
+ * paper's). {@link StartLimit#LEAST_ENERGY} (ours) starts each job at its least energy per iteration instead: while the
+ * budget binds, the cluster's throughput is its iterations per joule, so more jobs run within it; the frequency raise
+ * then spends what the budget leaves, as in the paper.</li>
  * <li>GPU allocation: a priority queue ordered by priority_G (eq. 20), the relative JCT reduction over the relative
  * energy increase of the job's next step. Workers are powers of two (network packing), so the step doubles n (0 -> 1
  * -> 2 -> 4 ...). The JCT and energy changes are the job's remaining ones (remaining iterations x step time, x energy
@@ -69,9 +72,28 @@ public final class PowerFlowPolicy implements EnergyPolicy {
         }
     }
 
+    /** The limit a job starts at before the frequency raise (Algorithm 1, line 3). */
+    public enum StartLimit {
+        /** The paper's: the most energy-efficient limit by eq. 17, the least step time x energy per iteration. */
+        EFFICIENT,
+        /** The least energy per iteration: the most iterations per joule, the most work a power budget carries. */
+        LEAST_ENERGY;
+
+        /** The command-line name: {@code efficient} or {@code least-energy}. */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
+
+        public static StartLimit parse(String label) {
+            for (StartLimit s : values()) if (s.label().equalsIgnoreCase(label.trim())) return s;
+            throw new IllegalArgumentException("'" + label + "' is not efficient or least-energy");
+        }
+    }
+
     private final double eta;
     private final Normalizer normalizer;
     private final BudgetCheck budgetCheck;
+    private final StartLimit startLimit;
     private final boolean memoize;
     private Map<Long, ModelTable> tables = new HashMap<>();
 
@@ -84,15 +106,25 @@ public final class PowerFlowPolicy implements EnergyPolicy {
     }
 
     public PowerFlowPolicy(double eta, Normalizer normalizer, BudgetCheck budgetCheck) {
-        this(eta, normalizer, budgetCheck, true);
+        this(eta, normalizer, budgetCheck, StartLimit.EFFICIENT);
+    }
+
+    public PowerFlowPolicy(double eta, Normalizer normalizer, BudgetCheck budgetCheck, StartLimit startLimit) {
+        this(eta, normalizer, budgetCheck, startLimit, true);
     }
 
     /** {@code memoize = false}: every model value evaluated afresh (the reference the cached path is tested against). */
     PowerFlowPolicy(double eta, Normalizer normalizer, BudgetCheck budgetCheck, boolean memoize) {
+        this(eta, normalizer, budgetCheck, StartLimit.EFFICIENT, memoize);
+    }
+
+    private PowerFlowPolicy(
+            double eta, Normalizer normalizer, BudgetCheck budgetCheck, StartLimit startLimit, boolean memoize) {
         if (!(eta > 0) || eta > 1.5) throw new IllegalArgumentException("eta must be in (0, 1.5], got " + eta);
         this.eta = eta;
         this.normalizer = normalizer;
         this.budgetCheck = budgetCheck;
+        this.startLimit = java.util.Objects.requireNonNull(startLimit, "startLimit");
         this.memoize = memoize;
     }
 
@@ -107,6 +139,10 @@ public final class PowerFlowPolicy implements EnergyPolicy {
 
     public BudgetCheck budgetCheck() {
         return budgetCheck;
+    }
+
+    public StartLimit startLimit() {
+        return startLimit;
     }
 
     @Override
@@ -135,10 +171,10 @@ public final class PowerFlowPolicy implements EnergyPolicy {
         int level;
         double priority;
 
-        State(JobView job, ModelTable model) {
+        State(JobView job, ModelTable model, StartLimit start) {
             this.job = job;
             this.model = model;
-            this.level = model.mostEfficientLevel();
+            this.level = start == StartLimit.LEAST_ENERGY ? model.leastEnergyLevel() : model.mostEfficientLevel();
         }
     }
 
@@ -152,7 +188,7 @@ public final class PowerFlowPolicy implements EnergyPolicy {
             ModelTable t = tables.get(j.id());
             if (t == null || !memoize || !t.fits(j, cluster)) t = new ModelTable(j, cluster, memoize);
             kept.put(j.id(), t);
-            states.add(new State(j, t));
+            states.add(new State(j, t, startLimit));
         }
         tables = kept;
         double scale = normalizer == Normalizer.CLUSTER ? clusterScale(cluster, states) : 1;
@@ -238,6 +274,10 @@ public final class PowerFlowPolicy implements EnergyPolicy {
         return new ModelTable(j, cluster, false).mostEfficientLevel();
     }
 
+    static int leastEnergyLevel(ClusterView cluster, JobView j) {
+        return new ModelTable(j, cluster, false).leastEnergyLevel();
+    }
+
     /**
      * E / JCT of the cluster: the remaining energy over the remaining JCT, summed over the jobs that run, at their
      * current assignments (1 when none runs). Eq. 20's {@code (dJCT / JCT) / (dE / E)} is {@code dJCT / dE x E / JCT}.
@@ -264,7 +304,7 @@ public final class PowerFlowPolicy implements EnergyPolicy {
     /** priority_G of job {@code id}'s step from {@code gpus} GPUs at its most efficient level, within a decision over {@code jobs}. */
     double priorityG(ClusterView cluster, List<JobView> jobs, long id, int gpus) {
         List<State> states = new ArrayList<>();
-        for (JobView j : jobs) states.add(new State(j, new ModelTable(j, cluster, false)));
+        for (JobView j : jobs) states.add(new State(j, new ModelTable(j, cluster, false), startLimit));
         double scale = normalizer == Normalizer.CLUSTER ? clusterScale(cluster, states) : 1;
         State s = states.stream().filter(x -> x.job.id() == id).findFirst().orElseThrow();
         s.gpus = gpus;

@@ -33,11 +33,22 @@ public final class PolicySet {
             List<Double> limits,
             PowerFlowPolicy.Normalizer normalizer,
             PowerFlowPolicy.BudgetCheck budgetCheck) {
+        return expand(names, etas, limits, normalizer, budgetCheck, PowerFlowPolicy.StartLimit.EFFICIENT);
+    }
+
+    public static List<Run> expand(
+            List<String> names,
+            List<Double> etas,
+            List<Double> limits,
+            PowerFlowPolicy.Normalizer normalizer,
+            PowerFlowPolicy.BudgetCheck budgetCheck,
+            PowerFlowPolicy.StartLimit startLimit) {
         List<Run> runs = new ArrayList<>();
         for (String n : names) {
             switch (n) {
                 case "powerflow" ->
-                    etas.forEach(e -> runs.add(new Run(new PowerFlowPolicy(e, normalizer, budgetCheck), n, e)));
+                    etas.forEach(
+                            e -> runs.add(new Run(new PowerFlowPolicy(e, normalizer, budgetCheck, startLimit), n, e)));
                 case "tiresias" ->
                     limits.forEach(l -> runs.add(new Run(new TiresiasPolicy(LimitChoice.fixed(l)), n, l)));
                 case "gandiva" -> limits.forEach(l -> runs.add(new Run(new GandivaPolicy(LimitChoice.fixed(l)), n, l)));

@@ -128,6 +128,72 @@ class PowerFlowPolicyTest {
         assertEquals(PowerFlowPolicy.mostEfficientLevel(c, j), indexOf(bestLimit));
     }
 
+    /**
+     * Step time 1 / (n f) and power per GPU 10 + 100 f^3 W: on one GPU the energy per iteration, 10 / f + 100 f^2, is
+     * 41 / 52.7 / 76.5 / 110 J at f = 0.4 / 0.6 / 0.8 / 1 (least at 100 W), and step time x energy, 10 / f^2 + 100 f,
+     * is 102.5 / 87.8 / 95.6 / 110 (least at 150 W): the two start limits differ.
+     */
+    private static final org.gpusched.powerflow.model.JobModel STATIC_PLUS_CUBIC =
+            new org.gpusched.powerflow.model.JobModel() {
+                @Override
+                public double stepTime(Configuration c) {
+                    return 1 / (c.gpus() * c.freq());
+                }
+
+                @Override
+                public double energyPerIteration(Configuration c) {
+                    return c.gpus() * stepTime(c) * (10 + 100 * Math.pow(c.freq(), 3));
+                }
+            };
+
+    private static List<JobView> fourStaticPlusCubicJobs() {
+        List<JobView> jobs = new ArrayList<>();
+        for (long i = 1; i <= 4; i++)
+            jobs.add(new JobView(i, i, "w", 64, 1, 1000 * i, 0, 1, STATIC_PLUS_CUBIC, Assignment.WAITING));
+        return jobs;
+    }
+
+    @Test
+    void underABindingBudgetJobsStartingAtTheirLeastEnergyLimitRunMoreOfThem() {
+        // G = 4 one-GPU nodes (a boundary at every GPU), P_max = 110 W
+        ClusterView c = new ClusterView(4, 1, LIMITS, 110);
+        JobView j = fourStaticPlusCubicJobs().get(0);
+        assertEquals(1, PowerFlowPolicy.mostEfficientLevel(c, j));
+        assertEquals(0, PowerFlowPolicy.leastEnergyLevel(c, j));
+        PowerFlowPolicy efficient = new PowerFlowPolicy(
+                0.1, PowerFlowPolicy.Normalizer.CLUSTER, NODE, PowerFlowPolicy.StartLimit.EFFICIENT);
+        PowerFlowPolicy leastEnergy = new PowerFlowPolicy(
+                0.1, PowerFlowPolicy.Normalizer.CLUSTER, NODE, PowerFlowPolicy.StartLimit.LEAST_ENERGY);
+        assertEquals(
+                new PowerFlowPolicy(0.1).decide(c, fourStaticPlusCubicJobs()),
+                efficient.decide(c, fourStaticPlusCubicJobs()),
+                "the paper's start limit is the default");
+        // budget 0.1 x 4 x 110 = 44 W. At 150 W (31.6 W a job): 31.6 < 44, go on; 63.2 >= 44, stop with two; no raise.
+        Map<Long, Assignment> d = efficient.decide(c, fourStaticPlusCubicJobs());
+        assertEquals(2, running(d));
+        assertEquals(150, d.get(1L).powerLimit());
+        assertEquals(150, d.get(2L).powerLimit());
+        // at 100 W (16.4 W a job): 16.4, 32.8 < 44, 49.2 >= 44: three run, the three shortest; no raise
+        d = leastEnergy.decide(c, fourStaticPlusCubicJobs());
+        assertEquals(3, running(d));
+        for (long id = 1; id <= 3; id++) assertEquals(100, d.get(id).powerLimit());
+        assertEquals(0, d.get(4L).gpus());
+    }
+
+    @Test
+    void underAGenerousBudgetBothStartLimitsAreRaisedToTheSameClocks() {
+        ClusterView c = new ClusterView(4, 1, LIMITS, 110);
+        // budget 1.5 x 440 W: all four run and every clock is raised to 250 W (4 x 110 W = 440 W) from either start
+        for (PowerFlowPolicy.StartLimit start : PowerFlowPolicy.StartLimit.values()) {
+            Map<Long, Assignment> d = new PowerFlowPolicy(1.5, PowerFlowPolicy.Normalizer.CLUSTER, NODE, start)
+                    .decide(c, fourStaticPlusCubicJobs());
+            assertEquals(4, running(d), start.label());
+            for (Assignment a : d.values()) assertEquals(250, a.powerLimit(), start.label());
+        }
+        assertEquals(PowerFlowPolicy.StartLimit.LEAST_ENERGY, PowerFlowPolicy.StartLimit.parse(" Least-Energy"));
+        assertEquals("least-energy", PowerFlowPolicy.StartLimit.LEAST_ENERGY.label());
+    }
+
     @Test
     void withAGenerousBudgetEveryUsefulGpuIsUsedAtTheHighestLimit() {
         ClusterView c = new ClusterView(8, 8, LIMITS, 200);

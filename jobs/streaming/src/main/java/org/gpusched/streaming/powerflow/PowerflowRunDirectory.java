@@ -165,6 +165,7 @@ public final class PowerflowRunDirectory {
         setup.put("eta", cfg.eta());
         setup.put("gpus", cfg.totalGpus());
         setup.put("budgetCheck", cfg.budgetCheck().label());
+        setup.put("startLimit", cfg.startLimit().label());
         setup.put("source", source);
         new com.fasterxml.jackson.databind.ObjectMapper()
                 .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT)

@@ -21,11 +21,13 @@ import org.gpusched.powerflow.truth.ZeusMeasurements;
  *
  * @param eta the energy budget: the cluster's GPUs may draw eta x G x P_max
  * @param budgetCheck how the budget bounds a decision (Algorithm 1's node-boundary check by default)
+ * @param startLimit the limit a job starts at before clocks are raised (eq. 17's most efficient by default)
  * @param replay whether the job simulates execution and telemetry (files or a bounded topic) or reads them (live)
  */
 public record PowerflowSettings(
         double eta,
         PowerFlowPolicy.BudgetCheck budgetCheck,
+        PowerFlowPolicy.StartLimit startLimit,
         int totalGpus,
         int gpusPerNode,
         double[] powerLimits,
@@ -52,6 +54,7 @@ public record PowerflowSettings(
                     "--gpus must be a positive multiple of " + gpusPerNode + " (GPUs per node), got " + totalGpus);
         if (powerLimits.length == 0) throw new IllegalArgumentException("no power limits");
         if (budgetCheck == null) throw new IllegalArgumentException("no budget check");
+        if (startLimit == null) throw new IllegalArgumentException("no start limit");
         minLocalBatch = Map.copyOf(new TreeMap<>(minLocalBatch));
         powerLimits = powerLimits.clone();
     }
@@ -73,6 +76,7 @@ public record PowerflowSettings(
         return new PowerflowSettings(
                 eta,
                 PowerFlowPolicy.BudgetCheck.NODE_BOUNDARY,
+                PowerFlowPolicy.StartLimit.EFFICIENT,
                 totalGpus,
                 config.gpu().gpusPerNode(),
                 config.gpu().powerLimits().stream()
@@ -103,6 +107,7 @@ public record PowerflowSettings(
         return new PowerflowSettings(
                 eta,
                 budgetCheck,
+                startLimit,
                 totalGpus,
                 gpusPerNode,
                 powerLimits,
@@ -126,6 +131,31 @@ public record PowerflowSettings(
         return new PowerflowSettings(
                 eta,
                 check,
+                startLimit,
+                totalGpus,
+                gpusPerNode,
+                powerLimits,
+                maxPowerWatts,
+                gpuModel,
+                minLocalBatch,
+                replay,
+                seed,
+                telemetryNoise,
+                profileSecondsPerLimit,
+                hardwareFile,
+                outOfOrderness,
+                idleTimeout,
+                checkpointInterval,
+                watermarkInterval,
+                unboundedInputs);
+    }
+
+    /** As these, with another start limit. */
+    public PowerflowSettings withStartLimit(PowerFlowPolicy.StartLimit start) {
+        return new PowerflowSettings(
+                eta,
+                budgetCheck,
+                start,
                 totalGpus,
                 gpusPerNode,
                 powerLimits,
@@ -146,7 +176,7 @@ public record PowerflowSettings(
 
     /** The policy these settings decide with. */
     public PowerFlowPolicy policy() {
-        return new PowerFlowPolicy(eta, PowerFlowPolicy.Normalizer.CLUSTER, budgetCheck);
+        return new PowerFlowPolicy(eta, PowerFlowPolicy.Normalizer.CLUSTER, budgetCheck, startLimit);
     }
 
     /** The cluster as the policy sees it. */
