@@ -25,8 +25,10 @@ import org.gpusched.powerflow.truth.ZeusMeasurements;
  * of the directory's powerflow.yaml and the bundled Zeus measurements, with the jobs of trace.jsonl, and recomputes
  * what the simulator reported: each job's progress, completion time and GPU energy (the offline pre-run on one GPU at
  * every limit included when the run profiled: its energy, no progress; profiling on the cluster is in the decisions), the idle GPUs' energy of the powered nodes (power-RUN.csv's node count,
- * checked against the GPUs in use), the cluster's power after each decision, total energy and mean JCT. It shares no
- * code with the simulator beyond the ground truth itself.
+ * checked against the GPUs in use), the cluster's power after each decision, total energy and mean JCT. A run that
+ * time-slices (setup.json's {@code timeSlicing}, Gandiva) charges each resume after a suspension: the job's GPUs are
+ * powered for the resume overhead and it makes no progress. It shares no code with the simulator beyond the ground
+ * truth itself.
  */
 public final class PowerflowEnergyAudit {
     /** Allowed differences: seconds for times, relative (and absolute, in J or W) for energies and powers. */
@@ -61,9 +63,9 @@ public final class PowerflowEnergyAudit {
     private static final class JobState {
         final TraceJob trace;
         final double ready;
-        double done, energy, finish = Double.NaN, step, watts;
+        double done, energy, finish = Double.NaN, step, watts, resumeEnd = Double.NEGATIVE_INFINITY;
         int gpus;
-        boolean arrived;
+        boolean arrived, ran;
 
         JobState(TraceJob trace, double ready) {
             this.trace = trace;
@@ -94,6 +96,7 @@ public final class PowerflowEnergyAudit {
         final Tolerances tol;
         final PowerflowConfig.Gpu gpu;
         final boolean profiled;
+        final double resume;
         final Map<Long, JobState> jobs = new LinkedHashMap<>();
         final List<Violation> violations = new ArrayList<>();
         final Map<Violation.Kind, Long> counts = new EnumMap<>(Violation.Kind.class);
@@ -113,6 +116,7 @@ public final class PowerflowEnergyAudit {
             this.tol = tol;
             this.gpu = truth.config().gpu();
             this.profiled = Boolean.parseBoolean(result.get("profiled"));
+            this.resume = setup.timeSlicing(run).resumeSeconds();
             double profile = profiled
                     ? truth.config().telemetry().profileSecondsPerLimit()
                             * gpu.powerLimits().size()
@@ -135,10 +139,11 @@ public final class PowerflowEnergyAudit {
                 idle += dt * gpu.idleWatts() * (nodesOn * gpn - allocated);
                 for (JobState j : jobs.values()) {
                     if (j.gpus == 0) continue;
-                    double end = now + j.remaining() * j.step;
+                    double end = Math.max(now, j.resumeEnd) + j.remaining() * j.step;
                     if (end < t - tol.timeSeconds())
                         flag(Violation.Kind.COMPLETION_TIME, t, j, "its work was done at " + end + " s, it ran on");
-                    j.done += dt / j.step;
+                    // a resume's overhead: powered, no progress
+                    j.done += (t - Math.max(now, Math.min(t, j.resumeEnd))) / j.step;
                     j.energy += dt * j.watts;
                 }
                 now = t;
@@ -212,8 +217,10 @@ public final class PowerflowEnergyAudit {
                                 + (j.arrived ? "already complete" : "not ready until " + j.ready));
                 return;
             }
+            if (gpus > 0 && j.gpus == 0 && j.ran && resume > 0) j.resumeEnd = now + resume;
             j.gpus = gpus;
             if (gpus > 0) {
+                j.ran = true;
                 try {
                     GroundTruth.Outcome o = truth.at(j.trace.workload(), gpus, j.trace.batch(), limit);
                     j.step = o.stepTime();

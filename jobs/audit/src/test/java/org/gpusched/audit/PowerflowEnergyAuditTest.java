@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.gpusched.powerflow.policy.PowerFlowPolicy;
+import org.gpusched.powerflow.policy.TimeSlicing;
 import org.gpusched.powerflow.sim.Experiment;
 import org.gpusched.powerflow.sim.PolicySet;
 import org.gpusched.powerflow.sim.RandomTraceSampler;
@@ -72,6 +74,45 @@ class PowerflowEnergyAuditTest {
         Experiment.run(truth, trace, 8, 1, PolicySet.expand(List.of("tiresias"), List.of(), List.of(250.0)), dir, null);
         AuditReport r = PowerflowEnergyAudit.audit(dir, TOL).get("tiresias@250");
         assertTrue(r.ok(), r.format());
+    }
+
+    /**
+     * Gandiva time-sliced: each resume after a suspension holds the job's GPUs for the overhead without progress. The
+     * run audits clean with its setup.json, and a setup.json without the time-slicing (no overhead charged) is caught:
+     * the resumed jobs' work would have been done before they completed.
+     */
+    @Test
+    void aTimeSlicedRunAuditsCleanAndItsResumeOverheadIsChecked() throws Exception {
+        GroundTruth truth = GroundTruth.defaults();
+        double step = truth.at("resnet50", 8, 256, 250).stepTime();
+        List<TraceJob> trace = List.of(
+                new TraceJob(1, 0, "resnet50", 256, 8, 150 / step),
+                new TraceJob(2, 0, "resnet50", 256, 8, 150 / step),
+                new TraceJob(3, 30, "resnet50", 256, 8, 100 / step));
+        Path dir = tmp.resolve("sliced");
+        Experiment.run(
+                truth,
+                trace,
+                8,
+                1,
+                PolicySet.expand(
+                        List.of("gandiva", "gandiva+zeus"),
+                        List.of(),
+                        List.of(250.0),
+                        PowerFlowPolicy.Normalizer.CLUSTER,
+                        PowerFlowPolicy.BudgetCheck.NODE_BOUNDARY,
+                        PowerFlowPolicy.StartLimit.EFFICIENT,
+                        new TimeSlicing(60, 5)),
+                dir,
+                null);
+        assertTrue(Files.readString(dir.resolve("setup.json")).contains("\"resumeSeconds\":5.0"));
+        for (var e : PowerflowEnergyAudit.audit(dir, TOL).entrySet())
+            assertTrue(e.getValue().ok(), e.getKey() + "\n" + e.getValue().format());
+        Path setup = dir.resolve("setup.json");
+        Files.writeString(setup, Files.readString(setup).replaceAll(",\"timeSlicing\":\\{.*\\}\\}", "}"));
+        assertFalse(Files.readString(setup).contains("timeSlicing"), Files.readString(setup));
+        AuditReport r = PowerflowEnergyAudit.audit(dir, TOL).get("gandiva@250");
+        assertTrue(r.has(Violation.Kind.COMPLETION_TIME), r.format());
     }
 
     @Test

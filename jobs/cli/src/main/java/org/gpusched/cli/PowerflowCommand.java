@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.gpusched.powerflow.policy.PowerFlowPolicy;
+import org.gpusched.powerflow.policy.TimeSlicing;
 import org.gpusched.powerflow.sim.AlibabaSampler;
 import org.gpusched.powerflow.sim.Experiment;
 import org.gpusched.powerflow.sim.ModelSource;
@@ -29,7 +30,8 @@ import picocli.CommandLine.Spec;
                     + "trace, event by event, with models fitted online from simulated telemetry (the ground truth: "
                     + "Zeus V100 measurements and the scaling model of conf/powerflow.yaml). powerflow runs once per "
                     + "--eta; tiresias, gandiva and afs once per --limits power limit; tiresias+zeus and gandiva+zeus "
-                    + "once. Input: --trace (JSON Lines: id, submit, workload, batch, gpus, iterations) or --pods (an "
+                    + "once. gandiva and gandiva+zeus are first come, first served; with --gandiva-quantum they time-slice "
+                    + "an oversubscribed cluster round-robin (--gandiva-resume: the overhead per resume). Input: --trace (JSON Lines: id, submit, workload, batch, gpus, iterations) or --pods (an "
                     + "Alibaba 2023 pod list; --jobs jobs sampled over 24 h, written to DIR/trace.jsonl). Writes "
                     + "DIR/summary.txt, results.csv, results.json, equal-energy.csv, jobs-RUN.csv, power-RUN.csv, "
                     + "decisions-RUN.csv, setup.json, powerflow.yaml and trace.jsonl; `gpusched report DIR` draws it, "
@@ -128,6 +130,24 @@ public final class PowerflowCommand implements Callable<Integer> {
     PowerFlowPolicy.Normalizer priority;
 
     @Option(
+            names = "--gandiva-quantum",
+            paramLabel = "SECONDS",
+            defaultValue = "0",
+            description = "Gandiva's time-slicing quantum: while jobs wait, at every multiple of it the jobs that have"
+                    + " run longest since their last resume are suspended for the longest-waiting ones (round-robin);"
+                    + " 0: no time-slicing, running jobs are never suspended, first come first served; 60 is"
+                    + " Gandiva's one-minute slice (default: ${DEFAULT-VALUE}).")
+    double gandivaQuantum;
+
+    @Option(
+            names = "--gandiva-resume",
+            paramLabel = "SECONDS",
+            defaultValue = "1",
+            description = "Gandiva's suspend/resume overhead when it time-slices: a resumed job holds its GPUs this"
+                    + " long, powered, without progress (default: ${DEFAULT-VALUE}).")
+    double gandivaResume;
+
+    @Option(
             names = "--budget-check",
             paramLabel = "node-boundary|strict",
             defaultValue = "node-boundary",
@@ -197,7 +217,10 @@ public final class PowerflowCommand implements Callable<Integer> {
                 if (!cfg.gpu().powerLimits().contains(l))
                     throw new IllegalArgumentException("--limits: " + l + " W is not a supported limit "
                             + cfg.gpu().powerLimits());
-            List<PolicySet.Run> runs = PolicySet.expand(policies, etas, limits, priority, budgetCheck, startLimit);
+            TimeSlicing slicing =
+                    gandivaQuantum == 0 ? TimeSlicing.NONE : new TimeSlicing(gandivaQuantum, gandivaResume);
+            List<PolicySet.Run> runs =
+                    PolicySet.expand(policies, etas, limits, priority, budgetCheck, startLimit, slicing);
             List<TraceJob> jobList;
             if (pods != null) {
                 jobList = AlibabaSampler.sample(pods, jobs, 86400, seed, truth);

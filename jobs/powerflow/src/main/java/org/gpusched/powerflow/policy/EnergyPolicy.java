@@ -26,4 +26,20 @@ public interface EnergyPolicy {
 
     /** Every job of {@code jobs} mapped to its assignment; the GPU counts sum to at most the cluster's. */
     Map<Long, Assignment> decide(ClusterView cluster, List<JobView> jobs);
+
+    /**
+     * Whether and how the policy time-slices an oversubscribed cluster: the run then has an event at every quantum
+     * boundary while a job waits ({@link #decideAtQuantum}), and charges the resume overhead.
+     */
+    default TimeSlicing timeSlicing() {
+        return TimeSlicing.NONE;
+    }
+
+    /**
+     * The decision at a quantum boundary at {@code nowSeconds} while a job waits (only when {@link #timeSlicing()} is
+     * on): the policy may suspend running jobs for waiting ones.
+     */
+    default Map<Long, Assignment> decideAtQuantum(ClusterView cluster, List<JobView> jobs, double nowSeconds) {
+        return decide(cluster, jobs);
+    }
 }

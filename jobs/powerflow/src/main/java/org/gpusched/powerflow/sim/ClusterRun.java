@@ -42,6 +42,12 @@ import org.gpusched.powerflow.truth.GroundTruth;
  * interrupted one. Policies that read models without profiling (AFS; PowerFlow with {@link ModelSource#TRUTH}) are
  * handed the ground truth; under {@link ModelSource#TRUTH_PROFILED} PowerFlow's jobs are profiled as above but each fit
  * hands the policy the ground truth.
+ *
+ * <p>Time-slicing ({@link EnergyPolicy#timeSlicing()}, Gandiva): while an active job waits for GPUs, every multiple of
+ * the quantum from the run's start is an event, where the policy decides with {@link EnergyPolicy#decideAtQuantum}
+ * and may suspend running jobs for waiting ones. A job resumed after a suspension holds its GPUs for the resume
+ * overhead first, drawing its configuration's power without progress (its completion and its Zeus window are pushed
+ * back by it); a job's first start costs nothing.
  */
 public final class ClusterRun {
     /** Zeus' JIT window per limit: 10 warm-up and 40 profiled iterations (GlobalPowerLimitOptimizer's defaults). */
@@ -82,6 +88,7 @@ public final class ClusterRun {
     private final NodePlacement placement;
     private final double[] limits;
     private final long sliceMillis;
+    private final long quantumMillis, resumeMillis;
     private final PriorityQueue<JobRun> waiting = new PriorityQueue<>(
             Comparator.comparingLong((JobRun j) -> j.readyMillis).thenComparingLong(j -> j.id));
     private final List<JobRun> active = new ArrayList<>();
@@ -109,6 +116,8 @@ public final class ClusterRun {
                 cluster.totalGpus() / cluster.gpusPerNode(), cluster.gpusPerNode(), policy.migrates());
         this.limits = cluster.powerLimits();
         this.sliceMillis = JobRun.millis(truth.config().telemetry().profileSecondsPerLimit());
+        this.quantumMillis = JobRun.millis(policy.timeSlicing().quantumSeconds());
+        this.resumeMillis = JobRun.millis(policy.timeSlicing().resumeSeconds());
     }
 
     /** Whether the jobs are pre-run and profiled as PowerFlow's (their runs' {@code profiled} flag). */
@@ -180,12 +189,24 @@ public final class ClusterRun {
     /** The next event's time, {@link JobRun#NEVER} when none is due. */
     public long nextEventMillis() {
         long t = waiting.isEmpty() ? JobRun.NEVER : waiting.peek().readyMillis;
+        boolean oversubscribed = false;
         for (JobRun j : active) {
-            if (!j.running()) continue;
+            if (!j.running()) {
+                oversubscribed = true;
+                continue;
+            }
             t = Math.min(t, j.dueMillis);
             if (j.sweeping()) t = Math.min(t, j.sliceEndMillis);
         }
+        if (oversubscribed && quantumMillis > 0) t = Math.min(t, (now / quantumMillis + 1) * quantumMillis);
         return t;
+    }
+
+    /** Whether {@code t} is a quantum boundary at which a job waits (time-slicing only). */
+    private boolean quantumBoundary(long t) {
+        if (quantumMillis <= 0 || t % quantumMillis != 0) return false;
+        for (JobRun j : active) if (!j.running()) return true;
+        return false;
     }
 
     /** Runs every event due by {@code until}. */
@@ -216,16 +237,22 @@ public final class ClusterRun {
                 decide |= nextSlice(j, t);
             }
         while (!waiting.isEmpty() && waiting.peek().readyMillis <= t) {
-            active.add(waiting.poll());
+            JobRun j = waiting.poll();
+            j.switchedMillis = j.readyMillis;
+            active.add(j);
             decide = true;
         }
-        if (decide && !active.isEmpty()) apply(policy.decide(cluster, views()), t);
+        boolean quantum = quantumBoundary(t);
+        if (quantum) apply(policy.decideAtQuantum(cluster, views(), t / 1000.0), t);
+        else if (decide && !active.isEmpty()) apply(policy.decide(cluster, views()), t);
         else if (decide || changed) samplePower(t);
     }
 
     private void advance(JobRun j, double dt, long t) {
         GroundTruth.Outcome o = outcome(j, j.gpus, j.limit);
-        j.done = Math.min(j.iterations, j.done + dt / o.stepTime());
+        // a resume's overhead: the GPUs are held and powered, the job makes no progress
+        double lost = Math.max(0, Math.min(t, j.resumeEndMillis) - now) / 1000.0;
+        j.done = Math.min(j.iterations, j.done + (dt - lost) / o.stepTime());
         j.energy += dt * o.power();
         j.attained += dt * j.gpus;
         if (dt > 0 && profiling != Profiling.NONE) observe(j, configuration(j, j.gpus, j.limit), o, t);
@@ -330,7 +357,8 @@ public final class ClusterRun {
                     j.maxGpus,
                     j.model,
                     j.running() ? new Assignment(j.gpus, j.limit) : Assignment.WAITING,
-                    profiling == Profiling.POWERFLOW && j.sweeping() && j.running()));
+                    profiling == Profiling.POWERFLOW && j.sweeping() && j.running(),
+                    j.switchedMillis / 1000.0));
         return views;
     }
 
@@ -351,6 +379,12 @@ public final class ClusterRun {
             }
             int gpus = a.gpus();
             double limit = a.powerLimit();
+            // a resume after a suspension (time-slicing): the overhead first, the work and any window after it
+            long start = t;
+            if (gpus > 0 && !j.running() && resumeMillis > 0 && j.attained > 0) {
+                j.resumeEndMillis = t + resumeMillis;
+                start = j.resumeEndMillis;
+            }
             if (gpus > 0 && profiling == Profiling.POWERFLOW && !j.log.hasGpuCount(gpus)) {
                 j.sweepSlice = 0;
                 limit = sliceLimit(0);
@@ -362,7 +396,7 @@ public final class ClusterRun {
                     // (re)start: the current window from its beginning
                     if (j.sweepSlice < 0) j.sweepSlice = 0;
                     limit = sliceLimit(j.sweepSlice);
-                    j.sliceEndMillis = t + sliceLength(j, gpus, limit);
+                    j.sliceEndMillis = start + sliceLength(j, gpus, limit);
                 }
             }
             set(j, gpus, limit, t, true);
@@ -378,11 +412,13 @@ public final class ClusterRun {
         if (gpus == j.gpus && l == j.limit) return;
         int fromGpus = j.gpus;
         double fromLimit = j.limit;
+        if ((fromGpus == 0) != (gpus == 0)) j.switchedMillis = t;
         j.gpus = gpus;
         j.limit = l;
         j.dueMillis = gpus == 0
                 ? JobRun.NEVER
-                : t + JobRun.millis(j.remaining() * outcome(j, gpus, l).stepTime());
+                : Math.max(t, j.resumeEndMillis)
+                        + JobRun.millis(j.remaining() * outcome(j, gpus, l).stepTime());
         listener.change(t, j, fromGpus, fromLimit, byPolicy);
     }
 

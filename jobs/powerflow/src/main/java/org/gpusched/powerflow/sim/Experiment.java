@@ -13,7 +13,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import org.gpusched.powerflow.model.JobModel;
+import org.gpusched.powerflow.policy.TimeSlicing;
 import org.gpusched.powerflow.truth.GroundTruth;
 
 /**
@@ -90,12 +92,14 @@ public final class Experiment {
         Files.createDirectories(out);
         Map<Long, JobModel> fits = new HashMap<>();
         Simulation sim = new Simulation(truth, gpus, seed, fits, models);
-        RunSetup.write(out, RunSetup.of(gpus, seed, models), truth.config(), trace);
+        Map<String, TimeSlicing> slicing = new TreeMap<>();
+        for (PolicySet.Run r : runs)
+            if (r.policy().timeSlicing().on())
+                slicing.put(runName(r), r.policy().timeSlicing());
+        RunSetup.write(out, RunSetup.of(gpus, seed, models, slicing), truth.config(), trace);
         List<Row> rows = new ArrayList<>();
         for (PolicySet.Run r : runs) {
-            String name = r.family().equals("powerflow")
-                    ? powerflowRun(r.setting())
-                    : r.policy().name();
+            String name = runName(r);
             long t0 = System.nanoTime();
             Simulation.Result res = sim.run(r.policy(), trace);
             Row row = new Row(
@@ -150,6 +154,12 @@ public final class Experiment {
     }
 
     /** The name of a PowerFlow run at {@code eta} in a run directory. */
+    private static String runName(PolicySet.Run r) {
+        return r.family().equals("powerflow")
+                ? powerflowRun(r.setting())
+                : r.policy().name();
+    }
+
     public static String powerflowRun(double eta) {
         return String.format(Locale.ROOT, "powerflow@eta%.2f", eta);
     }

@@ -26,6 +26,9 @@ public final class JobRun {
      * @param zeusLimit the limit Zeus chose for it, NaN before (Zeus runs only)
      * @param dueMillis when its work is done at its current configuration, {@link #NEVER} while it waits
      * @param fits the model fits so far
+     * @param switchedMillis since when it runs (its last start or resume) or waits (its last suspension, or its ready
+     *     time)
+     * @param resumeEndMillis when its last resume's overhead ends (time-slicing: no progress before), 0 if never
      */
     public record State(
             long id,
@@ -49,7 +52,9 @@ public final class JobRun {
             long noise,
             ObservationLog log,
             JobModel model,
-            int fits) {}
+            int fits,
+            long switchedMillis,
+            long resumeEndMillis) {}
 
     final long id, noiseStream;
     final double submit, batch, iterations;
@@ -67,6 +72,7 @@ public final class JobRun {
     final ObservationLog log;
     JobModel model;
     int fits;
+    long switchedMillis, resumeEndMillis;
 
     /**
      * A job as submitted: {@code requestedGpus} as asked (capped at {@code maxGpus} for the non-elastic policies),
@@ -93,6 +99,7 @@ public final class JobRun {
         this.noise = RandomState.derive(seed, noiseStream);
         this.log = new ObservationLog();
         this.readyMillis = millis(submit);
+        this.switchedMillis = readyMillis;
     }
 
     public JobRun(State s) {
@@ -118,6 +125,8 @@ public final class JobRun {
         this.log = new ObservationLog(s.log.entries());
         this.model = s.model;
         this.fits = s.fits;
+        this.switchedMillis = s.switchedMillis;
+        this.resumeEndMillis = s.resumeEndMillis;
     }
 
     public State state() {
@@ -143,7 +152,9 @@ public final class JobRun {
                 noise.state(),
                 new ObservationLog(log.entries()),
                 model,
-                fits);
+                fits,
+                switchedMillis,
+                resumeEndMillis);
     }
 
     /** The stream of a job's telemetry noise: its id when the id is a number, as trace ids are, else a hash of it. */

@@ -7,11 +7,13 @@ import org.gpusched.powerflow.policy.EnergyPolicy;
 import org.gpusched.powerflow.policy.GandivaPolicy;
 import org.gpusched.powerflow.policy.LimitChoice;
 import org.gpusched.powerflow.policy.PowerFlowPolicy;
+import org.gpusched.powerflow.policy.TimeSlicing;
 import org.gpusched.powerflow.policy.TiresiasPolicy;
 
 /**
  * Policy names to runs: {@code powerflow} once per eta; {@code tiresias}, {@code gandiva} and {@code afs} once per
- * cluster-wide power limit (the paper's clock sweep); {@code tiresias+zeus} and {@code gandiva+zeus} once.
+ * cluster-wide power limit (the paper's clock sweep); {@code tiresias+zeus} and {@code gandiva+zeus} once. Gandiva's
+ * runs time-slice as given ({@link TimeSlicing#NONE}, first come first served, unless told).
  */
 public final class PolicySet {
     public static final List<String> NAMES =
@@ -33,7 +35,8 @@ public final class PolicySet {
             List<Double> limits,
             PowerFlowPolicy.Normalizer normalizer,
             PowerFlowPolicy.BudgetCheck budgetCheck) {
-        return expand(names, etas, limits, normalizer, budgetCheck, PowerFlowPolicy.StartLimit.EFFICIENT);
+        return expand(
+                names, etas, limits, normalizer, budgetCheck, PowerFlowPolicy.StartLimit.EFFICIENT, TimeSlicing.NONE);
     }
 
     public static List<Run> expand(
@@ -42,7 +45,8 @@ public final class PolicySet {
             List<Double> limits,
             PowerFlowPolicy.Normalizer normalizer,
             PowerFlowPolicy.BudgetCheck budgetCheck,
-            PowerFlowPolicy.StartLimit startLimit) {
+            PowerFlowPolicy.StartLimit startLimit,
+            TimeSlicing gandiva) {
         List<Run> runs = new ArrayList<>();
         for (String n : names) {
             switch (n) {
@@ -51,10 +55,11 @@ public final class PolicySet {
                             e -> runs.add(new Run(new PowerFlowPolicy(e, normalizer, budgetCheck, startLimit), n, e)));
                 case "tiresias" ->
                     limits.forEach(l -> runs.add(new Run(new TiresiasPolicy(LimitChoice.fixed(l)), n, l)));
-                case "gandiva" -> limits.forEach(l -> runs.add(new Run(new GandivaPolicy(LimitChoice.fixed(l)), n, l)));
+                case "gandiva" ->
+                    limits.forEach(l -> runs.add(new Run(new GandivaPolicy(LimitChoice.fixed(l), gandiva), n, l)));
                 case "afs" -> limits.forEach(l -> runs.add(new Run(new AfsPolicy(LimitChoice.fixed(l)), n, l)));
                 case "tiresias+zeus" -> runs.add(new Run(new TiresiasPolicy(LimitChoice.zeus()), n, Double.NaN));
-                case "gandiva+zeus" -> runs.add(new Run(new GandivaPolicy(LimitChoice.zeus()), n, Double.NaN));
+                case "gandiva+zeus" -> runs.add(new Run(new GandivaPolicy(LimitChoice.zeus(), gandiva), n, Double.NaN));
                 default ->
                     throw new IllegalArgumentException(
                             "unknown policy '" + n + "' (known: " + String.join(", ", NAMES) + ")");

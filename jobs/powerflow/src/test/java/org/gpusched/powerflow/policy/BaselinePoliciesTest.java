@@ -47,6 +47,46 @@ class BaselinePoliciesTest {
         assertEquals(0, d.get(1L).gpus());
     }
 
+    private static JobView since(long id, double submit, int gpus, boolean running, double sinceSeconds) {
+        return new JobView(
+                id,
+                submit,
+                "w",
+                64,
+                gpus,
+                1000,
+                running ? 1 : 0,
+                64,
+                Models.of(0.01, 0, 200),
+                running ? new Assignment(gpus, 250) : Assignment.WAITING,
+                false,
+                sinceSeconds);
+    }
+
+    @Test
+    void gandivaTimeSlicedSuspendsTheJobThatRanLongestForTheLongestWaiting() {
+        ClusterView c = new ClusterView(4, 4, LIMITS, 200);
+        GandivaPolicy g = new GandivaPolicy(LimitChoice.fixed(250), new TimeSlicing(60, 1));
+        JobView ranLong = since(1, 0, 2, true, 0); // running since 0: 120 s at the boundary
+        JobView ranShort = since(2, 5, 2, true, 100); // started 20 s ago: keeps its quantum
+        JobView suspendedEarly = since(3, 50, 2, false, 10); // waiting since 10
+        JobView submittedFirst = since(4, 1, 2, false, 60); // suspended at 60, submitted before 3
+        Map<Long, Assignment> d = g.decideAtQuantum(c, List.of(ranLong, ranShort, suspendedEarly, submittedFirst), 120);
+        assertEquals(2, d.get(2L).gpus(), "ran less than a quantum since it started");
+        assertEquals(2, d.get(3L).gpus(), "waited longest");
+        assertEquals(0, d.get(1L).gpus(), "ran longest since its last resume: suspended");
+        assertEquals(0, d.get(4L).gpus(), "back of the queue since its suspension");
+        // between boundaries nothing is suspended: the waiting jobs wait
+        Map<Long, Assignment> between = g.decide(c, List.of(ranLong, ranShort, suspendedEarly, submittedFirst));
+        assertEquals(2, between.get(1L).gpus());
+        assertEquals(2, between.get(2L).gpus());
+        // without time-slicing a boundary changes nothing either
+        Map<Long, Assignment> fifo = new GandivaPolicy(LimitChoice.fixed(250), TimeSlicing.NONE)
+                .decideAtQuantum(c, List.of(ranLong, ranShort, suspendedEarly, submittedFirst), 120);
+        assertEquals(2, fifo.get(1L).gpus());
+        assertEquals(2, fifo.get(2L).gpus());
+    }
+
     @Test
     void afsGivesEveryJobAGpuBeforeGrowingAnyAndGrowsInPowersOfTwo() {
         ClusterView c = new ClusterView(8, 8, LIMITS, 200);

@@ -465,7 +465,11 @@ public final class PowerflowScheduler extends KeyedProcessFunction<String, Power
                 sim.getNoise(),
                 JobModels.log(m),
                 j.getFit() == null ? null : model(j),
-                j.getFit() == null ? 0 : j.getFit().getRefits()));
+                j.getFit() == null ? 0 : j.getFit().getRefits(),
+                // PowerFlow does not time-slice: when a job last started or waited and its resume overhead are not
+                // read, and not kept in state
+                sim.getReadyMillis(),
+                0));
     }
 
     /** The state of a job after the simulated cluster ran. */
