@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import org.gpusched.powerflow.model.JobModel;
+import org.gpusched.powerflow.policy.PowerFlowPolicy;
 import org.gpusched.powerflow.policy.TimeSlicing;
 import org.gpusched.powerflow.truth.GroundTruth;
 
@@ -93,10 +94,14 @@ public final class Experiment {
         Map<Long, JobModel> fits = new HashMap<>();
         Simulation sim = new Simulation(truth, gpus, seed, fits, models);
         Map<String, TimeSlicing> slicing = new TreeMap<>();
-        for (PolicySet.Run r : runs)
+        String startLimit = null;
+        for (PolicySet.Run r : runs) {
             if (r.policy().timeSlicing().on())
                 slicing.put(runName(r), r.policy().timeSlicing());
-        RunSetup.write(out, RunSetup.of(gpus, seed, models, slicing), truth.config(), trace);
+            if (r.policy() instanceof PowerFlowPolicy p && startLimit == null)
+                startLimit = p.startLimit().label();
+        }
+        RunSetup.write(out, RunSetup.of(gpus, seed, models, startLimit, slicing), truth.config(), trace);
         List<Row> rows = new ArrayList<>();
         for (PolicySet.Run r : runs) {
             String name = runName(r);

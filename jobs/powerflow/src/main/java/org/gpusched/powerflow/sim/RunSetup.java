@@ -17,7 +17,8 @@ import org.gpusched.powerflow.truth.PowerflowConfig;
 /**
  * How a PowerFlow run directory was simulated, written beside its results so that the audit can replay it from the
  * directory alone: {@code setup.json} (cluster GPUs, seed, whether policies saw the ground truth and the {@link
- * ModelSource}'s label; directories written before the label have {@code truthModels} alone; the time-slicing of each
+ * ModelSource}'s label; directories written before the label have {@code truthModels} alone; PowerFlow's start limit
+ * where a PowerFlow run is in the directory, absent in directories written before it; the time-slicing of each
  * run that time-slices, by run name, absent in directories written before it), {@code powerflow.yaml}
  * (the ground-truth configuration used) and {@code trace.jsonl} (the jobs).
  */
@@ -26,6 +27,7 @@ public record RunSetup(
         long seed,
         boolean truthModels,
         String models,
+        @JsonInclude(JsonInclude.Include.NON_NULL) String startLimit,
         @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, TimeSlicing> timeSlicing) {
     public static final String SETUP = "setup.json", CONFIG = "powerflow.yaml", TRACE = "trace.jsonl";
 
@@ -38,11 +40,13 @@ public record RunSetup(
     }
 
     public static RunSetup of(int gpus, long seed, ModelSource models) {
-        return of(gpus, seed, models, Map.of());
+        return of(gpus, seed, models, null, Map.of());
     }
 
-    public static RunSetup of(int gpus, long seed, ModelSource models, Map<String, TimeSlicing> timeSlicing) {
-        return new RunSetup(gpus, seed, models.truth(), models.label(), timeSlicing);
+    /** {@code startLimit}: the label of PowerFlow's {@code StartLimit}, null when no PowerFlow run is in it. */
+    public static RunSetup of(
+            int gpus, long seed, ModelSource models, String startLimit, Map<String, TimeSlicing> timeSlicing) {
+        return new RunSetup(gpus, seed, models.truth(), models.label(), startLimit, timeSlicing);
     }
 
     /** The run's time-slicing, {@link TimeSlicing#NONE} when it does not time-slice. */

@@ -124,7 +124,17 @@ public final class PowerflowRunDirectory {
                 true,
                 preRun / 3.6e6);
         Experiment.write(
-                out, RunSetup.of(cfg.totalGpus(), cfg.seed(), ModelSource.FITTED), truth.config(), jobs, row, result);
+                out,
+                RunSetup.of(
+                        cfg.totalGpus(),
+                        cfg.seed(),
+                        ModelSource.FITTED,
+                        cfg.startLimit().label(),
+                        java.util.Map.of()),
+                truth.config(),
+                jobs,
+                row,
+                result);
         return new Written(lines, row, null);
     }
 

@@ -33,6 +33,22 @@ class PowerflowPathsAgreeIT {
     @ParameterizedTest
     @EnumSource(PowerFlowPolicy.BudgetCheck.class)
     void theReplayAndTheSimulatorGiveTheSameRun(PowerFlowPolicy.BudgetCheck check) throws Exception {
+        assertThePathsAgree(check, PowerFlowPolicy.StartLimit.EFFICIENT, "efficient");
+    }
+
+    @org.junit.jupiter.api.Test
+    void theyAgreeWithTheLeastEnergyStartTooWhichDecidesOtherwise() throws Exception {
+        List<String> leastEnergy = assertThePathsAgree(
+                PowerFlowPolicy.BudgetCheck.NODE_BOUNDARY, PowerFlowPolicy.StartLimit.LEAST_ENERGY, "least");
+        List<String> efficient = assertThePathsAgree(
+                PowerFlowPolicy.BudgetCheck.NODE_BOUNDARY, PowerFlowPolicy.StartLimit.EFFICIENT, "efficient");
+        org.junit.jupiter.api.Assertions.assertNotEquals(efficient, leastEnergy, "the start limit reaches both paths");
+    }
+
+    /** The replay's decisions, once they are checked against the simulator's. */
+    private List<String> assertThePathsAgree(
+            PowerFlowPolicy.BudgetCheck check, PowerFlowPolicy.StartLimit start, String name) throws Exception {
+        Path tmp = this.tmp.resolve(name);
         GroundTruth truth = GroundTruth.defaults();
         List<TraceJob> jobs = RandomTraceSampler.sample(30, 400, RandomTraceSampler.JobSize.MEDIUM, 3, truth);
         Path trace = tmp.resolve("trace.jsonl");
@@ -41,8 +57,9 @@ class PowerflowPathsAgreeIT {
         int gpus = 16;
         long seed = 3;
 
-        PowerflowSettings cfg =
-                PowerflowTestData.replaySettings(eta, gpus, seed).withBudgetCheck(check);
+        PowerflowSettings cfg = PowerflowTestData.replaySettings(eta, gpus, seed)
+                .withBudgetCheck(check)
+                .withStartLimit(start);
         Path replay = tmp.resolve("replay");
         PowerflowRunDirectory.Written written = PowerflowTestData.replay(trace, cfg, replay);
         assertNotNull(written.run(), written.noAccounting());
@@ -54,7 +71,13 @@ class PowerflowPathsAgreeIT {
                 gpus,
                 seed,
                 PolicySet.expand(
-                        List.of("powerflow"), List.of(eta), List.of(), PowerFlowPolicy.Normalizer.CLUSTER, check),
+                        List.of("powerflow"),
+                        List.of(eta),
+                        List.of(),
+                        PowerFlowPolicy.Normalizer.CLUSTER,
+                        check,
+                        start,
+                        org.gpusched.powerflow.policy.TimeSlicing.NONE),
                 sim,
                 null);
         Experiment.Row s = rows.get(0), r = written.run();
@@ -74,5 +97,9 @@ class PowerflowPathsAgreeIT {
         assertEquals(s.energyKWh(), r.energyKWh(), 1e-9 * s.energyKWh());
         assertEquals(s.idleKWh(), r.idleKWh(), 1e-9 + 1e-9 * s.idleKWh());
         assertEquals(s.refits(), r.refits());
+        assertTrue(
+                Files.readString(replay.resolve("setup.json")).contains("\"startLimit\":\"" + start.label() + "\""),
+                "the run directory says which start limit decided");
+        return Files.readAllLines(replay.resolve("decisions-" + run + ".csv"));
     }
 }
