@@ -11,6 +11,8 @@ import java.util.Map;
 import org.gpusched.audit.AuditInputException;
 import org.gpusched.audit.AuditReport;
 import org.gpusched.audit.PowerflowEnergyAudit;
+import org.gpusched.powerflow.policy.PowerFlowPolicy;
+import org.gpusched.powerflow.policy.TimeSlicing;
 import org.gpusched.powerflow.sim.Experiment;
 import org.gpusched.powerflow.sim.ModelSource;
 import org.gpusched.powerflow.sim.PolicySet;
@@ -34,7 +36,14 @@ import picocli.CommandLine.ParameterException;
 final class PowerflowCompare {
     /** The options that apply to PowerFlow policies only. */
     static final class Options {
-        static final List<String> NAMES = List.of("--gpus", "--eta", "--limits", "--powerflow-config");
+        static final List<String> NAMES = List.of(
+                "--gpus",
+                "--eta",
+                "--limits",
+                "--powerflow-config",
+                "--start-limit",
+                "--gandiva-quantum",
+                "--gandiva-resume");
 
         @Option(
                 names = "--gpus",
@@ -70,6 +79,31 @@ final class PowerflowCompare {
                 description =
                         "PowerFlow policies: ground-truth configuration (default: the bundled conf/powerflow.yaml).")
         Path config;
+
+        @Option(
+                names = "--start-limit",
+                paramLabel = "efficient|least-energy",
+                defaultValue = "efficient",
+                converter = PowerflowCommand.StartLimitConverter.class,
+                description = "PowerFlow policies: the limit a powerflow job starts at before clocks are raised,"
+                        + " efficient (the paper's) or least-energy (default: ${DEFAULT-VALUE}).")
+        PowerFlowPolicy.StartLimit startLimit;
+
+        @Option(
+                names = "--gandiva-quantum",
+                paramLabel = "SECONDS",
+                defaultValue = "0",
+                description = "PowerFlow policies: gandiva's time-slicing quantum, 0 for first come, first served"
+                        + " (default: ${DEFAULT-VALUE}).")
+        double gandivaQuantum;
+
+        @Option(
+                names = "--gandiva-resume",
+                paramLabel = "SECONDS",
+                defaultValue = "1",
+                description = "PowerFlow policies: gandiva's overhead per resume when it time-slices (default:"
+                        + " ${DEFAULT-VALUE}).")
+        double gandivaResume;
     }
 
     private PowerflowCompare() {}
@@ -122,7 +156,16 @@ final class PowerflowCompare {
                 throw new ParameterException(
                         cmd,
                         "--gpus must be a positive multiple of " + cfg.gpu().gpusPerNode() + ", got " + o.gpus);
-            runs = PolicySet.expand(policies, o.etas, o.limits);
+            TimeSlicing slicing =
+                    o.gandivaQuantum == 0 ? TimeSlicing.NONE : new TimeSlicing(o.gandivaQuantum, o.gandivaResume);
+            runs = PolicySet.expand(
+                    policies,
+                    o.etas,
+                    o.limits,
+                    PowerFlowPolicy.Normalizer.CLUSTER,
+                    PowerFlowPolicy.BudgetCheck.NODE_BOUNDARY,
+                    o.startLimit,
+                    slicing);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(cmd, e.getMessage());
         }

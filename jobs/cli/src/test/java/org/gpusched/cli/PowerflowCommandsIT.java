@@ -54,6 +54,50 @@ class PowerflowCommandsIT {
     }
 
     @Test
+    void compareTakesTheLeastEnergyStartAndTheTimeSlicedGandivaAndSaysSoInTheSetup() throws Exception {
+        Path out = tmp.resolve("compare-readings");
+        var r = WorkloadCommandsTest.gpusched(
+                "compare",
+                "--trace",
+                trace.toString(),
+                "--policies",
+                "powerflow,gandiva",
+                "--gpus",
+                "8",
+                "--eta",
+                "0.3",
+                "--limits",
+                "250",
+                "--start-limit",
+                "least-energy",
+                "--gandiva-quantum",
+                "60",
+                "--gandiva-resume",
+                "5",
+                "--out",
+                out.toString());
+        assertEquals(0, r.exit(), r.out() + r.err());
+        String setup = Files.readString(out.resolve("setup.json"));
+        assertTrue(setup.contains("\"startLimit\":\"least-energy\""), setup);
+        assertTrue(setup.contains("\"gandiva@250\":{\"quantumSeconds\":60.0,\"resumeSeconds\":5.0}"), setup);
+
+        var bad = WorkloadCommandsTest.gpusched(
+                "compare",
+                "--trace",
+                trace.toString(),
+                "--policies",
+                "gandiva",
+                "--gandiva-quantum",
+                "60",
+                "--gandiva-resume",
+                "60",
+                "--out",
+                tmp.resolve("compare-bad").toString());
+        assertEquals(2, bad.exit(), bad.out() + bad.err());
+        assertTrue(bad.err().contains("shorter than the quantum"), bad.err());
+    }
+
+    @Test
     void compareRunsPowerflowAndTheBaselinesOnOneTraceWithReportAndACleanAudit() throws Exception {
         Path out = tmp.resolve("compare");
         List<String> args = List.of(
