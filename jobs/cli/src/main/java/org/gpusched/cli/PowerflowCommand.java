@@ -168,25 +168,33 @@ public final class PowerflowCommand implements Callable<Integer> {
                             + " jobs run under a budget that binds) (default: ${DEFAULT-VALUE}).")
     PowerFlowPolicy.StartLimit startLimit;
 
-    static final class StartLimitConverter implements picocli.CommandLine.ITypeConverter<PowerFlowPolicy.StartLimit> {
+    /** A picocli converter from an enum's command-line label, whose parse error becomes picocli's usage error. */
+    abstract static class LabelConverter<T> implements picocli.CommandLine.ITypeConverter<T> {
+        private final java.util.function.Function<String, T> parse;
+
+        LabelConverter(java.util.function.Function<String, T> parse) {
+            this.parse = parse;
+        }
+
         @Override
-        public PowerFlowPolicy.StartLimit convert(String value) {
+        public T convert(String value) {
             try {
-                return PowerFlowPolicy.StartLimit.parse(value);
+                return parse.apply(value);
             } catch (IllegalArgumentException e) {
                 throw new picocli.CommandLine.TypeConversionException(e.getMessage());
             }
         }
     }
 
-    static final class BudgetCheckConverter implements picocli.CommandLine.ITypeConverter<PowerFlowPolicy.BudgetCheck> {
-        @Override
-        public PowerFlowPolicy.BudgetCheck convert(String value) {
-            try {
-                return PowerFlowPolicy.BudgetCheck.parse(value);
-            } catch (IllegalArgumentException e) {
-                throw new picocli.CommandLine.TypeConversionException(e.getMessage());
-            }
+    static final class StartLimitConverter extends LabelConverter<PowerFlowPolicy.StartLimit> {
+        StartLimitConverter() {
+            super(PowerFlowPolicy.StartLimit::parse);
+        }
+    }
+
+    static final class BudgetCheckConverter extends LabelConverter<PowerFlowPolicy.BudgetCheck> {
+        BudgetCheckConverter() {
+            super(PowerFlowPolicy.BudgetCheck::parse);
         }
     }
 
@@ -217,10 +225,14 @@ public final class PowerflowCommand implements Callable<Integer> {
                 if (!cfg.gpu().powerLimits().contains(l))
                     throw new IllegalArgumentException("--limits: " + l + " W is not a supported limit "
                             + cfg.gpu().powerLimits());
-            TimeSlicing slicing =
-                    gandivaQuantum == 0 ? TimeSlicing.NONE : new TimeSlicing(gandivaQuantum, gandivaResume);
-            List<PolicySet.Run> runs =
-                    PolicySet.expand(policies, etas, limits, priority, budgetCheck, startLimit, slicing);
+            List<PolicySet.Run> runs = PolicySet.expand(
+                    policies,
+                    etas,
+                    limits,
+                    priority,
+                    budgetCheck,
+                    startLimit,
+                    TimeSlicing.of(gandivaQuantum, gandivaResume));
             List<TraceJob> jobList;
             if (pods != null) {
                 jobList = AlibabaSampler.sample(pods, jobs, 86400, seed, truth);

@@ -156,8 +156,6 @@ final class PowerflowCompare {
                 throw new ParameterException(
                         cmd,
                         "--gpus must be a positive multiple of " + cfg.gpu().gpusPerNode() + ", got " + o.gpus);
-            TimeSlicing slicing =
-                    o.gandivaQuantum == 0 ? TimeSlicing.NONE : new TimeSlicing(o.gandivaQuantum, o.gandivaResume);
             runs = PolicySet.expand(
                     policies,
                     o.etas,
@@ -165,7 +163,7 @@ final class PowerflowCompare {
                     PowerFlowPolicy.Normalizer.CLUSTER,
                     PowerFlowPolicy.BudgetCheck.NODE_BOUNDARY,
                     o.startLimit,
-                    slicing);
+                    TimeSlicing.of(o.gandivaQuantum, o.gandivaResume));
         } catch (IllegalArgumentException e) {
             throw new ParameterException(cmd, e.getMessage());
         }

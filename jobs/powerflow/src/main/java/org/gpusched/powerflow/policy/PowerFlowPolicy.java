@@ -63,12 +63,11 @@ public final class PowerFlowPolicy implements EnergyPolicy {
 
         /** The command-line name: {@code node-boundary} or {@code strict}. */
         public String label() {
-            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+            return EnumLabels.of(this);
         }
 
         public static BudgetCheck parse(String label) {
-            for (BudgetCheck b : values()) if (b.label().equalsIgnoreCase(label.trim())) return b;
-            throw new IllegalArgumentException("'" + label + "' is not node-boundary or strict");
+            return EnumLabels.parse(BudgetCheck.class, label);
         }
     }
 
@@ -81,12 +80,11 @@ public final class PowerFlowPolicy implements EnergyPolicy {
 
         /** The command-line name: {@code efficient} or {@code least-energy}. */
         public String label() {
-            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+            return EnumLabels.of(this);
         }
 
         public static StartLimit parse(String label) {
-            for (StartLimit s : values()) if (s.label().equalsIgnoreCase(label.trim())) return s;
-            throw new IllegalArgumentException("'" + label + "' is not efficient or least-energy");
+            return EnumLabels.parse(StartLimit.class, label);
         }
     }
 

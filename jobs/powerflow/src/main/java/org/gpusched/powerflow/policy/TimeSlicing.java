@@ -29,6 +29,14 @@ public record TimeSlicing(double quantumSeconds, double resumeSeconds) {
                     + " s) must be shorter than the quantum (" + quantumSeconds + " s)");
     }
 
+    /**
+     * The time-slicing of the command line's {@code --gandiva-quantum} and {@code --gandiva-resume}: {@link #NONE} for a
+     * quantum of 0, whatever the resume overhead (it is never charged then).
+     */
+    public static TimeSlicing of(double quantumSeconds, double resumeSeconds) {
+        return quantumSeconds == 0 ? NONE : new TimeSlicing(quantumSeconds, resumeSeconds);
+    }
+
     public boolean on() {
         return quantumSeconds > 0;
     }

@@ -11,6 +11,12 @@ class BaselinePoliciesTest {
     private static final double[] LIMITS = {100, 150, 200, 250};
 
     private static JobView request(long id, double submit, int gpus, double attained, boolean running) {
+        return job(id, submit, gpus, attained, running, submit);
+    }
+
+    /** A job of model (0.01, 0, 200) running or waiting since {@code sinceSeconds}. */
+    private static JobView job(
+            long id, double submit, int gpus, double attained, boolean running, double sinceSeconds) {
         return new JobView(
                 id,
                 submit,
@@ -21,7 +27,9 @@ class BaselinePoliciesTest {
                 attained,
                 64,
                 Models.of(0.01, 0, 200),
-                running ? new Assignment(gpus, 250) : Assignment.WAITING);
+                running ? new Assignment(gpus, 250) : Assignment.WAITING,
+                false,
+                sinceSeconds);
     }
 
     @Test
@@ -48,25 +56,13 @@ class BaselinePoliciesTest {
     }
 
     private static JobView since(long id, double submit, int gpus, boolean running, double sinceSeconds) {
-        return new JobView(
-                id,
-                submit,
-                "w",
-                64,
-                gpus,
-                1000,
-                running ? 1 : 0,
-                64,
-                Models.of(0.01, 0, 200),
-                running ? new Assignment(gpus, 250) : Assignment.WAITING,
-                false,
-                sinceSeconds);
+        return job(id, submit, gpus, running ? 1 : 0, running, sinceSeconds);
     }
 
     @Test
     void gandivaTimeSlicedSuspendsTheJobThatRanLongestForTheLongestWaiting() {
         ClusterView c = new ClusterView(4, 4, LIMITS, 200);
-        GandivaPolicy g = new GandivaPolicy(LimitChoice.fixed(250), new TimeSlicing(60, 1));
+        GandivaPolicy g = new GandivaPolicy(LimitChoice.fixed(250), TimeSlicing.GANDIVA);
         JobView ranLong = since(1, 0, 2, true, 0); // running since 0: 120 s at the boundary
         JobView ranShort = since(2, 5, 2, true, 100); // started 20 s ago: keeps its quantum
         JobView suspendedEarly = since(3, 50, 2, false, 10); // waiting since 10

@@ -13,7 +13,6 @@ import org.gpusched.powerflow.policy.PowerFlowPolicy;
 import org.gpusched.powerflow.policy.TiresiasPolicy;
 import org.gpusched.powerflow.truth.GroundTruth;
 import org.gpusched.powerflow.truth.PowerflowConfig;
-import org.gpusched.powerflow.truth.ZeusMeasurements;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,13 +22,7 @@ import org.junit.jupiter.api.Test;
  */
 class ProfilingTest {
     private static final PowerflowConfig DEFAULTS = PowerflowConfig.defaults();
-    private static final GroundTruth QUIET = new GroundTruth(
-            new PowerflowConfig(
-                    DEFAULTS.gpu(),
-                    DEFAULTS.scaling(),
-                    new PowerflowConfig.Telemetry(0, DEFAULTS.telemetry().profileSecondsPerLimit()),
-                    DEFAULTS.workloads()),
-            ZeusMeasurements.v100());
+    private static final GroundTruth QUIET = NoiselessTruth.TRUTH;
     private static final double SLICE = DEFAULTS.telemetry().profileSecondsPerLimit();
     private static final List<Double> LIMITS = DEFAULTS.gpu().powerLimits();
 

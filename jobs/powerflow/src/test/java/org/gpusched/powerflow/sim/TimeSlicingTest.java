@@ -9,8 +9,6 @@ import org.gpusched.powerflow.policy.GandivaPolicy;
 import org.gpusched.powerflow.policy.LimitChoice;
 import org.gpusched.powerflow.policy.TimeSlicing;
 import org.gpusched.powerflow.truth.GroundTruth;
-import org.gpusched.powerflow.truth.PowerflowConfig;
-import org.gpusched.powerflow.truth.ZeusMeasurements;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,16 +16,9 @@ import org.junit.jupiter.api.Test;
  * by hand: one node of 8 GPUs, resnet50 jobs at batch 256 on all 8 at 250 W; work is given in seconds of running.
  */
 class TimeSlicingTest {
-    private static final PowerflowConfig DEFAULTS = PowerflowConfig.defaults();
-    private static final GroundTruth QUIET = new GroundTruth(
-            new PowerflowConfig(
-                    DEFAULTS.gpu(),
-                    DEFAULTS.scaling(),
-                    new PowerflowConfig.Telemetry(0, DEFAULTS.telemetry().profileSecondsPerLimit()),
-                    DEFAULTS.workloads()),
-            ZeusMeasurements.v100());
+    private static final GroundTruth QUIET = NoiselessTruth.TRUTH;
     private static final GroundTruth.Outcome RUN = QUIET.at("resnet50", 8, 256, 250);
-    private static final TimeSlicing MINUTE = new TimeSlicing(60, 1);
+    private static final TimeSlicing MINUTE = TimeSlicing.GANDIVA;
 
     /** A job on all 8 GPUs whose work takes {@code seconds} of running. */
     private static TraceJob job(long id, double submit, double seconds) {
@@ -122,5 +113,12 @@ class TimeSlicingTest {
     void theResumeOverheadMustBeShorterThanTheQuantum() {
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> new TimeSlicing(60, 60));
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> new TimeSlicing(-1, 0));
+    }
+
+    @Test
+    void theCommandLinesQuantumOfZeroIsNoTimeSlicingWhateverTheResume() {
+        org.junit.jupiter.api.Assertions.assertSame(TimeSlicing.NONE, TimeSlicing.of(0, 5));
+        assertEquals(new TimeSlicing(60, 5), TimeSlicing.of(60, 5));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> TimeSlicing.of(60, 60));
     }
 }
