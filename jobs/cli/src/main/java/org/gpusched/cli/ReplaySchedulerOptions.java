@@ -60,7 +60,7 @@ final class ReplaySchedulerOptions {
             names = "--iterations-without-gain",
             paramLabel = "N",
             description = "A randomized policy's call stops once N iterations in a row have built nothing better "
-                    + "than its best so far (checked every 64 iterations); 0: all MaxIt run, as in the papers; auto: "
+                    + "than its best so far (checked every 8 iterations); 0: all MaxIt run, as in the papers; auto: "
                     + "three tenths of MaxIt with --controllers above 1 on a cluster of rightsizable nodes (VMs), else 0 (default: "
                     + "${DEFAULT-VALUE}).")
     String iterationsWithoutGain;

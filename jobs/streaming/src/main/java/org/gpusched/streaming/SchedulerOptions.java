@@ -45,7 +45,7 @@ public final class SchedulerOptions {
             .defaultValue("auto")
             .withDescription(
                     "A randomized policy's call stops once this many iterations in a row have built nothing "
-                            + "better than its best so far (checked every 64 iterations); 0: every one of MaxIt runs, as in the "
+                            + "better than its best so far (checked every 8 iterations); 0: every one of MaxIt runs, as in the "
                             + "papers; auto: three tenths of MaxIt with K > 1 local controllers on rightsizable nodes (VMs), else 0.");
     public static final ConfigOption<Integer> OPTIMIZER_THREADS = ConfigOptions.key("gpusched.optimizer-threads")
             .intType()

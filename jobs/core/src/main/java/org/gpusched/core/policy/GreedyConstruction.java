@@ -36,6 +36,20 @@ final class GreedyConstruction {
 
     private long[] migrationDelta = new long[0], migrationProgress = new long[0];
     private final CallStamps migrationPriced = new CallStamps();
+    /**
+     * {@link #refreshJob}'s figures of a job anywhere but where it runs, by [(job x types + type) x stride + GPUs]
+     * (the post-processing gives the same jobs the same GPU counts in many constructions), kept for the call where
+     * refreshedKept says so; a call larger than {@link PostProcessing#MAX_KEPT_TERMS} slots prices them each time.
+     */
+    private double[] refreshedCost = new double[0];
+
+    private long[] refreshedDelta = new long[0], refreshedProgress = new long[0];
+    private final CallStamps refreshedKept = new CallStamps();
+    private boolean keepsRefreshed;
+    /** {@link #useConfig}'s f_OBJ change and progress credit per configuration index, kept for the call where configPriced says so. */
+    private long[] configDelta = new long[0], configProgress = new long[0];
+
+    private final CallStamps configPriced = new CallStamps();
     private int[] placed = new int[0];
     private int placedCount;
     private final int[] pickNodes = new int[K];
@@ -78,6 +92,18 @@ final class GreedyConstruction {
             migrationCost = new double[capacity];
             migrationDelta = new long[capacity];
             migrationProgress = new long[capacity];
+        }
+        long slots = (long) jobs * tables.types * tables.stride;
+        keepsRefreshed = slots <= PostProcessing.MAX_KEPT_TERMS;
+        if (keepsRefreshed && refreshedKept.startCall((int) slots)) {
+            int capacity = refreshedKept.capacity();
+            refreshedCost = new double[capacity];
+            refreshedDelta = new long[capacity];
+            refreshedProgress = new long[capacity];
+        }
+        if (configPriced.startCall(configs.cfgType.length)) {
+            configDelta = new long[configPriced.capacity()];
+            configProgress = new long[configPriced.capacity()];
         }
         work = GreedyArrays.grow(work, jobs);
         System.arraycopy(configs.sortedJobs, 0, work, 0, jobs);
@@ -223,8 +249,13 @@ final class GreedyConstruction {
         JobConfigurations cf = configs;
         candType = cf.cfgType[c];
         candGpus = cf.cfgGpus[c];
-        candDelta = cf.deltaUnits(j, c);
-        candProgress = cf.ranking == Ranking.WASTE ? cf.progressUnits(j, cf.cfgTime[c]) : 0;
+        if (!configPriced.valid(c)) {
+            configDelta[c] = cf.deltaUnits(j, c);
+            configProgress[c] = cf.ranking == Ranking.WASTE ? cf.progressUnits(j, cf.cfgTime[c]) : 0;
+            configPriced.markValid(c);
+        }
+        candDelta = configDelta[c];
+        candProgress = configProgress[c];
         candCost = cf.cfgCost[c];
     }
 
@@ -378,16 +409,36 @@ final class GreedyConstruction {
 
     /** After post-processing changed a job's type or GPU count. */
     void refreshJob(int j) {
-        int t = jobType[j], g = jobGpus[j];
-        double r = remainingOn(j, jobNode[j], t, g);
+        int n = jobNode[j], t = jobType[j], g = jobGpus[j];
+        JobConfigurations cf = configs;
         placedDelta -= jobDeltaUnits[j];
-        jobDeltaUnits[j] = configs.deltaUnits(j, jobNode[j], t, g, r);
-        placedDelta += jobDeltaUnits[j];
-        if (configs.ranking == Ranking.WASTE) {
-            placedProgress -= jobProgressUnits[j];
-            jobProgressUnits[j] = configs.progressUnits(j, r);
-            placedProgress += jobProgressUnits[j];
+        placedProgress -= jobProgressUnits[j];
+        boolean asItRuns = n == cf.jobCurNode[j] && t == cf.jobCurType[j] && g == cf.jobCurG[j];
+        if (!keepsRefreshed || asItRuns) {
+            priceRefreshed(j, n, t, g);
+        } else {
+            // anywhere but where it runs the job needs the same time and is charged the same: one pricing per call
+            int at = (j * tables.types + t) * tables.stride + g;
+            if (refreshedKept.valid(at)) {
+                jobDeltaUnits[j] = refreshedDelta[at];
+                jobProgressUnits[j] = refreshedProgress[at];
+                jobCost[j] = refreshedCost[at];
+            } else {
+                priceRefreshed(j, n, t, g);
+                refreshedDelta[at] = jobDeltaUnits[j];
+                refreshedProgress[at] = jobProgressUnits[j];
+                refreshedCost[at] = jobCost[j];
+                refreshedKept.markValid(at);
+            }
         }
+        placedDelta += jobDeltaUnits[j];
+        placedProgress += jobProgressUnits[j];
+    }
+
+    private void priceRefreshed(int j, int n, int t, int g) {
+        double r = remainingOn(j, n, t, g);
+        jobDeltaUnits[j] = configs.deltaUnits(j, n, t, g, r);
+        jobProgressUnits[j] = configs.ranking == Ranking.WASTE ? configs.progressUnits(j, r) : 0;
         jobCost[j] = r / 3600.0 * tables.rate[t * tables.stride + g];
     }
 

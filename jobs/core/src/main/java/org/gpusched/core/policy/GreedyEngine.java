@@ -84,13 +84,17 @@ final class GreedyEngine {
     /** Trie nodes the draw memo may grow to in one call (a few MB at most). */
     private static final int MEMO_NODES = 1 << 16;
     /** Randomized iterations of a worker after which its memo is dropped for the rest of the call unless it saved some. */
-    private static final int MEMO_TRIAL = 64;
+    private static final int MEMO_TRIAL = 32;
 
-    private static final int MEMO_MIN_HITS = 8;
+    private static final int MEMO_MIN_HITS = 4;
     /** Iterations a worker claims at a time: few enough to balance the workers, enough to claim rarely. */
     private static final int CHUNK = 8;
-    /** Iterations between two checks of a call's iterations-without-gain rule (a multiple of {@link #CHUNK}). */
-    static final int GAIN_CHECK = 64;
+    /**
+     * Iterations between two checks of a call's iterations-without-gain rule: a call stops at most this many
+     * iterations after its best became old enough, so a short period wastes little; the iterations of a check's
+     * block are shared by the workers in smaller claims when the call is large enough to split.
+     */
+    static final int GAIN_CHECK = 8;
     /**
      * Below this many jobs x randomized iterations a call runs on the caller's thread: a hand-off costs about as much
      * as that many job placements.
@@ -124,6 +128,8 @@ final class GreedyEngine {
     private final AtomicInteger nextIteration = new AtomicInteger();
     /** Set by a worker whose memo has seen every draw outcome: the iterations left would only repeat. */
     private volatile boolean allDrawsSeen;
+    /** Iterations a worker claims at a time in this call ({@link #CHUNK}, less when a block is shorter). */
+    private int chunk = CHUNK;
 
     private int memoHits;
     private int lastIterations;
@@ -217,8 +223,9 @@ final class GreedyEngine {
             pool.keepGreedy(greedy);
             greedy.reset();
             long seed = random.nextLong();
-            int count =
-                    (long) tables.jobs * (iterations - 1) < PARALLEL_MIN_WORK ? 1 : Math.min(threads, iterations - 1);
+            // how many workers share a block depends on the block's work only; what the call returns does not
+            int block = withoutGain == 0 ? iterations - 1 : Math.min(GAIN_CHECK, iterations - 1);
+            int count = (long) tables.jobs * block < PARALLEL_MIN_WORK ? 1 : Math.min(threads, block);
             runIterations(count, seed, iterations, withoutGain, keepBest, bestFit);
         } else {
             greedy.reset();
@@ -236,6 +243,7 @@ final class GreedyEngine {
     private void runIterations(int count, long seed, int iterations, int withoutGain, int keepBest, boolean bestFit) {
         for (int w = 1; w < count; w++) worker(w).prepare(keepBest);
         int block = withoutGain == 0 ? iterations : GAIN_CHECK;
+        chunk = Math.max(1, Math.min(CHUNK, block / count));
         allDrawsSeen = false;
         int from = 1;
         while (from < iterations && !allDrawsSeen) {
@@ -329,8 +337,9 @@ final class GreedyEngine {
 
         /** Claims and runs iterations until none below {@code limit} is left. */
         void iterate(long seed, int limit, boolean bestFit) {
-            for (int from = nextIteration.getAndAdd(CHUNK); from < limit; from = nextIteration.getAndAdd(CHUNK)) {
-                for (int it = from, to = Math.min(limit, from + CHUNK); it < to; it++) {
+            int claim = chunk;
+            for (int from = nextIteration.getAndAdd(claim); from < limit; from = nextIteration.getAndAdd(claim)) {
+                for (int it = from, to = Math.min(limit, from + claim); it < to; it++) {
                     RandomState random = RandomState.derive(seed, it);
                     if (memoActive) {
                         if (memo.complete()) {

@@ -220,11 +220,14 @@ final class PostProcessing {
                 int g = jobGpus[j];
                 double r = p.problem.remaining(j, t, g);
                 int limit = Math.min(p.typeGpus[t], g + np.nodeFree[n]);
-                for (int h = g + 1; h <= limit; h++) {
+                // largest count first: once a count passes, the smaller ones (mostly slower) are priced only when
+                // as fast; among equal speed-ups of one job the smallest count wins, of two jobs the first, as a
+                // scan of increasing counts keeping the first strictly faster one would give
+                for (int h = limit; h > g; h--) {
                     double rh = p.problem.remaining(j, t, h);
                     if (Double.isNaN(rh)) continue;
                     double speedup = r / rh;
-                    if (!(speedup > bestSpeedup)) continue;
+                    if (!(speedup > bestSpeedup || speedup == bestSpeedup && bestIndex == i)) continue;
                     termsOf(j, n, t, h);
                     if (shareWith(n, i, termLate, termCharge, termFirst, np.nodeFree[n] - (h - g)) <= before) {
                         bestSpeedup = speedup;
