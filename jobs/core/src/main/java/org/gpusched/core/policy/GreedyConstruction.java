@@ -37,15 +37,13 @@ final class GreedyConstruction {
     private long[] migrationDelta = new long[0], migrationProgress = new long[0];
     private final CallStamps migrationPriced = new CallStamps();
     /**
-     * {@link #refreshJob}'s figures of a job anywhere but where it runs, by [(job x types + type) x stride + GPUs]
-     * (the post-processing gives the same jobs the same GPU counts in many constructions), kept for the call where
-     * refreshedKept says so; a call larger than {@link PostProcessing#MAX_KEPT_TERMS} slots prices them each time.
+     * {@link #refreshJob}'s figures of a job anywhere but where it runs (the post-processing gives the same jobs the
+     * same GPU counts in many constructions), kept per call in refreshedKept's slots.
      */
     private double[] refreshedCost = new double[0];
 
     private long[] refreshedDelta = new long[0], refreshedProgress = new long[0];
-    private final CallStamps refreshedKept = new CallStamps();
-    private boolean keepsRefreshed;
+    private final ConfigSlots refreshedKept = new ConfigSlots();
     /** {@link #useConfig}'s f_OBJ change and progress credit per configuration index, kept for the call where configPriced says so. */
     private long[] configDelta = new long[0], configProgress = new long[0];
 
@@ -93,9 +91,7 @@ final class GreedyConstruction {
             migrationDelta = new long[capacity];
             migrationProgress = new long[capacity];
         }
-        long slots = (long) jobs * tables.types * tables.stride;
-        keepsRefreshed = slots <= PostProcessing.MAX_KEPT_TERMS;
-        if (keepsRefreshed && refreshedKept.startCall((int) slots)) {
+        if (refreshedKept.startCall(tables)) {
             int capacity = refreshedKept.capacity();
             refreshedCost = new double[capacity];
             refreshedDelta = new long[capacity];
@@ -410,15 +406,13 @@ final class GreedyConstruction {
     /** After post-processing changed a job's type or GPU count. */
     void refreshJob(int j) {
         int n = jobNode[j], t = jobType[j], g = jobGpus[j];
-        JobConfigurations cf = configs;
         placedDelta -= jobDeltaUnits[j];
         placedProgress -= jobProgressUnits[j];
-        boolean asItRuns = n == cf.jobCurNode[j] && t == cf.jobCurType[j] && g == cf.jobCurG[j];
-        if (!keepsRefreshed || asItRuns) {
+        if (!refreshedKept.keeps() || configs.runsAt(j, n, t, g)) {
             priceRefreshed(j, n, t, g);
         } else {
             // anywhere but where it runs the job needs the same time and is charged the same: one pricing per call
-            int at = (j * tables.types + t) * tables.stride + g;
+            int at = refreshedKept.slot(j, t, g);
             if (refreshedKept.valid(at)) {
                 jobDeltaUnits[j] = refreshedDelta[at];
                 jobProgressUnits[j] = refreshedProgress[at];

@@ -371,6 +371,11 @@ final class JobConfigurations {
         problem = null;
     }
 
+    /** Whether job j runs now on node n as type t with g GPUs (anywhere else it needs the same time). */
+    boolean runsAt(int j, int n, int t, int g) {
+        return n == jobCurNode[j] && t == jobCurType[j] && g == jobCurG[j];
+    }
+
     long units(double cost) {
         return Math.round(cost * unitsPerCost);
     }

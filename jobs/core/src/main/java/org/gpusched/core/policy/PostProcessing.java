@@ -13,23 +13,13 @@ final class PostProcessing {
     /** Out-values of {@link #termsOf}. */
     private double termLate, termCharge, termFirst;
 
-    /**
-     * {@link #termsOf} a job placed anywhere but where it runs, by [(job x types + type) x stride + GPUs], kept for
-     * the call where termsKept says so.
-     */
+    /** {@link #termsOf} a job placed anywhere but where it runs, kept per call in termsKept's slots (36 bytes each with its stamp). */
     private double[] keptRemaining = new double[0],
             keptLate = new double[0],
             keptCharge = new double[0],
             keptFirst = new double[0];
 
-    private final CallStamps termsKept = new CallStamps();
-    /**
-     * Largest call, in jobs x types x (GPUs + 1), whose terms are kept (36 bytes each, so 36 MB per worker); a larger
-     * call prices them each time, with the same result.
-     */
-    static final int MAX_KEPT_TERMS = 1 << 20;
-    /** Whether this call keeps terms ({@link #MAX_KEPT_TERMS}). */
-    private boolean keepsTerms;
+    private final ConfigSlots termsKept = new ConfigSlots();
 
     PostProcessing(GreedyConstruction construction) {
         this.c = construction;
@@ -37,10 +27,7 @@ final class PostProcessing {
 
     /** Sizes the kept terms for a call and forgets the last call's. */
     void prepare() {
-        ProblemTables p = c.tables;
-        long slots = (long) p.jobs * p.types * p.stride;
-        keepsTerms = slots <= MAX_KEPT_TERMS;
-        if (keepsTerms && termsKept.startCall((int) slots)) {
+        if (termsKept.startCall(c.tables)) {
             int capacity = termsKept.capacity();
             keptRemaining = new double[capacity];
             keptLate = new double[capacity];
@@ -106,12 +93,9 @@ final class PostProcessing {
      * {@link #termFirst}; returns its remaining time there (NaN: no time for that configuration).
      */
     private double termsOf(int j, int n, int t, int g) {
-        JobConfigurations cf = c.configs;
-        if (!keepsTerms || n == cf.jobCurNode[j] && t == cf.jobCurType[j] && g == cf.jobCurG[j])
-            return computeTerms(j, n, t, g);
+        if (!termsKept.keeps() || c.configs.runsAt(j, n, t, g)) return computeTerms(j, n, t, g);
         // anywhere but where it runs the job needs the same time and is charged the same: one pricing per call
-        ProblemTables p = c.tables;
-        int at = (j * p.types + t) * p.stride + g;
+        int at = termsKept.slot(j, t, g);
         if (!termsKept.valid(at)) {
             keptRemaining[at] = computeTerms(j, n, t, g);
             keptLate[at] = termLate;

@@ -29,9 +29,7 @@ final class WastePostProcessing {
     /** {@link #gainPerGpu} of a job on a node not its own, by [(job x types + type) x stride + GPUs], kept per call. */
     private double[] keptGain = new double[0];
 
-    private final CallStamps gainKept = new CallStamps();
-    /** Whether this call keeps gains ({@link PostProcessing#MAX_KEPT_TERMS}). */
-    private boolean keepsGains;
+    private final ConfigSlots gainKept = new ConfigSlots();
 
     WastePostProcessing(GreedyConstruction construction) {
         this.c = construction;
@@ -39,10 +37,7 @@ final class WastePostProcessing {
 
     /** Sizes the kept gains for a call and forgets the last call's. */
     void prepare() {
-        ProblemTables p = c.tables;
-        long slots = (long) p.jobs * p.types * p.stride;
-        keepsGains = slots <= PostProcessing.MAX_KEPT_TERMS;
-        if (keepsGains && gainKept.startCall((int) slots)) keptGain = new double[gainKept.capacity()];
+        if (gainKept.startCall(c.tables)) keptGain = new double[gainKept.capacity()];
     }
 
     /**
@@ -274,8 +269,8 @@ final class WastePostProcessing {
      */
     private double gainPerGpu(int j, int n, int t, int g) {
         ProblemTables p = c.tables;
-        boolean kept = keepsGains && n != c.configs.jobCurNode[j];
-        int at = (j * p.types + t) * p.stride + g;
+        boolean kept = gainKept.keeps() && n != c.configs.jobCurNode[j];
+        int at = gainKept.slot(j, t, g);
         if (kept && gainKept.valid(at)) return keptGain[at];
         long from = wasteTerm(j, n, t, g);
         double best = 0;
