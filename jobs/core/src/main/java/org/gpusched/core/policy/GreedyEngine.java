@@ -226,7 +226,7 @@ final class GreedyEngine {
             // how many workers share a block depends on the block's work only; what the call returns does not
             int block = withoutGain == 0 ? iterations - 1 : Math.min(GAIN_CHECK, iterations - 1);
             int count = (long) tables.jobs * block < PARALLEL_MIN_WORK ? 1 : Math.min(threads, block);
-            runIterations(count, seed, iterations, withoutGain, keepBest, bestFit);
+            runIterations(count, seed, iterations, block, withoutGain, keepBest, bestFit);
         } else {
             greedy.reset();
         }
@@ -237,12 +237,13 @@ final class GreedyEngine {
     }
 
     /**
-     * Iterations 1..iterations-1 on {@code count} workers, the caller's thread being the first; pools merged. With a
-     * {@code withoutGain} rule they run in blocks of {@value #GAIN_CHECK}, the rule checked between blocks.
+     * Iterations 1..iterations-1 on {@code count} workers, the caller's thread being the first; pools merged. They run
+     * in blocks of {@code block} iterations: all at once without a {@code withoutGain} rule, else {@value #GAIN_CHECK}
+     * at a time, the rule checked between blocks.
      */
-    private void runIterations(int count, long seed, int iterations, int withoutGain, int keepBest, boolean bestFit) {
+    private void runIterations(
+            int count, long seed, int iterations, int block, int withoutGain, int keepBest, boolean bestFit) {
         for (int w = 1; w < count; w++) worker(w).prepare(keepBest);
-        int block = withoutGain == 0 ? iterations : GAIN_CHECK;
         chunk = Math.max(1, Math.min(CHUNK, block / count));
         allDrawsSeen = false;
         int from = 1;
